@@ -1,0 +1,88 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Strict checking everywhere: Swift 6 language mode is the package default, and
+// warnings are treated as defects by `make test` (see Makefile).
+let package = Package(
+    name: "Ferry",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ferry", targets: ["ferry"]),
+        .library(name: "FerryPluginAPI", targets: ["FerryPluginAPI"]),
+        .library(name: "FerryCore", targets: ["FerryCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C at the edge: system libraries with typed shims for variadic functions.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"])]),
+
+        // What a backend plugin depends on: the protocol, values, errors, registry.
+        .target(
+            name: "FerryPluginAPI",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+
+        // Built-in backend plugins: ordinary targets with an explicit path.
+        .target(
+            name: "LocalBackend",
+            dependencies: ["FerryPluginAPI"],
+            path: "Plugins/LocalBackend"
+        ),
+        .target(
+            name: "CurlTransport",
+            dependencies: ["CCurl", "FerryPluginAPI"],
+            path: "Plugins/CurlTransport"
+        ),
+
+        .target(
+            name: "FerryCore",
+            dependencies: [
+                "FerryPluginAPI",
+                "CArchive",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+
+        .executableTarget(
+            name: "ferry",
+            dependencies: [
+                "FerryCore",
+                "FerryPluginAPI",
+                "LocalBackend",
+                "CurlTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Test support: tree generators, tree comparison, a runner for the ferry binary.
+        .target(
+            name: "FerryTestSupport",
+            dependencies: ["FerryPluginAPI"]
+        ),
+
+        .testTarget(
+            name: "FerryCoreTests",
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "LocalBackendTests",
+            dependencies: ["LocalBackend", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "FerryIntegrationTests",
+            dependencies: ["ferry", "FerryTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,14 @@
+/// Several globs; a path matches when any one does.
+public struct GlobSet: Sendable {
+    public let patterns: [GlobPattern]
+
+    public init(_ texts: [String]) throws(GlobPattern.SyntaxError) {
+        var patterns: [GlobPattern] = []
+        for text in texts { patterns.append(try GlobPattern(text)) }
+        self.patterns = patterns
+    }
+
+    public func matches(_ relativePath: String) -> Bool {
+        patterns.contains { $0.matches(relativePath) }
+    }
+}

@@ -1,0 +1,40 @@
+/// Puts each file into one queue: the first rule, in priority order, whose globs match the
+/// path and whose size bounds admit the size; the default queue for the rest.
+public struct QueueClassifier: Sendable {
+    struct CompiledRule: Sendable {
+        var name: String
+        var globs: GlobSet
+        var minSize: Int64?
+        var maxSize: Int64?
+    }
+
+    private let rules: [CompiledRule]
+    public let defaultQueue: String
+    /// Queue names, highest priority first.
+    public let queueNames: [String]
+
+    public init(rules: [QueueRule], defaultQueue: String) throws(GlobPattern.SyntaxError) {
+        var compiled: [CompiledRule] = []
+        for rule in rules {
+            compiled.append(CompiledRule(
+                name: rule.name, globs: try GlobSet(rule.match), minSize: rule.minSize, maxSize: rule.maxSize))
+        }
+        self.rules = compiled
+        self.defaultQueue = defaultQueue
+        self.queueNames = rules.map(\.name)
+    }
+
+    public func queue(forPath relativePath: String, size: Int64) -> String {
+        for rule in rules {
+            if let minSize = rule.minSize, size < minSize { continue }
+            if let maxSize = rule.maxSize, size > maxSize { continue }
+            if rule.globs.matches(relativePath) { return rule.name }
+        }
+        return defaultQueue
+    }
+
+    /// The priority rank of a queue, 0 highest; unknown queues (from an older config) rank last.
+    public func rank(of queue: String) -> Int {
+        queueNames.firstIndex(of: queue) ?? queueNames.count
+    }
+}

@@ -1,0 +1,98 @@
+import FerryPluginAPI
+
+/// Ferry's validated configuration: what config.yml says, with defaults filled in and every
+/// path made absolute. Built only by `ConfigLoader` (or `Config.defaults`), so a value of
+/// this type is always consistent: every folder names a remote that exists, every queue
+/// name is unique, the default queue exists.
+public struct Config: Sendable {
+    /// Where the journal lives; nil means `$XDG_STATE_HOME/ferry` (see `StateLocation`).
+    public var statePath: String?
+    public var remotes: [RemoteConfig]
+    public var folders: [FolderConfig]
+    /// Queues in priority order, highest first.
+    public var queues: [QueueRule]
+    /// The queue for files no rule matches.
+    public var defaultQueue: String
+    public var transfers: TransferSettings
+    public var retry: RetryPolicy
+    public var scan: ScanSettings
+    /// The config file this came from, for messages; nil for built-in defaults.
+    public var sourceFile: String?
+
+    public func remote(named name: String) -> RemoteConfig? {
+        remotes.first { $0.name == name }
+    }
+
+    public func folder(named name: String) -> FolderConfig? {
+        folders.first { $0.name == name }
+    }
+
+    /// The configuration used when no config file exists: no folders or remotes (ad-hoc
+    /// pairs only), the standard queues, retry and transfer settings.
+    public static let defaults = Config(
+        statePath: nil, remotes: [], folders: [], queues: QueueRule.standard, defaultQueue: "media",
+        transfers: TransferSettings(), retry: RetryPolicy(), scan: ScanSettings(), sourceFile: nil)
+}
+
+/// A named remote: a backend type and its options.
+public struct RemoteConfig: Sendable {
+    public var name: String
+    public var type: String
+    public var options: [String: String]
+}
+
+/// How a folder pair moves files.
+public enum SyncMode: String, Sendable, CaseIterable, Codable {
+    /// Local → remote copy.
+    case push
+    /// Remote → local copy.
+    case pull
+}
+
+/// A local folder paired with a place on a remote.
+public struct FolderConfig: Sendable {
+    public var name: String
+    /// Absolute local path.
+    public var localPath: String
+    public var remote: String
+    public var remotePath: RemotePath
+    public var mode: SyncMode
+    /// Extra ignore globs for this folder, on top of `scan.ignore`.
+    public var ignore: [String]
+}
+
+/// Global limits on transfers.
+public struct TransferSettings: Sendable, Equatable {
+    /// Most transfers running at once, over all queues.
+    public var maxConcurrent: Int = 4
+    /// Bytes per second over all transfers; nil for no limit.
+    public var bandwidthLimit: Int64? = nil
+    /// Refuse a `--delete` run that would remove more than this share of the target's
+    /// files (0…1), unless forced.
+    public var maxDeleteShare: Double = 0.5
+
+    public init(maxConcurrent: Int = 4, bandwidthLimit: Int64? = nil, maxDeleteShare: Double = 0.5) {
+        self.maxConcurrent = maxConcurrent
+        self.bandwidthLimit = bandwidthLimit
+        self.maxDeleteShare = maxDeleteShare
+    }
+}
+
+/// How the scanner walks a local folder.
+public struct ScanSettings: Sendable, Equatable {
+    /// Follow symbolic links that stay inside the folder; links out of it are never followed.
+    public var followSymlinks: Bool = false
+    /// Globs skipped in every folder, on top of the built-in ones.
+    public var ignore: [String] = []
+
+    /// Always skipped: Ferry's own temporary files, partial downloads of other tools,
+    /// editor lock files and desktop metadata.
+    public static let builtInIgnores = [
+        ".*" + TemporaryName.suffix, ".ferry-trash", "*.part", "*.tmp", "~$*", ".DS_Store", "Thumbs.db",
+    ]
+
+    public init(followSymlinks: Bool = false, ignore: [String] = []) {
+        self.followSymlinks = followSymlinks
+        self.ignore = ignore
+    }
+}

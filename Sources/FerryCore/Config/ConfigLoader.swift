@@ -1,0 +1,73 @@
+import FerryPluginAPI
+import Foundation
+import Yams
+
+/// Reads config.yml into a `Config`, refusing anything it does not understand: unknown
+/// keys, wrong types, missing required keys, remotes that do not exist, options a backend
+/// does not take. Each refusal names the file, line, column and key.
+public struct ConfigLoader: Sendable {
+    public var registry: BackendRegistry
+
+    public init(registry: BackendRegistry) {
+        self.registry = registry
+    }
+
+    /// Where config.yml is looked for when `--config` is not given: `./config.yml`, then
+    /// `$XDG_CONFIG_HOME/ferry/config.yml` (`~/.config/ferry/config.yml`).
+    public static func defaultSearchPaths(environment: [String: String], currentDirectory: String) -> [String] {
+        var paths = [LocalFileSystem.join(currentDirectory, "config.yml")]
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            paths.append(LocalFileSystem.join(xdg, "ferry/config.yml"))
+        } else if let home = environment["HOME"], !home.isEmpty {
+            paths.append(LocalFileSystem.join(home, ".config/ferry/config.yml"))
+        }
+        return paths
+    }
+
+    /// Loads a config file; relative paths in it are resolved against the file's folder.
+    public func load(file path: String) throws(ConfigError) -> Config {
+        let absolutePath = LocalFileSystem.absolute(path)
+        let text: String
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: absolutePath))
+            guard let decoded = String(data: data, encoding: .utf8) else {
+                throw ConfigError(file: path, message: "not UTF-8 text; save the file as UTF-8")
+            }
+            text = decoded
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            throw ConfigError(file: path, message: "cannot read the config file (\(error.localizedDescription)); check the path given to --config")
+        }
+        return try parse(text, file: path, baseDirectory: LocalFileSystem.parentPath(absolutePath))
+    }
+
+    /// Parses config text. `file` is used in messages only.
+    public func parse(_ text: String, file: String, baseDirectory: String) throws(ConfigError) -> Config {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw Self.syntaxError(error, file: file)
+        } catch {
+            throw ConfigError(file: file, message: "not valid YAML: \(error)")
+        }
+        var reader = ConfigReader(file: file, baseDirectory: baseDirectory, registry: registry)
+        guard let root else { return reader.finish() }
+        return try reader.read(root)
+    }
+
+    static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
+             let .composer(context, problem, mark, _):
+            let detail = context.map { "\($0.text) " } ?? ""
+            return ConfigError(file: file, line: mark.line, column: mark.column,
+                               message: "invalid YAML: \(detail)\(problem)")
+        case let .reader(problem, _, _, _):
+            return ConfigError(file: file, message: "invalid YAML: \(problem)")
+        default:
+            return ConfigError(file: file, message: "invalid YAML: \(error)")
+        }
+    }
+}

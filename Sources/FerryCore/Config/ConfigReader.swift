@@ -1,0 +1,355 @@
+import Foundation
+import FerryPluginAPI
+import Yams
+
+/// Walks the YAML tree of config.yml section by section. Each `read…` checks the node's
+/// shape and keys and throws a `ConfigError` pointing at the offending node.
+struct ConfigReader {
+    let file: String
+    let baseDirectory: String
+    let registry: BackendRegistry
+    private var config = Config.defaults
+
+    init(file: String, baseDirectory: String, registry: BackendRegistry) {
+        self.file = file
+        self.baseDirectory = baseDirectory
+        self.registry = registry
+        config.sourceFile = file
+    }
+
+    func finish() -> Config { config }
+
+    mutating func read(_ root: Node) throws(ConfigError) -> Config {
+        let top = try mapping(root, key: nil, allowed: [
+            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan",
+        ])
+        var folderNode: Node?
+        var defaultQueueNode: Node?
+        for entry in top {
+            switch entry.key {
+            case "state": try readState(entry.value)
+            case "remotes": try readRemotes(entry.value)
+            case "folders": folderNode = entry.value
+            case "queues": try readQueues(entry.value)
+            case "default_queue": defaultQueueNode = entry.value
+            case "transfers": try readTransfers(entry.value)
+            case "retry": try readRetry(entry.value)
+            case "scan": try readScan(entry.value)
+            default: break
+            }
+        }
+        // Folders and the default queue refer to remotes and queues: read them last.
+        if let defaultQueueNode {
+            let name = try string(defaultQueueNode, key: "default_queue")
+            guard config.queues.contains(where: { $0.name == name }) else {
+                throw error(defaultQueueNode, "default_queue",
+                            "no queue named '\(name)' (queues: \(config.queues.map(\.name).joined(separator: ", ")))")
+            }
+            config.defaultQueue = name
+        } else if !config.queues.contains(where: { $0.name == config.defaultQueue }) {
+            config.defaultQueue = config.queues.last?.name ?? "default"
+        }
+        if let folderNode { try readFolders(folderNode) }
+        return config
+    }
+
+    // MARK: Sections
+
+    private mutating func readState(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "state", allowed: ["path"]) {
+            config.statePath = try path(entry.value, key: "state.path")
+        }
+    }
+
+    private mutating func readRemotes(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "remotes", allowed: nil) {
+            let key = "remotes.\(entry.key)"
+            let fields = try mapping(entry.value, key: key, allowed: nil)
+            guard let typeEntry = fields.first(where: { $0.key == "type" }) else {
+                throw error(entry.value, key, "missing required key 'type' (one of: \(registry.typeNames.joined(separator: ", ")))")
+            }
+            let type = try string(typeEntry.value, key: key + ".type")
+            guard let plugin = registry.plugin(forType: type) else {
+                throw error(typeEntry.value, key + ".type",
+                            "unknown remote type '\(type)' (known: \(registry.typeNames.joined(separator: ", ")))")
+            }
+            var options: [String: String] = [:]
+            for field in fields where field.key != "type" {
+                guard let option = plugin.options.first(where: { $0.name == field.key }) else {
+                    let known = (["type"] + plugin.options.map(\.name)).joined(separator: ", ")
+                    throw error(field.keyNode, key + "." + field.key, "unknown key for a '\(type)' remote (expected one of: \(known))")
+                }
+                options[field.key] = try optionValue(field.value, option: option, key: key + "." + field.key)
+            }
+            for option in plugin.options where option.isRequired && options[option.name] == nil {
+                throw error(entry.value, key, "missing required key '\(option.name)' (\(option.summary))")
+            }
+            config.remotes.append(RemoteConfig(name: entry.key, type: type, options: options))
+        }
+    }
+
+    private mutating func readFolders(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "folders", allowed: nil) {
+            let key = "folders.\(entry.key)"
+            let fields = try mapping(entry.value, key: key, allowed: ["path", "remote", "remote_path", "mode", "ignore"])
+            var localPath: String?
+            var remoteName: String?
+            var remotePath = RemotePath.root
+            var mode = SyncMode.push
+            var ignore: [String] = []
+            for field in fields {
+                let fieldKey = key + "." + field.key
+                switch field.key {
+                case "path": localPath = try path(field.value, key: fieldKey)
+                case "remote":
+                    let name = try string(field.value, key: fieldKey)
+                    guard config.remote(named: name) != nil else {
+                        let known = config.remotes.map(\.name)
+                        throw error(field.value, fieldKey, "no remote named '\(name)'"
+                            + (known.isEmpty ? " (define it under 'remotes:')" : " (remotes: \(known.joined(separator: ", ")))"))
+                    }
+                    remoteName = name
+                case "remote_path":
+                    let text = try string(field.value, key: fieldKey)
+                    do {
+                        remotePath = try RemotePath(text)
+                    } catch {
+                        throw self.error(field.value, fieldKey, error.message)
+                    }
+                case "mode":
+                    let text = try string(field.value, key: fieldKey)
+                    guard let parsed = SyncMode(rawValue: text) else {
+                        throw error(field.value, fieldKey, "unknown mode '\(text)' (expected push or pull)")
+                    }
+                    mode = parsed
+                case "ignore": ignore = try globList(field.value, key: fieldKey)
+                default: break
+                }
+            }
+            guard let localPath else { throw error(entry.value, key, "missing required key 'path' (the local folder)") }
+            guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
+            config.folders.append(FolderConfig(
+                name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore))
+        }
+    }
+
+    private mutating func readQueues(_ node: Node) throws(ConfigError) {
+        guard case let .sequence(items) = node else {
+            throw error(node, "queues", "expected a list of queues, highest priority first")
+        }
+        var queues: [QueueRule] = []
+        for (index, item) in items.enumerated() {
+            let key = "queues[\(index)]"
+            let fields = try mapping(item, key: key, allowed: ["name", "match", "min_size", "max_size", "concurrency"])
+            var rule = QueueRule(name: "", match: [], concurrency: 1)
+            var hasName = false
+            for field in fields {
+                let fieldKey = key + "." + field.key
+                switch field.key {
+                case "name":
+                    rule.name = try string(field.value, key: fieldKey)
+                    guard !queues.contains(where: { $0.name == rule.name }) else {
+                        throw error(field.value, fieldKey, "queue '\(rule.name)' is defined twice")
+                    }
+                    hasName = true
+                case "match": rule.match = try globList(field.value, key: fieldKey)
+                case "min_size": rule.minSize = try size(field.value, key: fieldKey)
+                case "max_size": rule.maxSize = try size(field.value, key: fieldKey)
+                case "concurrency": rule.concurrency = try integer(field.value, key: fieldKey, range: 1...64)
+                default: break
+                }
+            }
+            guard hasName else { throw error(item, key, "missing required key 'name'") }
+            queues.append(rule)
+        }
+        guard !queues.isEmpty else { throw error(node, "queues", "at least one queue is needed") }
+        config.queues = queues
+    }
+
+    private mutating func readTransfers(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "transfers", allowed: ["max", "bandwidth", "max_delete"]) {
+            let key = "transfers." + entry.key
+            switch entry.key {
+            case "max": config.transfers.maxConcurrent = try integer(entry.value, key: key, range: 1...256)
+            case "bandwidth":
+                let text = try string(entry.value, key: key)
+                if text == "off" || text == "0" {
+                    config.transfers.bandwidthLimit = nil
+                } else {
+                    config.transfers.bandwidthLimit = try size(entry.value, key: key)
+                }
+            case "max_delete":
+                let text = try string(entry.value, key: key)
+                guard text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...100).contains(percent) else {
+                    throw error(entry.value, key, "expected a percentage such as 50%")
+                }
+                config.transfers.maxDeleteShare = percent / 100
+            default: break
+            }
+        }
+    }
+
+    private mutating func readRetry(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "retry", allowed: ["attempts", "base_delay", "factor", "max_delay"]) {
+            let key = "retry." + entry.key
+            switch entry.key {
+            case "attempts": config.retry.attempts = try integer(entry.value, key: key, range: 1...1000)
+            case "base_delay": config.retry.baseDelay = try duration(entry.value, key: key)
+            case "max_delay": config.retry.maxDelay = try duration(entry.value, key: key)
+            case "factor":
+                let text = try string(entry.value, key: key)
+                guard let factor = Double(text), factor >= 1, factor <= 10 else {
+                    throw error(entry.value, key, "expected a number from 1 to 10")
+                }
+                config.retry.factor = factor
+            default: break
+            }
+        }
+        if config.retry.maxDelay < config.retry.baseDelay {
+            throw error(node, "retry.max_delay", "must not be shorter than base_delay")
+        }
+    }
+
+    private mutating func readScan(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "scan", allowed: ["follow_symlinks", "ignore"]) {
+            let key = "scan." + entry.key
+            switch entry.key {
+            case "follow_symlinks": config.scan.followSymlinks = try boolean(entry.value, key: key)
+            case "ignore": config.scan.ignore = try globList(entry.value, key: key)
+            default: break
+            }
+        }
+    }
+
+    // MARK: Typed values
+
+    struct Entry {
+        var key: String
+        var keyNode: Node
+        var value: Node
+    }
+
+    /// A mapping's entries in file order; with `allowed`, any other key is an error.
+    private func mapping(_ node: Node, key: String?, allowed: [String]?) throws(ConfigError) -> [Entry] {
+        guard case let .mapping(mapping) = node else {
+            if case let .scalar(scalar) = node, scalar.string.isEmpty || scalar.tag == .implicit && scalar.string == "~" {
+                return []
+            }
+            throw error(node, key, "expected a mapping of keys to values, found \(describe(node))")
+        }
+        var entries: [Entry] = []
+        var seen: Set<String> = []
+        for (keyNode, value) in mapping {
+            guard case let .scalar(scalar) = keyNode else {
+                throw error(keyNode, key, "keys must be plain text")
+            }
+            let name = scalar.string
+            let path = key.map { "\($0).\(name)" } ?? name
+            if let allowed, !allowed.contains(name) {
+                throw error(keyNode, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+            }
+            guard seen.insert(name).inserted else {
+                throw error(keyNode, path, "key appears twice")
+            }
+            entries.append(Entry(key: name, keyNode: keyNode, value: value))
+        }
+        return entries
+    }
+
+    private func string(_ node: Node, key: String) throws(ConfigError) -> String {
+        guard case let .scalar(scalar) = node else {
+            throw error(node, key, "expected text, found \(describe(node))")
+        }
+        return scalar.string
+    }
+
+    private func integer(_ node: Node, key: String, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let text = try string(node, key: key)
+        guard let value = Int(text) else {
+            throw error(node, key, "expected a whole number, found '\(text)'")
+        }
+        guard range.contains(value) else {
+            throw error(node, key, "\(value) is out of range (\(range.lowerBound) to \(range.upperBound))")
+        }
+        return value
+    }
+
+    private func boolean(_ node: Node, key: String) throws(ConfigError) -> Bool {
+        let text = try string(node, key: key)
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(node, key, "expected true or false, found '\(text)'")
+        }
+    }
+
+    private func size(_ node: Node, key: String) throws(ConfigError) -> Int64 {
+        let text = try string(node, key: key)
+        guard let bytes = Quantity.bytes(text) else {
+            throw error(node, key, "expected a size such as 512k, 4MiB or 1G, found '\(text)'")
+        }
+        return bytes
+    }
+
+    private func duration(_ node: Node, key: String) throws(ConfigError) -> Duration {
+        let text = try string(node, key: key)
+        guard let value = Quantity.duration(text) else {
+            throw error(node, key, "expected a duration such as 500ms, 30s, 5m or 4h, found '\(text)'")
+        }
+        return value
+    }
+
+    private func path(_ node: Node, key: String) throws(ConfigError) -> String {
+        let text = try string(node, key: key)
+        guard !text.isEmpty else { throw error(node, key, "expected a path, found nothing") }
+        return LocalFileSystem.absolute(expandHome(text), relativeTo: baseDirectory)
+    }
+
+    private func globList(_ node: Node, key: String) throws(ConfigError) -> [String] {
+        let items: [Node]
+        switch node {
+        case let .sequence(sequence): items = Array(sequence)
+        case .scalar: items = [node]
+        default: throw error(node, key, "expected a list of glob patterns, found \(describe(node))")
+        }
+        var globs: [String] = []
+        for item in items {
+            let text = try string(item, key: key)
+            do {
+                _ = try GlobPattern(text)
+            } catch {
+                throw self.error(item, key, error.description)
+            }
+            globs.append(text)
+        }
+        return globs
+    }
+
+    private func optionValue(_ node: Node, option: BackendPlugin.Option, key: String) throws(ConfigError) -> String {
+        switch option.kind {
+        case .string, .url: return try string(node, key: key)
+        case .path: return try path(node, key: key)
+        case .integer: return String(try integer(node, key: key, range: Int.min...Int.max))
+        case .boolean: return String(try boolean(node, key: key))
+        }
+    }
+
+    private func expandHome(_ text: String) -> String {
+        guard text == "~" || text.hasPrefix("~/"),
+              let home = ProcessInfo.processInfo.environment["HOME"] else { return text }
+        return home + text.dropFirst()
+    }
+
+    private func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case let .scalar(scalar): return "'\(scalar.string)'"
+        case .alias: return "an alias"
+        }
+    }
+
+    private func error(_ node: Node, _ key: String?, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: node.mark?.line, column: node.mark?.column, key: key, message: message)
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+
+/// The state of one tracked file (see DESIGN.md, "Per-file status").
+public enum FileStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// Seen locally, not meant to leave (pull mode, or not yet settled).
+    case localOnly
+    /// A local change (new, modified, or a deletion to propagate) waits for upload.
+    case needsUpload
+    /// A transfer to the remote is under way; its partial upload may be continued.
+    case uploading
+    /// A remote change waits for download.
+    case needsDownload
+    /// A transfer from the remote is under way; its partial file may be continued.
+    case downloading
+    /// Both sides equal what the journal recorded at the last sync.
+    case inSync
+    /// Both sides changed since the last sync; a person or a policy decides.
+    case conflict
+    /// Failed for good (after retries, or at once for a permanent error); see `lastError`.
+    case syncError
+
+    /// Statuses with work left to do in the current run.
+    public var isPending: Bool {
+        switch self {
+        case .needsUpload, .uploading, .needsDownload, .downloading: return true
+        case .localOnly, .inSync, .conflict, .syncError: return false
+        }
+    }
+}
+
+/// What a pending file's job does.
+public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case upload
+    case download
+    /// Remove the remote copy (a mirror push of a file gone locally).
+    case deleteRemote
+    /// Remove the local copy (a mirror pull of a file gone from the remote).
+    case deleteLocal
+}

@@ -1,0 +1,22 @@
+import GRDB
+
+/// A local folder paired with a place on a remote; every file row belongs to one.
+/// Identified by the local root and the remote's location, not by names, so renaming a
+/// folder or remote in config.yml keeps its history.
+public struct FolderPairRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "folderPair"
+
+    public var id: Int64?
+    /// The folder's name in config.yml, or `ad-hoc`.
+    public var name: String
+    public var localRoot: String
+    /// The backend's display name and the path on it, e.g. `local:/backup/photos`.
+    public var remoteLocation: String
+    public var lastScanAt: Double?
+    public var lastRunAt: Double?
+    public var createdAt: Double
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

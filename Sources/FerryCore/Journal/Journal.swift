@@ -1,0 +1,250 @@
+import FerryPluginAPI
+import Foundation
+import GRDB
+
+/// The single source of truth: an SQLite database in WAL mode holding every folder pair and
+/// the state of every file. Each job is recorded before it starts and its result after it
+/// ends, so a process killed at any instant loses nothing but the work in flight.
+///
+/// WAL with `synchronous = NORMAL`: a commit survives the process being killed; after a
+/// power cut the last commits may roll back, which costs at most a re-check of those files
+/// (the planner recognises files already on the other side).
+public final class Journal: Sendable {
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Rows per transaction for bulk writes: large enough that 100k files cost a few dozen
+    /// commits, small enough that one transaction does not hold the write lock for long.
+    static let batchSize = 5_000
+
+    private init(path: String, pool: DatabasePool) {
+        self.path = path
+        self.pool = pool
+    }
+
+    /// Opens (creating if needed) the journal at `path`, creating its folder, and migrates it.
+    public static func open(at path: String) throws(JournalError) -> Journal {
+        do {
+            try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(path), permissions: 0o700)
+        } catch {
+            throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
+        }
+        let journal = try openPool(path: path, readOnly: false)
+        do {
+            try JournalMigrations.migrator.migrate(journal.pool)
+        } catch {
+            throw JournalError(path: path, message: "cannot prepare the journal: \(error)")
+        }
+        return journal
+    }
+
+    /// Opens an existing journal for reading only; nil when there is none yet.
+    public static func openForReading(at path: String) throws(JournalError) -> Journal? {
+        guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
+        let journal = try openPool(path: path, readOnly: false)
+        do {
+            try JournalMigrations.migrator.migrate(journal.pool)
+        } catch {
+            throw JournalError(path: path, message: "cannot read the journal: \(error)")
+        }
+        return journal
+    }
+
+    private static func openPool(path: String, readOnly: Bool) throws(JournalError) -> Journal {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(10)
+        configuration.label = "ferry.journal"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            return Journal(path: path, pool: try DatabasePool(path: path, configuration: configuration))
+        } catch {
+            throw JournalError(path: path, message: "cannot open the journal: \(error)")
+        }
+    }
+
+    // MARK: Folder pairs
+
+    /// The pair for this local root and remote location, created on first use.
+    public func folderPair(name: String, localRoot: String, remoteLocation: String) async throws(JournalError) -> FolderPairRecord {
+        try await write { db in
+            if var existing = try FolderPairRecord
+                .filter(Column("localRoot") == localRoot && Column("remoteLocation") == remoteLocation)
+                .fetchOne(db) {
+                if existing.name != name {
+                    existing.name = name
+                    try existing.update(db)
+                }
+                return existing
+            }
+            var record = FolderPairRecord(
+                id: nil, name: name, localRoot: localRoot, remoteLocation: remoteLocation,
+                lastScanAt: nil, lastRunAt: nil, createdAt: Date().timeIntervalSince1970)
+            try record.insert(db)
+            return record
+        }
+    }
+
+    /// The existing pair for this local root and remote location, if any.
+    public func findFolderPair(localRoot: String, remoteLocation: String) async throws(JournalError) -> FolderPairRecord? {
+        try await read { db in
+            try FolderPairRecord
+                .filter(Column("localRoot") == localRoot && Column("remoteLocation") == remoteLocation)
+                .fetchOne(db)
+        }
+    }
+
+    public func folderPairs() async throws(JournalError) -> [FolderPairRecord] {
+        try await read { db in try FolderPairRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    /// Records that a scan found the local tree as the journal already had it.
+    public func confirmScan(pairId: Int64, at time: Double) async throws(JournalError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE folderPair SET lastScanAt = ? WHERE id = ?", arguments: [time, pairId])
+        }
+    }
+
+    public func recordRun(pairId: Int64, at time: Double) async throws(JournalError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE folderPair SET lastRunAt = ? WHERE id = ?", arguments: [time, pairId])
+        }
+    }
+
+    // MARK: Files
+
+    public func records(pairId: Int64) async throws(JournalError) -> [FileRecord] {
+        try await read { db in
+            try FileRecord.filter(Column("pairId") == pairId).order(Column("path")).fetchAll(db)
+        }
+    }
+
+    public func record(pairId: Int64, path: String) async throws(JournalError) -> FileRecord? {
+        try await read { db in
+            try FileRecord.filter(Column("pairId") == pairId && Column("path") == path).fetchOne(db)
+        }
+    }
+
+    /// Writes many rows and removes others, `batchSize` rows per transaction.
+    public func apply(upserts: [FileRecord], deletions: [(pairId: Int64, path: String)]) async throws(JournalError) {
+        var start = 0
+        while start < upserts.count {
+            let batch = Array(upserts[start..<min(upserts.count, start + Self.batchSize)])
+            try await write { db in
+                for record in batch { try record.upsert(db) }
+            }
+            start += Self.batchSize
+        }
+        start = 0
+        while start < deletions.count {
+            let batch = deletions[start..<min(deletions.count, start + Self.batchSize)].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
+            try await write { db in
+                for row in batch {
+                    try db.execute(sql: "DELETE FROM file WHERE pairId = ? AND path = ?", arguments: [row.pairId, row.path])
+                }
+            }
+            start += Self.batchSize
+        }
+    }
+
+    /// Writes one row: a job's status change.
+    public func save(_ record: FileRecord) async throws(JournalError) {
+        try await write { db in try record.upsert(db) }
+    }
+
+    public func remove(pairId: Int64, path: String) async throws(JournalError) {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM file WHERE pairId = ? AND path = ?", arguments: [pairId, path])
+        }
+    }
+
+    /// Counts and bytes per queue and status, for one pair or all.
+    public func statusCounts(pairId: Int64?) async throws(JournalError) -> [StatusCount] {
+        try await read { db in
+            let filter = pairId == nil ? "" : "WHERE pairId = ?"
+            let arguments: StatementArguments = pairId.map { [$0] } ?? []
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT pairId, queue, status, COUNT(*) AS files,
+                       SUM(COALESCE(localSize, remoteSize, 0)) AS bytes
+                FROM file \(filter) GROUP BY pairId, queue, status ORDER BY pairId, queue, status
+                """, arguments: arguments)
+            return rows.compactMap { row -> StatusCount? in
+                guard let status = FileStatus(rawValue: row["status"]) else { return nil }
+                return StatusCount(pairId: row["pairId"], queue: row["queue"], status: status,
+                                   files: row["files"], bytes: row["bytes"])
+            }
+        }
+    }
+
+    /// Files in a status, for listings of errors and conflicts.
+    public func records(pairId: Int64, status: FileStatus) async throws(JournalError) -> [FileRecord] {
+        try await read { db in
+            try FileRecord.filter(Column("pairId") == pairId && Column("status") == status.rawValue)
+                .order(Column("path")).fetchAll(db)
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check`; returns the problems found (empty when healthy).
+    public func integrityProblems() async throws(JournalError) -> [String] {
+        try await read { db in
+            let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            return lines == ["ok"] ? [] : lines
+        }
+    }
+
+    // MARK: Access
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw JournalError(path: path, message: Self.describe(error))
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw JournalError(path: path, message: Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL: return "disk full while writing the journal; free some space and run again"
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return "the journal is busy (another Ferry process?); try again"
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
+                return "cannot write the journal; check the permissions of the state folder"
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return "the journal is damaged; move it aside and run again to rebuild it from both sides"
+            default: return error.message ?? "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+}
+
+private struct DeletedRow: Sendable {
+    var pairId: Int64
+    var path: String
+}
+
+/// Files and bytes in one queue and status.
+public struct StatusCount: Sendable, Equatable, Codable {
+    public var pairId: Int64
+    public var queue: String
+    public var status: FileStatus
+    public var files: Int
+    public var bytes: Int64
+}
+
+/// A journal that cannot be opened, read or written.
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var description: String { "journal \(path): \(message)" }
+}

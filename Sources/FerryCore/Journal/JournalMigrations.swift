@@ -1,0 +1,53 @@
+import GRDB
+
+/// The journal's schema, as named migrations. A migration that has shipped is never
+/// edited: changes come as new migrations appended here.
+enum JournalMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-folder-pairs-and-files") { db in
+            try db.create(table: "folderPair") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("name", .text).notNull()
+                table.column("localRoot", .text).notNull()
+                table.column("remoteLocation", .text).notNull()
+                table.column("lastScanAt", .double)
+                table.column("lastRunAt", .double)
+                table.column("createdAt", .double).notNull()
+                table.uniqueKey(["localRoot", "remoteLocation"])
+            }
+            try db.create(table: "file") { table in
+                table.column("pairId", .integer).notNull().references("folderPair", onDelete: .cascade)
+                table.column("path", .text).notNull()
+                table.column("queue", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("action", .text)
+                table.column("localSize", .integer)
+                table.column("localModifiedNanos", .integer)
+                table.column("localInode", .integer)
+                table.column("localHash", .text)
+                table.column("remoteSize", .integer)
+                table.column("remoteModifiedNanos", .integer)
+                table.column("remoteETag", .text)
+                table.column("syncedLocalSize", .integer)
+                table.column("syncedLocalModifiedNanos", .integer)
+                table.column("syncedLocalInode", .integer)
+                table.column("syncedRemoteSize", .integer)
+                table.column("syncedRemoteModifiedNanos", .integer)
+                table.column("syncedRemoteETag", .text)
+                table.column("syncedAt", .double)
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("nextAttemptAt", .double)
+                table.column("lastError", .text)
+                table.column("transferSize", .integer)
+                table.column("transferModifiedNanos", .integer)
+                table.column("transferInode", .integer)
+                table.column("transferETag", .text)
+                table.column("updatedAt", .double).notNull()
+                table.primaryKey(["pairId", "path"])
+            }
+            try db.create(index: "file_by_status", on: "file", columns: ["pairId", "status", "queue"])
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,28 @@
+/// What a run will do: rows to write, rows to forget, and the jobs in priority order.
+public struct Plan: Sendable {
+    /// Records that differ from the journal and must be written before any job starts.
+    public var changedRecords: [FileRecord]
+    /// Paths the journal no longer needs to track.
+    public var forgottenPaths: [String]
+    /// Records with work to do, in the order the scheduler should prefer: queue priority,
+    /// then path.
+    public var jobs: [FileRecord]
+    /// Paths in conflict after this plan.
+    public var conflicts: [FileRecord]
+    /// Files found in sync (nothing to do).
+    public var unchangedCount: Int
+    /// Files recognised as already equal on both sides and recorded without a transfer.
+    public var adoptedCount: Int
+
+    public var uploadCount: Int { jobs.count { $0.action == .upload } }
+    public var downloadCount: Int { jobs.count { $0.action == .download } }
+    public var deletionCount: Int { jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal } }
+    public var uploadBytes: Int64 { jobs.filter { $0.action == .upload }.reduce(0) { $0 + ($1.localSize ?? 0) } }
+    public var downloadBytes: Int64 { jobs.filter { $0.action == .download }.reduce(0) { $0 + ($1.remoteSize ?? 0) } }
+}
+
+/// A plan refused as a whole.
+public struct PlanError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

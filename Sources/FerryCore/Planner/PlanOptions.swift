@@ -1,0 +1,19 @@
+/// How a run should treat differences.
+public struct PlanOptions: Sendable, Equatable {
+    public var mode: SyncMode
+    /// Remove files on the target that the source no longer has (`--delete`).
+    public var mirror: Bool
+    /// Most deletions allowed; nil means `maxDeleteShare` of the target's files.
+    public var maxDeletes: Int?
+    public var maxDeleteShare: Double
+    /// Skip the deletion guard (`--force-delete`).
+    public var forceDeletes: Bool
+
+    public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false) {
+        self.mode = mode
+        self.mirror = mirror
+        self.maxDeletes = maxDeletes
+        self.maxDeleteShare = maxDeleteShare
+        self.forceDeletes = forceDeletes
+    }
+}

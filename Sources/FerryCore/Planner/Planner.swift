@@ -1,0 +1,183 @@
+import FerryPluginAPI
+
+/// Decides per file what a push or pull must do, from three views: the local tree (as
+/// scanned), the remote listing, and what the journal recorded at the last sync.
+///
+/// Pure logic over values: no I/O, no clock (the time is passed in).
+///
+/// - push: a file new or changed locally is uploaded; a remote copy that already equals
+///   the local file (size and modification time) is recorded as in sync without a
+///   transfer; a file whose remote copy changed since the last sync while the local one
+///   did not is a conflict (pushing would destroy the remote change).
+/// - pull: the mirror image, with local and remote swapped.
+/// - With `mirror`, files the source side lacks are deleted on the target, within the
+///   deletion guard.
+public enum Planner {
+    enum Decision: Equatable {
+        case inSync
+        case adopt
+        case transfer(FileAction)
+        case delete(FileAction)
+        case conflict(String)
+        case localOnly
+        case forget
+    }
+
+    public static func plan(
+        pairId: Int64, records: [String: FileRecord], remote: [String: RemoteEntry],
+        options: PlanOptions, classifier: QueueClassifier, now: Double
+    ) throws(PlanError) -> Plan {
+        var changed: [FileRecord] = []
+        var forgotten: [String] = []
+        var jobs: [FileRecord] = []
+        var conflicts: [FileRecord] = []
+        var unchanged = 0
+        var adopted = 0
+        var paths = Set(records.keys)
+        paths.formUnion(remote.keys)
+
+        for path in paths.sorted() {
+            let original = records[path]
+            let remoteEntry = remote[path]
+            var record = original ?? FileRecord(
+                pairId: pairId, path: path,
+                queue: classifier.queue(forPath: path, size: remoteEntry?.size ?? 0),
+                status: .localOnly, updatedAt: now)
+            record.remote = remoteEntry.map { RemoteVersion(size: $0.size, modifiedNanos: $0.modifiedNanos, etag: $0.etag) }
+            if record.local == nil, let remoteEntry {
+                record.queue = classifier.queue(forPath: path, size: remoteEntry.size)
+            }
+
+            switch decide(record, options: options) {
+            case .forget:
+                if original != nil { forgotten.append(path) }
+                continue
+            case .inSync:
+                record.status = .inSync
+                record.action = nil
+                clearFailure(&record)
+                unchanged += 1
+            case .adopt:
+                record.status = .inSync
+                record.action = nil
+                record.syncedLocal = record.local
+                record.syncedRemote = record.remote
+                record.syncedAt = now
+                clearFailure(&record)
+                adopted += 1
+            case let .transfer(action), let .delete(action):
+                let wasSameJob = original?.action == action && (original?.status.isPending ?? false)
+                record.status = (action == .upload || action == .deleteRemote) ? .needsUpload : .needsDownload
+                record.action = action
+                record.attempts = 0
+                record.nextAttemptAt = nil
+                if !wasSameJob { record.lastError = nil }
+                jobs.append(record)
+            case let .conflict(reason):
+                record.status = .conflict
+                record.action = nil
+                record.lastError = reason
+                conflicts.append(record)
+            case .localOnly:
+                record.status = .localOnly
+                record.action = nil
+            }
+            if record != original {
+                if original != nil || record.status != .localOnly || record.local != nil {
+                    record.updatedAt = now
+                    changed.append(record)
+                }
+            }
+        }
+
+        let deletions = jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal }
+        if deletions > 0 && !options.forceDeletes {
+            let targetFiles = options.mode == .push
+                ? remote.count
+                : records.values.count { $0.local != nil }
+            let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
+            if deletions > limit {
+                let side = options.mode == .push ? "remote" : "local folder"
+                throw PlanError(message: """
+                    refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
+                    check that the source is mounted and complete, then raise --max-delete or pass --force-delete
+                    """)
+            }
+        }
+
+        let ranked = jobs.sorted { lhs, rhs in
+            let left = classifier.rank(of: lhs.queue)
+            let right = classifier.rank(of: rhs.queue)
+            return left != right ? left < right : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+        }
+        return Plan(changedRecords: changed, forgottenPaths: forgotten, jobs: ranked, conflicts: conflicts,
+                    unchangedCount: unchanged, adoptedCount: adopted)
+    }
+
+    static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {
+        switch options.mode {
+        case .push:
+            return decide(source: record.local, target: record.remote, record: record, mirror: options.mirror,
+                          sourceSide: .local)
+        case .pull:
+            return decide(source: record.local, target: record.remote, record: record, mirror: options.mirror,
+                          sourceSide: .remote)
+        }
+    }
+
+    enum Side { case local, remote }
+
+    private static func decide(
+        source local: LocalVersion?, target remote: RemoteVersion?, record: FileRecord, mirror: Bool, sourceSide: Side
+    ) -> Decision {
+        let localUnchanged = local != nil && record.syncedLocal.map { sameLocal($0, local!) } == true
+        let remoteUnchanged = remote != nil && record.syncedRemote.map { $0.isSameVersion(as: remote!) } == true
+
+        switch (local, remote) {
+        case let (local?, remote?):
+            if localUnchanged && remoteUnchanged { return .inSync }
+            if remote.matches(local) { return .adopt }
+            switch sourceSide {
+            case .local:
+                if record.syncedRemote != nil && !remoteUnchanged && (localUnchanged || record.syncedLocal != nil) {
+                    return .conflict(localUnchanged
+                        ? "the remote copy changed since the last sync; pull it or remove one copy"
+                        : "changed on both sides since the last sync")
+                }
+                return .transfer(.upload)
+            case .remote:
+                if record.syncedLocal != nil && !localUnchanged && (remoteUnchanged || record.syncedRemote != nil) {
+                    return .conflict(remoteUnchanged
+                        ? "the local copy changed since the last sync; push it or remove one copy"
+                        : "changed on both sides since the last sync")
+                }
+                return .transfer(.download)
+            }
+        case (_?, nil):
+            switch sourceSide {
+            case .local: return .transfer(.upload)
+            case .remote: return mirror ? .delete(.deleteLocal) : .localOnly
+            }
+        case (nil, _?):
+            switch sourceSide {
+            case .local: return mirror ? .delete(.deleteRemote) : .forget
+            case .remote: return .transfer(.download)
+            }
+        case (nil, nil):
+            return .forget
+        }
+    }
+
+    /// Local versions compare on size and modification time; an inode change alone (a
+    /// file restored from a backup, a copy-and-rename by an editor) is not a content change.
+    static func sameLocal(_ lhs: LocalVersion, _ rhs: LocalVersion) -> Bool {
+        lhs.size == rhs.size && lhs.modifiedNanos == rhs.modifiedNanos
+    }
+
+    private static func clearFailure(_ record: inout FileRecord) {
+        record.attempts = 0
+        record.nextAttemptAt = nil
+        record.lastError = nil
+        record.transferLocal = nil
+    }
+}

@@ -1,0 +1,90 @@
+import FerryPluginAPI
+
+/// Walks a local folder and reports its regular files with size, modification time and
+/// inode. Ignored names are skipped without descending; symbolic links are skipped (with a
+/// note) unless following is on, and never followed out of the folder; a folder that
+/// cannot be read is noted and the walk goes on.
+public struct LocalScanner: Sendable {
+    public let root: String
+    public let ignore: GlobSet
+    public let followSymlinks: Bool
+
+    public init(root: String, ignore: GlobSet, followSymlinks: Bool) {
+        self.root = root
+        self.ignore = ignore
+        self.followSymlinks = followSymlinks
+    }
+
+    public func scan() async throws(BackendError) -> ScanResult {
+        let root = self.root
+        let ignore = self.ignore
+        let followSymlinks = self.followSymlinks
+        return try await BlockingIO.run { () throws(BackendError) -> ScanResult in
+            try Self.walk(root: root, ignore: ignore, followSymlinks: followSymlinks)
+        }
+    }
+
+    static func walk(root: String, ignore: GlobSet, followSymlinks: Bool) throws(BackendError) -> ScanResult {
+        guard let rootInfo = try LocalFileSystem.metadataFollowingLinks(root) else {
+            throw BackendError(.notFound, "the local folder does not exist; create it or fix the folder's path", path: root)
+        }
+        guard rootInfo.kind == .directory else {
+            throw BackendError(.notFound, "the local folder is not a folder", path: root)
+        }
+        let realRoot = LocalFileSystem.resolvedPath(root) ?? root
+        var entries: [LocalEntry] = []
+        var notes: [ScanNote] = []
+        var visited: Set<[UInt64]> = [[rootInfo.device, rootInfo.inode]]
+        var pending: [RemotePath] = [.root]
+        while let folder = pending.popLast() {
+            let absoluteFolder = LocalFileSystem.join(root, folder.string)
+            let listing: LocalFileSystem.DirectoryListing
+            do {
+                listing = try LocalFileSystem.directoryListing(absoluteFolder)
+            } catch {
+                if folder.isRoot { throw error }
+                notes.append(ScanNote(path: folder.string, reason: .unreadable, detail: error.cause))
+                continue
+            }
+            for raw in listing.undecodableNames {
+                notes.append(ScanNote(path: LocalFileSystem.join(folder.string, raw), reason: .unsupportedName))
+            }
+            for name in listing.names.sorted() {
+                guard let path = try? folder.appending(name) else {
+                    notes.append(ScanNote(path: LocalFileSystem.join(folder.string, name), reason: .unsupportedName))
+                    continue
+                }
+                if ignore.matches(path.string) { continue }
+                let absolute = LocalFileSystem.join(root, path.string)
+                guard var info = try? LocalFileSystem.metadata(absolute) else {
+                    notes.append(ScanNote(path: path.string, reason: .unreadable))
+                    continue
+                }
+                if info.kind == .symbolicLink {
+                    guard followSymlinks else {
+                        notes.append(ScanNote(path: path.string, reason: .symbolicLink))
+                        continue
+                    }
+                    guard let target = LocalFileSystem.resolvedPath(absolute),
+                          target == realRoot || target.hasPrefix(realRoot == "/" ? "/" : realRoot + "/"),
+                          let targetInfo = try? LocalFileSystem.metadataFollowingLinks(absolute) else {
+                        notes.append(ScanNote(path: path.string, reason: .linkOutsideFolder))
+                        continue
+                    }
+                    info = targetInfo
+                }
+                switch info.kind {
+                case .directory:
+                    // Guards against loops through followed links.
+                    if visited.insert([info.device, info.inode]).inserted { pending.append(path) }
+                case .file:
+                    entries.append(LocalEntry(path: path, version: LocalVersion(
+                        size: info.size, modifiedNanos: info.modifiedNanos, inode: Int64(bitPattern: info.inode))))
+                case .symbolicLink, .other:
+                    notes.append(ScanNote(path: path.string, reason: .specialFile))
+                }
+            }
+        }
+        return ScanResult(entries: entries, notes: notes)
+    }
+}

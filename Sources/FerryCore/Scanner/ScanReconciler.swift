@@ -1,0 +1,39 @@
+import FerryPluginAPI
+
+/// Folds a scan into the journal's records: new files get a row, changed files an updated
+/// local view, vanished files lose theirs. Unchanged files are left untouched, so an
+/// unchanged tree produces no writes at all.
+public enum ScanReconciler {
+    public static func reconcile(
+        records: [String: FileRecord], scan: ScanResult, pairId: Int64,
+        classifier: QueueClassifier, now: Double
+    ) -> [String: FileRecord] {
+        var merged = records
+        var seen: Set<String> = []
+        seen.reserveCapacity(scan.entries.count)
+        for entry in scan.entries {
+            let path = entry.path.string
+            seen.insert(path)
+            let queue = classifier.queue(forPath: path, size: entry.version.size)
+            if var record = merged[path] {
+                if record.local == entry.version && record.queue == queue { continue }
+                if record.local != entry.version { record.localHash = nil }
+                record.local = entry.version
+                record.queue = queue
+                record.updatedAt = now
+                merged[path] = record
+            } else {
+                var record = FileRecord(pairId: pairId, path: path, queue: queue, status: .localOnly, updatedAt: now)
+                record.local = entry.version
+                merged[path] = record
+            }
+        }
+        for (path, record) in records where record.local != nil && !seen.contains(path) {
+            var updated = record
+            updated.local = nil
+            updated.updatedAt = now
+            merged[path] = updated
+        }
+        return merged
+    }
+}

@@ -1,0 +1,50 @@
+/// A place files can be sent to and fetched from. Plugins implement this.
+///
+/// Paths are relative to the backend's root. Required operations are few; what a backend
+/// can do beyond them is declared in `capabilities`.
+public protocol Backend: Sendable {
+    var capabilities: BackendCapabilities { get }
+    /// A short, secret-free description for messages, e.g. `local:/srv/backup`.
+    var displayName: String { get }
+
+    /// The direct children of a folder. Throws `notFound` when the folder does not exist.
+    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry]
+    /// The entry at `path`, or nil when nothing is there.
+    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry?
+    /// Sends a file so that it appears complete under its final name, or not at all.
+    func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult
+    /// Fills a local partial file with a remote file's bytes.
+    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult
+    /// Creates a folder and any missing parents; succeeds when it exists already.
+    func makeDirectory(_ path: RemotePath) async throws(BackendError)
+    /// Renames a file; with `overwrite: false` an existing target is an `alreadyExists` error.
+    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
+    /// Removes a file, or an empty folder.
+    func delete(_ path: RemotePath) async throws(BackendError)
+}
+
+extension Backend {
+    /// Every file below `directory`, walked one folder at a time (servers refuse deep
+    /// listings). A missing top folder is an empty tree.
+    public func listTree(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        var files: [RemoteEntry] = []
+        var pending: [RemotePath] = [directory]
+        var isTop = true
+        while let folder = pending.popLast() {
+            let children: [RemoteEntry]
+            do {
+                children = try await list(folder)
+            } catch where error.code == .notFound && isTop {
+                return []
+            }
+            isTop = false
+            for child in children {
+                switch child.kind {
+                case .directory: pending.append(child.path)
+                case .file: files.append(child)
+                }
+            }
+        }
+        return files
+    }
+}

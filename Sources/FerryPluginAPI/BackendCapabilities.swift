@@ -1,0 +1,44 @@
+/// What a backend can do beyond the required operations; discovered per backend and
+/// recorded, so the core never guesses.
+public struct BackendCapabilities: Hashable, Sendable, Codable {
+    /// An interrupted upload can continue from where it stopped.
+    public var resumableUpload: Bool
+    /// A download can start at an offset (HTTP Range or a seek).
+    public var rangedDownload: Bool
+    /// Files can be renamed on the backend without sending them again.
+    public var serverSideMove: Bool
+    /// The modification time of an upload is kept.
+    public var preservesModificationTime: Bool
+    /// Listings carry an ETag or equivalent version tag per file.
+    public var listingHasETags: Bool
+    /// Uploads land under a temporary name and appear under the final name only when complete.
+    public var atomicUpload: Bool
+
+    public init(
+        resumableUpload: Bool = false,
+        rangedDownload: Bool = false,
+        serverSideMove: Bool = false,
+        preservesModificationTime: Bool = false,
+        listingHasETags: Bool = false,
+        atomicUpload: Bool = false
+    ) {
+        self.resumableUpload = resumableUpload
+        self.rangedDownload = rangedDownload
+        self.serverSideMove = serverSideMove
+        self.preservesModificationTime = preservesModificationTime
+        self.listingHasETags = listingHasETags
+        self.atomicUpload = atomicUpload
+    }
+
+    /// Names of the capabilities that are on, for display.
+    public var enabledNames: [String] {
+        var names: [String] = []
+        if resumableUpload { names.append("resumable-upload") }
+        if rangedDownload { names.append("ranged-download") }
+        if serverSideMove { names.append("server-side-move") }
+        if preservesModificationTime { names.append("mtime") }
+        if listingHasETags { names.append("etags") }
+        if atomicUpload { names.append("atomic-upload") }
+        return names
+    }
+}

@@ -1,0 +1,63 @@
+/// An error from a backend, with the one question the scheduler asks of it:
+/// is this worth retrying?
+public struct BackendError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Codable {
+        case notFound
+        case alreadyExists
+        case permissionDenied
+        case authenticationFailed
+        case noSpace
+        case readOnly
+        case invalidName
+        case unreachable
+        case timeout
+        case connectionLost
+        case serverError
+        case throttled
+        case changedDuringTransfer
+        case unsupported
+        case protocolViolation
+        case io
+        case cancelled
+    }
+
+    public var code: Code
+    public var message: String
+    public var path: String?
+    /// The underlying cause (errno text, HTTP status line, library message); never a secret.
+    public var cause: String?
+    /// A server's explicit "try again after" hint.
+    public var retryAfterSeconds: Double?
+    private var retryableOverride: Bool?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, cause: String? = nil,
+                retryable: Bool? = nil, retryAfterSeconds: Double? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.cause = cause
+        self.retryableOverride = retryable
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// Transient conditions are retried with backoff; everything else fails the file at once.
+    public var isRetryable: Bool {
+        if let retryableOverride { return retryableOverride }
+        switch code {
+        case .unreachable, .timeout, .connectionLost, .serverError, .throttled, .changedDuringTransfer:
+            return true
+        case .io:
+            return true
+        case .notFound, .alreadyExists, .permissionDenied, .authenticationFailed, .noSpace, .readOnly,
+             .invalidName, .unsupported, .protocolViolation, .cancelled:
+            return false
+        }
+    }
+
+    public var description: String {
+        var text = message
+        if let path { text += " (\(path))" }
+        if let cause { text += ": \(cause)" }
+        return text
+    }
+}

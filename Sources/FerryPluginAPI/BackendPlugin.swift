@@ -1,0 +1,73 @@
+/// How a backend type presents itself to Ferry: its `type:` name, the options a remote of
+/// that type takes, the URL schemes it answers for ad-hoc remotes, and a factory.
+public struct BackendPlugin: Sendable {
+    public struct Option: Sendable {
+        public enum Kind: String, Sendable {
+            /// Free text.
+            case string
+            /// A filesystem path; relative paths are resolved against the config file's folder.
+            case path
+            case integer
+            case boolean
+            /// A URL.
+            case url
+        }
+
+        public var name: String
+        public var kind: Kind
+        public var isRequired: Bool
+        public var summary: String
+
+        public init(_ name: String, _ kind: Kind, required: Bool = false, summary: String) {
+            self.name = name
+            self.kind = kind
+            self.isRequired = required
+            self.summary = summary
+        }
+    }
+
+    public var type: String
+    public var summary: String
+    public var options: [Option]
+    /// URL schemes of ad-hoc remotes (`file` for `file:///backup`).
+    public var urlSchemes: [String]
+    /// Whether a bare filesystem path on the command line means this backend.
+    public var acceptsBarePaths: Bool
+    /// Capabilities every instance has; an instance may discover more.
+    public var capabilities: BackendCapabilities
+    public var make: @Sendable (BackendSettings) throws(BackendError) -> any Backend
+
+    public init(
+        type: String, summary: String, options: [Option], urlSchemes: [String] = [],
+        acceptsBarePaths: Bool = false, capabilities: BackendCapabilities,
+        make: @escaping @Sendable (BackendSettings) throws(BackendError) -> any Backend
+    ) {
+        self.type = type
+        self.summary = summary
+        self.options = options
+        self.urlSchemes = urlSchemes
+        self.acceptsBarePaths = acceptsBarePaths
+        self.capabilities = capabilities
+        self.make = make
+    }
+}
+
+/// The validated options of one remote, handed to a plugin's factory.
+public struct BackendSettings: Sendable {
+    /// The remote's name in config.yml (or the ad-hoc URL).
+    public var remoteName: String
+    /// Option values by name; `path` options are absolute.
+    public var options: [String: String]
+
+    public init(remoteName: String, options: [String: String]) {
+        self.remoteName = remoteName
+        self.options = options
+    }
+
+    public func required(_ name: String) throws(BackendError) -> String {
+        guard let value = options[name], !value.isEmpty else {
+            throw BackendError(.invalidName, "remote '\(remoteName)' needs the option '\(name)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,38 @@
+/// One file to fetch into a partial local file that the core owns.
+///
+/// The core verifies the partial file, sets its modification time and renames it into
+/// place; the backend only fills it.
+public struct DownloadRequest: Sendable {
+    public var source: RemotePath
+    /// Absolute path of the local partial file to write.
+    public var partialFile: String
+    /// Bytes already in the partial file from an earlier attempt; the backend appends from
+    /// here when it can, or truncates and starts again (and says so).
+    public var offset: Int64
+    /// The remote file as listed when the job was planned: a remote that no longer matches
+    /// (size, modification time or ETag) means the partial bytes are stale.
+    public var expected: RemoteEntry
+
+    public init(source: RemotePath, partialFile: String, offset: Int64, expected: RemoteEntry) {
+        self.source = source
+        self.partialFile = partialFile
+        self.offset = offset
+        self.expected = expected
+    }
+}
+
+/// What a download did.
+public struct DownloadResult: Sendable {
+    /// The remote file as it stood when read.
+    public var entry: RemoteEntry
+    /// Bytes written by this call.
+    public var bytesReceived: Int64
+    /// Where this call started writing; 0 when it started over.
+    public var resumedFrom: Int64
+
+    public init(entry: RemoteEntry, bytesReceived: Int64, resumedFrom: Int64) {
+        self.entry = entry
+        self.bytesReceived = bytesReceived
+        self.resumedFrom = resumedFrom
+    }
+}

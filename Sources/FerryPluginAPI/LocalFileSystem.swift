@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, typed wrappers over the POSIX calls Ferry needs on local files. Every failure
+/// becomes a `BackendError` naming the path and the operation; nothing here retries.
+public enum LocalFileSystem {
+    /// `lstat`: nil when nothing is at `path`.
+    public static func metadata(_ path: String) throws(BackendError) -> FileMetadata? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw error(code, "cannot read file information", path)
+        }
+        return metadata(from: info)
+    }
+
+    /// `stat`, following a symbolic link.
+    public static func metadataFollowingLinks(_ path: String) throws(BackendError) -> FileMetadata? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR || code == ELOOP { return nil }
+            throw error(code, "cannot read file information", path)
+        }
+        return metadata(from: info)
+    }
+
+    static func metadata(from info: stat) -> FileMetadata {
+        let type = info.st_mode & S_IFMT
+        let kind: FileMetadata.Kind
+        switch type {
+        case S_IFREG: kind = .file
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        #if canImport(Glibc)
+        let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #else
+        let nanos = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #endif
+        return FileMetadata(
+            kind: kind, size: Int64(info.st_size), modifiedNanos: nanos,
+            inode: UInt64(info.st_ino), device: UInt64(info.st_dev), permissions: UInt32(info.st_mode & 0o7777))
+    }
+
+    /// A folder's entries: names that are valid UTF-8, and a count of those that are not
+    /// (they cannot round-trip through a String and are reported, never touched).
+    public struct DirectoryListing: Sendable {
+        public var names: [String]
+        /// Lossy renderings of the names that are not valid UTF-8, for messages.
+        public var undecodableNames: [String]
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    public static func directoryListing(_ path: String) throws(BackendError) -> DirectoryListing {
+        guard let dir = opendir(path) else {
+            throw error(errno, "cannot list folder", path)
+        }
+        defer { closedir(dir) }
+        var listing = DirectoryListing(names: [], undecodableNames: [])
+        while let entry = readdir(dir) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                listing.undecodableNames.append(String(decoding: bytes, as: UTF8.self))
+                continue
+            }
+            if name != "." && name != ".." { listing.names.append(name) }
+        }
+        return listing
+    }
+
+    /// The valid UTF-8 names in a folder, without `.` and `..`.
+    public static func directoryEntries(_ path: String) throws(BackendError) -> [String] {
+        try directoryListing(path).names
+    }
+
+    /// `mkdir -p`.
+    public static func makeDirectories(_ path: String, permissions: UInt32 = 0o755) throws(BackendError) {
+        if let existing = try metadataFollowingLinks(path) {
+            if existing.kind == .directory { return }
+            throw BackendError(.alreadyExists, "a file is in the way of a folder", path: path)
+        }
+        let parent = parentPath(path)
+        if parent != path && !parent.isEmpty { try makeDirectories(parent, permissions: permissions) }
+        if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST {
+            throw error(errno, "cannot create folder", path)
+        }
+    }
+
+    public static func rename(_ source: String, to destination: String) throws(BackendError) {
+        if Glibc.rename(source, destination) != 0 {
+            throw error(errno, "cannot rename to '\(destination)'", source)
+        }
+    }
+
+    /// Removes a file; succeeds when it is already gone.
+    public static func removeFile(_ path: String) throws(BackendError) {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw error(errno, "cannot remove file", path)
+        }
+    }
+
+    /// Removes an empty folder; succeeds when it is already gone.
+    public static func removeDirectory(_ path: String) throws(BackendError) {
+        if rmdir(path) != 0 && errno != ENOENT {
+            throw error(errno, "cannot remove folder", path)
+        }
+    }
+
+    /// Sets the modification time (and access time to the same) with nanosecond precision.
+    public static func setModificationTime(_ path: String, nanos: Int64) throws(BackendError) {
+        var times = [timespec](repeating: timespec(), count: 2)
+        let spec = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
+        times[0] = spec
+        times[1] = spec
+        if utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) != 0 {
+            throw error(errno, "cannot set modification time", path)
+        }
+    }
+
+    /// Flushes a folder's entries (a rename inside it) to disk.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// Bytes available to an unprivileged writer on the filesystem holding `path`.
+    public static func availableBytes(_ path: String) throws(BackendError) -> Int64 {
+        var info = statvfs()
+        if statvfs(path, &info) != 0 { throw error(errno, "cannot read free space", path) }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    public static func parentPath(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    public static func join(_ base: String, _ relative: String) -> String {
+        if relative.isEmpty { return base }
+        return base.hasSuffix("/") ? base + relative : base + "/" + relative
+    }
+
+    public static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// An absolute, `.`/`..`-free version of `path` (without resolving symbolic links).
+    public static func absolute(_ path: String, relativeTo base: String? = nil) -> String {
+        let start = path.hasPrefix("/") ? path : join(base ?? currentDirectory, path)
+        var parts: [Substring] = []
+        for part in start.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    /// The error for an `errno` value, classified for the retry policy.
+    public static func error(_ code: Int32, _ message: String, _ path: String) -> BackendError {
+        let cause = String(cString: strerror(code))
+        switch code {
+        case ENOENT, ENOTDIR: return BackendError(.notFound, message, path: path, cause: cause)
+        case EEXIST, ENOTEMPTY: return BackendError(.alreadyExists, message, path: path, cause: cause)
+        case EACCES, EPERM: return BackendError(.permissionDenied, message, path: path, cause: cause)
+        case ENOSPC, EDQUOT: return BackendError(.noSpace, message + " (disk full: free some space)", path: path, cause: cause)
+        case EROFS: return BackendError(.readOnly, message + " (read-only filesystem)", path: path, cause: cause)
+        case ENAMETOOLONG, EILSEQ: return BackendError(.invalidName, message, path: path, cause: cause)
+        case EINTR, EAGAIN, EBUSY, ETIMEDOUT: return BackendError(.io, message, path: path, cause: cause, retryable: true)
+        case EIO: return BackendError(.io, message, path: path, cause: cause, retryable: true)
+        default: return BackendError(.io, message, path: path, cause: cause, retryable: false)
+        }
+    }
+}
+
+extension LocalFileSystem {
+    /// The canonical path with every symbolic link resolved, or nil when it does not resolve.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

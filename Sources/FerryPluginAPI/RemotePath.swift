@@ -1,0 +1,79 @@
+/// A path inside a backend's root, as validated components.
+///
+/// Every name that comes from outside (a remote listing, a config file, a command line)
+/// becomes a `RemotePath` before it is used, so a hostile listing cannot name `..`, an
+/// absolute path, or a component with a slash, NUL or control character in it.
+public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let components: [String]
+
+    /// The root of the backend.
+    public static let root = RemotePath(validated: [])
+
+    private init(validated components: [String]) {
+        self.components = components
+    }
+
+    /// Parses a slash-separated relative path. Empty components (`a//b`, a trailing slash)
+    /// are dropped; `.`, `..`, NUL and control characters are refused.
+    public init(_ string: String) throws(BackendError) {
+        var parts: [String] = []
+        for part in string.split(separator: "/", omittingEmptySubsequences: true) {
+            let name = String(part)
+            try RemotePath.validate(name: name, in: string)
+            parts.append(name)
+        }
+        self.components = parts
+    }
+
+    /// Builds a path from components, validating each one.
+    public init(components: [String]) throws(BackendError) {
+        for name in components {
+            try RemotePath.validate(name: name, in: components.joined(separator: "/"))
+        }
+        self.components = components
+    }
+
+    /// Checks one path component: not empty, not `.` or `..`, no `/`, NUL or control character.
+    public static func validate(name: String, in context: String) throws(BackendError) {
+        if name.isEmpty || name == "." || name == ".." {
+            throw BackendError(.invalidName, "refusing path component '\(name)'", path: context)
+        }
+        for scalar in name.unicodeScalars {
+            if scalar == "/" || scalar.value < 0x20 || scalar.value == 0x7F {
+                throw BackendError(.invalidName, "refusing a name with a slash or control character", path: context)
+            }
+        }
+    }
+
+    public var isRoot: Bool { components.isEmpty }
+    public var name: String { components.last ?? "" }
+    public var string: String { components.joined(separator: "/") }
+    public var description: String { isRoot ? "/" : string }
+
+    public var parent: RemotePath? {
+        isRoot ? nil : RemotePath(validated: Array(components.dropLast()))
+    }
+
+    /// Appends one already-validated component.
+    public func appending(_ name: String) throws(BackendError) -> RemotePath {
+        try RemotePath.validate(name: name, in: string + "/" + name)
+        return RemotePath(validated: components + [name])
+    }
+
+    /// Appends a relative path.
+    public func appending(_ other: RemotePath) -> RemotePath {
+        RemotePath(validated: components + other.components)
+    }
+
+    /// The path relative to `base`, or nil when this path is not inside it.
+    public func relative(to base: RemotePath) -> RemotePath? {
+        guard components.count >= base.components.count,
+              Array(components.prefix(base.components.count)) == base.components else { return nil }
+        return RemotePath(validated: Array(components.dropFirst(base.components.count)))
+    }
+
+    /// Component-wise order, so that a folder sorts directly before its contents.
+    public static func < (lhs: RemotePath, rhs: RemotePath) -> Bool {
+        lhs.components.lexicographicallyPrecedes(rhs.components) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+}

@@ -1,0 +1,37 @@
+/// One file to send: from a local path to a path on the backend.
+public struct UploadRequest: Sendable {
+    /// Absolute path of the local source file.
+    public var source: String
+    public var destination: RemotePath
+    /// The size and modification time the source had when the job was planned; a source
+    /// that no longer matches is reported as `changedDuringTransfer`.
+    public var size: Int64
+    public var modifiedNanos: Int64
+    /// The core has checked that an earlier partial upload of this destination came from
+    /// this same version of the source, so the backend may continue it.
+    public var mayResume: Bool
+
+    public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool) {
+        self.source = source
+        self.destination = destination
+        self.size = size
+        self.modifiedNanos = modifiedNanos
+        self.mayResume = mayResume
+    }
+}
+
+/// What an upload did.
+public struct UploadResult: Sendable {
+    /// The file as it now stands on the backend.
+    public var entry: RemoteEntry
+    /// Bytes actually sent by this call (less than the size when it resumed).
+    public var bytesSent: Int64
+    /// Where the upload continued from; 0 for a fresh one.
+    public var resumedFrom: Int64
+
+    public init(entry: RemoteEntry, bytesSent: Int64, resumedFrom: Int64) {
+        self.entry = entry
+        self.bytesSent = bytesSent
+        self.resumedFrom = resumedFrom
+    }
+}

@@ -1,0 +1,6 @@
+import ArgumentParser
+import GRDB
+import Yams
+import Crypto
+import Logging
+print("x")

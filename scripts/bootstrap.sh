@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Ferry needs to build, run and test.
+# Usage: scripts/bootstrap.sh [build|test|bench]   (default: build)
+# Installs only what is missing, so a second call costs a few dpkg queries.
+set -euo pipefail
+
+profile="${1:-build}"
+packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev pkg-config)
+case "$profile" in
+  build) ;;
+  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl) ;;
+  bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine) ;;
+  *) echo "bootstrap: unknown profile '$profile' (expected build, test or bench)" >&2; exit 2 ;;
+esac
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "bootstrap: installing ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "bootstrap: missing packages ${missing[*]}; run as root or install them with apt-get" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
