@@ -5,7 +5,7 @@ import PackageDescription
 // warnings are treated as defects by `make test` (see Makefile).
 let package = Package(
     name: "Ferry",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ferry", targets: ["ferry"]),
         .library(name: "FerryPluginAPI", targets: ["FerryPluginAPI"]),

@@ -1,6 +1,6 @@
-import ArgumentParser
-import GRDB
-import Yams
-import Crypto
-import Logging
-print("x")
+import Foundation
+
+// Entry point: parsing and exit codes are handled by `CommandLineEntry` so that usage and
+// configuration errors exit 2 (argument-parser's default would be 64).
+let status = await CommandLineEntry.run(Array(CommandLine.arguments.dropFirst()))
+exit(status)

@@ -1,0 +1,129 @@
+import FerryPluginAPI
+import Foundation
+
+/// Turns command-line folder arguments into folder pairs: a configured folder's name, all
+/// configured folders of a mode, or an ad-hoc `PATH --to REMOTE` pair where REMOTE is a
+/// configured remote (`name` or `name:path`), a URL, or a local path.
+public struct FolderSelection: Sendable {
+    public var config: Config
+    public var registry: BackendRegistry
+    public var currentDirectory: String
+
+    public init(config: Config, registry: BackendRegistry, currentDirectory: String) {
+        self.config = config
+        self.registry = registry
+        self.currentDirectory = currentDirectory
+    }
+
+    public func resolve(folder: String?, remote: String?, mode: SyncMode) throws(SelectionError) -> [FolderPair] {
+        let flag = mode == .push ? "--to" : "--from"
+        guard let folder else {
+            if remote != nil {
+                throw SelectionError("\(flag) needs a local folder: ferry \(mode.rawValue) PATH \(flag) REMOTE")
+            }
+            let folders = config.folders.filter { $0.mode == mode }
+            guard !folders.isEmpty else {
+                let source = config.sourceFile.map { "in \($0)" } ?? "(no config.yml found)"
+                throw SelectionError("no folder with mode \(mode.rawValue) is configured \(source); "
+                    + "name one, or give a pair: ferry \(mode.rawValue) PATH \(flag) REMOTE")
+            }
+            var pairs: [FolderPair] = []
+            for folder in folders { pairs.append(try pair(for: folder, mode: mode)) }
+            return pairs
+        }
+        if remote == nil, let configured = config.folder(named: folder) {
+            return [try pair(for: configured, mode: mode)]
+        }
+        guard let remote else {
+            let known = config.folders.map(\.name)
+            throw SelectionError("no configured folder named '\(folder)'"
+                + (known.isEmpty ? "" : " (folders: \(known.joined(separator: ", ")))")
+                + "; for an ad-hoc pair give \(flag) REMOTE")
+        }
+        let (backend, remoteRoot) = try adHocRemote(remote)
+        let localRoot = LocalFileSystem.absolute(folder, relativeTo: currentDirectory)
+        return [FolderPair(name: "ad-hoc", localRoot: localRoot, backend: backend, remoteRoot: remoteRoot,
+                           mode: mode, ignore: [])]
+    }
+
+    func pair(for folder: FolderConfig, mode: SyncMode) throws(SelectionError) -> FolderPair {
+        guard let remote = config.remote(named: folder.remote) else {
+            throw SelectionError("folder '\(folder.name)' names remote '\(folder.remote)', which is not configured")
+        }
+        return FolderPair(name: folder.name, localRoot: folder.localPath, backend: try backend(for: remote),
+                          remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore)
+    }
+
+    public func backend(for remote: RemoteConfig) throws(SelectionError) -> any Backend {
+        guard let plugin = registry.plugin(forType: remote.type) else {
+            throw SelectionError("remote '\(remote.name)' has unknown type '\(remote.type)' (known: \(registry.typeNames.joined(separator: ", ")))")
+        }
+        do {
+            return try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options))
+        } catch {
+            throw SelectionError("remote '\(remote.name)': \(error.description)")
+        }
+    }
+
+    /// `name`, `name:path`, `scheme://…`, or a local path.
+    public func adHocRemote(_ text: String) throws(SelectionError) -> (any Backend, RemotePath) {
+        if let remote = config.remote(named: text) {
+            return (try backend(for: remote), .root)
+        }
+        if let colon = text.firstIndex(of: ":"), !text.contains("://"),
+           let remote = config.remote(named: String(text[..<colon])) {
+            do {
+                return (try backend(for: remote), try RemotePath(String(text[text.index(after: colon)...])))
+            } catch let error as SelectionError {
+                throw error
+            } catch {
+                throw SelectionError("invalid path in '\(text)': \(error)")
+            }
+        }
+        if let schemeEnd = text.range(of: "://") {
+            let scheme = String(text[..<schemeEnd.lowerBound]).lowercased()
+            guard let plugin = registry.plugin(forScheme: scheme) else {
+                throw SelectionError("no backend handles '\(scheme)://' URLs (types: \(registry.typeNames.joined(separator: ", ")))")
+            }
+            if scheme == "file" {
+                guard let url = URL(string: text), url.isFileURL else {
+                    throw SelectionError("invalid file URL '\(text)'; use file:///absolute/path")
+                }
+                return try barePath(url.path, plugin: plugin)
+            }
+            do {
+                return (try plugin.make(BackendSettings(remoteName: text, options: ["url": text])), .root)
+            } catch {
+                throw SelectionError("remote '\(text)': \(error.description)")
+            }
+        }
+        let looksLikePath = text.hasPrefix("/") || text.hasPrefix(".") || text.hasPrefix("~") || text.contains("/")
+        guard looksLikePath || !text.contains(":"), let plugin = registry.barePathPlugin else {
+            let known = config.remotes.map(\.name)
+            throw SelectionError("unknown remote '\(text)'"
+                + (known.isEmpty ? "" : " (remotes: \(known.joined(separator: ", ")))")
+                + "; give a configured remote, a URL, or a local path")
+        }
+        return try barePath(text, plugin: plugin)
+    }
+
+    private func barePath(_ text: String, plugin: BackendPlugin) throws(SelectionError) -> (any Backend, RemotePath) {
+        var path = text
+        if path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {
+            path = home + path.dropFirst()
+        }
+        let absolute = LocalFileSystem.absolute(path, relativeTo: currentDirectory)
+        do {
+            return (try plugin.make(BackendSettings(remoteName: text, options: ["path": absolute])), .root)
+        } catch {
+            throw SelectionError("remote '\(text)': \(error.description)")
+        }
+    }
+}
+
+/// A folder or remote named on the command line that does not resolve.
+public struct SelectionError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

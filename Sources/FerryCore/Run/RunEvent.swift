@@ -1,0 +1,29 @@
+/// Something a run reports as it goes; the command line turns these into JSON lines or a
+/// progress display.
+public enum RunEvent: Sendable {
+    /// A job the plan contains (emitted for `--dry-run`).
+    case planned(path: String, queue: String, action: FileAction, bytes: Int64)
+    /// A file reached the other side.
+    case transferred(path: String, queue: String, direction: FileAction, bytes: Int64, resumedFrom: Int64)
+    /// A file was removed from the target (mirror).
+    case deleted(path: String, queue: String, side: FileAction)
+    /// An attempt failed; `willRetry` tells whether the file is queued again.
+    case failed(path: String, queue: String, message: String, willRetry: Bool, attempt: Int)
+    /// Both sides changed; nothing was transferred.
+    case conflict(path: String, queue: String, message: String)
+    /// The scanner passed over something.
+    case skipped(path: String, reason: String)
+    /// The run is over.
+    case summary(RunSummary)
+}
+
+/// Receives a run's events. Called from many tasks at once.
+public protocol RunEventSink: Sendable {
+    func emit(_ event: RunEvent)
+}
+
+/// Drops every event.
+public struct DiscardingEventSink: RunEventSink {
+    public init() {}
+    public func emit(_ event: RunEvent) {}
+}

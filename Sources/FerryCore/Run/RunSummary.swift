@@ -1,0 +1,33 @@
+/// The totals of one run of one folder pair.
+public struct RunSummary: Sendable, Codable, Equatable {
+    public struct Failure: Sendable, Codable, Equatable {
+        public var path: String
+        public var message: String
+    }
+
+    public var folder: String
+    public var mode: SyncMode
+    public var dryRun: Bool
+    public var uploadedFiles = 0
+    public var uploadedBytes: Int64 = 0
+    public var downloadedFiles = 0
+    public var downloadedBytes: Int64 = 0
+    public var deletedFiles = 0
+    /// Files that needed nothing (already in sync, or found equal on both sides).
+    public var skippedFiles = 0
+    public var failedFiles = 0
+    public var conflictFiles = 0
+    /// Bytes that did not have to be sent again because an interrupted transfer resumed.
+    public var resumedBytes: Int64 = 0
+    public var elapsedSeconds: Double = 0
+    public var failures: [Failure] = []
+    public var conflicts: [Failure] = []
+
+    public init(folder: String, mode: SyncMode, dryRun: Bool) {
+        self.folder = folder
+        self.mode = mode
+        self.dryRun = dryRun
+    }
+
+    public var succeeded: Bool { failedFiles == 0 && conflictFiles == 0 }
+}

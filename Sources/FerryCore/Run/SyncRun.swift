@@ -1,0 +1,188 @@
+import FerryPluginAPI
+import Foundation
+
+/// Options of one push or pull, from the command line.
+public struct RunOptions: Sendable {
+    public var dryRun = false
+    /// `--delete`: remove files on the target that the source lacks.
+    public var mirror = false
+    public var maxDeletes: Int?
+    public var forceDeletes = false
+    /// `--transfers N`: overrides `transfers.max`.
+    public var transfers: Int?
+    /// `--bwlimit RATE`: overrides `transfers.bandwidth`; 0 means unlimited.
+    public var bandwidthLimit: Int64?
+
+    public init() {}
+}
+
+/// One push or pull of one folder pair, start to end: lock, scan, list, plan, record the
+/// plan, run the jobs, report.
+public struct SyncRun: Sendable {
+    public let pair: FolderPair
+    public let config: Config
+    public let stateDirectory: String
+    public let options: RunOptions
+    public let sink: any RunEventSink
+    public let progress: RunProgress
+
+    public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
+                sink: any RunEventSink, progress: RunProgress) {
+        self.pair = pair
+        self.config = config
+        self.stateDirectory = stateDirectory
+        self.options = options
+        self.sink = sink
+        self.progress = progress
+    }
+
+    public func run() async throws(RunError) -> RunSummary {
+        let started = ContinuousClock.now
+        var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
+        let classifier: QueueClassifier
+        let ignore: GlobSet
+        do {
+            classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
+            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+        } catch {
+            throw RunError(error.description)
+        }
+
+        let journalPath = StateLocation.journalPath(in: stateDirectory)
+        let journal: Journal?
+        var pairRecord: FolderPairRecord?
+        var lock: RunLock?
+        do {
+            if options.dryRun {
+                journal = try Journal.openForReading(at: journalPath)
+                pairRecord = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+            } else {
+                let opened = try Journal.open(at: journalPath)
+                journal = opened
+                let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+                pairRecord = record
+                lock = try RunLock.acquire(stateDirectory: stateDirectory, pairId: record.id ?? 0)
+            }
+        } catch let error as JournalError {
+            throw RunError(error.description)
+        } catch let error as RunLockError {
+            throw RunError("\(pair.localRoot): \(error.message)")
+        } catch {
+            throw RunError("\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let pairId = pairRecord?.id ?? 0
+
+        // Scan the local side.
+        if pair.mode == .pull && !options.dryRun {
+            do {
+                try LocalFileSystem.makeDirectories(pair.localRoot)
+            } catch {
+                throw RunError("cannot create the local folder: \(error.description)")
+            }
+        }
+        let scan: ScanResult
+        do {
+            if pair.mode == .pull, (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot)) == nil {
+                scan = ScanResult(entries: [], notes: [])
+            } else {
+                scan = try await LocalScanner(root: pair.localRoot, ignore: ignore,
+                                              followSymlinks: config.scan.followSymlinks).scan()
+            }
+        } catch {
+            throw RunError("cannot scan \(pair.localRoot): \(error.description)")
+        }
+        for note in scan.notes {
+            sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
+        }
+
+        let now = Date().timeIntervalSince1970
+        var known: [String: FileRecord] = [:]
+        do {
+            if let journal, pairRecord != nil {
+                for record in try await journal.records(pairId: pairId) { known[record.path] = record }
+            }
+        } catch {
+            throw RunError(error.description)
+        }
+        let merged = ScanReconciler.reconcile(records: known, scan: scan, pairId: pairId, classifier: classifier, now: now)
+
+        // List the remote side.
+        var remote: [String: RemoteEntry] = [:]
+        do {
+            for entry in try await pair.backend.listTree(pair.remoteRoot) {
+                guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
+                if ignore.matches(relative.string) { continue }
+                remote[relative.string] = entry
+            }
+        } catch {
+            throw RunError("cannot list \(pair.backend.displayName)/\(pair.remoteRoot.string): \(error.description)")
+        }
+
+        let plan: Plan
+        do {
+            plan = try Planner.plan(
+                pairId: pairId, records: merged, remote: remote,
+                options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
+                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes),
+                classifier: classifier, now: now)
+        } catch {
+            throw RunError(error.message)
+        }
+        summary.skippedFiles = plan.unchangedCount + plan.adoptedCount
+        summary.conflictFiles = plan.conflicts.count
+        summary.conflicts = plan.conflicts.map { RunSummary.Failure(path: $0.path, message: $0.lastError ?? "conflict") }
+        for conflict in plan.conflicts {
+            sink.emit(.conflict(path: conflict.path, queue: conflict.queue, message: conflict.lastError ?? "conflict"))
+        }
+
+        if options.dryRun {
+            for job in plan.jobs {
+                let bytes = job.action == .download ? (job.remoteSize ?? 0) : (job.localSize ?? 0)
+                sink.emit(.planned(path: job.path, queue: job.queue, action: job.action ?? .upload, bytes: bytes))
+            }
+            summary.elapsedSeconds = seconds(since: started)
+            sink.emit(.summary(summary))
+            return summary
+        }
+
+        guard let journal else { throw RunError("internal error: no journal open") }
+        do {
+            // The plan is on disk before the first job starts.
+            try await journal.apply(upserts: plan.changedRecords,
+                                    deletions: plan.forgottenPaths.map { (pairId: pairId, path: $0) })
+            try await journal.confirmScan(pairId: pairId, at: now)
+
+            let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+            let engine = TransferEngine(
+                executor: TransferExecutor(pair: pair, journal: journal),
+                journal: journal,
+                classifier: classifier,
+                queueCaps: config.queues.map(\.concurrency),
+                globalCap: options.transfers ?? config.transfers.maxConcurrent,
+                retry: config.retry,
+                throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
+                progress: progress,
+                sink: sink)
+            try await engine.run(jobs: plan.jobs, summary: &summary)
+            try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+        } catch {
+            throw RunError(error.description)
+        }
+        summary.elapsedSeconds = seconds(since: started)
+        sink.emit(.summary(summary))
+        return summary
+    }
+
+    private func seconds(since start: ContinuousClock.Instant) -> Double {
+        let duration = start.duration(to: .now)
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// A run that could not start or had to stop as a whole (as opposed to single files failing).
+public struct RunError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,220 @@
+import FerryPluginAPI
+import Foundation
+
+/// Carries out one attempt of one job, with the journal bookkeeping around it: the file is
+/// marked `uploading`/`downloading` (with the source version its partial bytes belong to)
+/// before any byte moves, and `inSync` with both sides' versions after it arrived.
+struct TransferExecutor: Sendable {
+    enum Success: Sendable {
+        case transferred(FileRecord, bytes: Int64, resumedFrom: Int64)
+        case deleted
+        /// The source disappeared before the transfer; the row was dropped.
+        case vanished
+    }
+
+    enum Failure: Error, Sendable {
+        case backend(BackendError)
+        case journal(JournalError)
+    }
+
+    let pair: FolderPair
+    let journal: Journal
+
+    func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
+        do {
+            switch record.action {
+            case .upload: return .success(try await upload(record, observer: observer))
+            case .download: return .success(try await download(record, observer: observer))
+            case .deleteRemote: return .success(try await deleteRemote(record))
+            case .deleteLocal: return .success(try await deleteLocal(record))
+            case nil: return .success(.vanished)
+            }
+        } catch let error as Failure {
+            return .failure(error)
+        } catch let error as BackendError {
+            return .failure(.backend(error))
+        } catch let error as JournalError {
+            return .failure(.journal(error))
+        } catch {
+            return .failure(.backend(BackendError(.io, "\(error)", path: record.path)))
+        }
+    }
+
+    private func now() -> Double { Date().timeIntervalSince1970 }
+
+    private func remotePath(_ record: FileRecord) throws -> RemotePath {
+        pair.remoteRoot.appending(try RemotePath(record.path))
+    }
+
+    private func localPath(_ record: FileRecord) -> String {
+        LocalFileSystem.join(pair.localRoot, record.path)
+    }
+
+    private func upload(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
+        let source = localPath(planned)
+        let destination = try remotePath(planned)
+        guard let meta = try await BlockingIO.run({ () throws(BackendError) in try LocalFileSystem.metadata(source) }),
+              meta.kind == .file else {
+            try await journal.remove(pairId: planned.pairId, path: planned.path)
+            return .vanished
+        }
+        let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
+        // Continue an earlier partial upload only if it was made from this very version.
+        let mayResume = planned.transferLocal == version
+
+        var record = planned
+        record.status = .uploading
+        record.local = version
+        record.transferLocal = version
+        record.updatedAt = now()
+        try await journal.save(record)
+
+        let result = try await pair.backend.upload(
+            UploadRequest(source: source, destination: destination, size: version.size,
+                          modifiedNanos: version.modifiedNanos, mayResume: mayResume),
+            observer: observer)
+
+        let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
+        record.status = .inSync
+        record.action = nil
+        record.remote = remote
+        record.syncedLocal = version
+        record.syncedRemote = remote
+        record.syncedAt = now()
+        record.attempts = 0
+        record.nextAttemptAt = nil
+        record.lastError = nil
+        record.transferLocal = nil
+        record.updatedAt = now()
+
+        // The backend checked the source up to the rename; a change after that leaves a
+        // complete copy of the old version, and the new version must go too.
+        let after = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadata(source) }
+        if let after, !(after.size == version.size && after.modifiedNanos == version.modifiedNanos) {
+            record.status = .needsUpload
+            record.action = .upload
+            record.local = LocalVersion(size: after.size, modifiedNanos: after.modifiedNanos, inode: Int64(bitPattern: after.inode))
+            try await journal.save(record)
+            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
+        }
+        try await journal.save(record)
+        return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
+    }
+
+    private func download(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
+        guard let remote = planned.remote else {
+            try await journal.remove(pairId: planned.pairId, path: planned.path)
+            return .vanished
+        }
+        let source = try remotePath(planned)
+        let final = localPath(planned)
+        let folder = LocalFileSystem.parentPath(final)
+        let partial = LocalFileSystem.join(folder, TemporaryName.for(source.name))
+        let expectedLocal = planned.local
+
+        // Continue an earlier partial download only if it was made from this remote version.
+        let resumable = planned.transferRemote.map { $0 == remote } ?? false
+        let offset: Int64 = try await BlockingIO.run { () throws(BackendError) -> Int64 in
+            try LocalFileSystem.makeDirectories(folder)
+            guard resumable, let partialMeta = try LocalFileSystem.metadata(partial), partialMeta.kind == .file,
+                  partialMeta.size <= remote.size else { return 0 }
+            return partialMeta.size
+        }
+
+        var record = planned
+        record.status = .downloading
+        record.transferRemote = remote
+        record.updatedAt = now()
+        try await journal.save(record)
+
+        let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)
+        // A remote file deleted since the listing is not an error: there is nothing to fetch.
+        let outcome = await downloadOutcome(
+            DownloadRequest(source: source, partialFile: partial, offset: offset, expected: expected), observer: observer)
+        let result: DownloadResult
+        switch outcome {
+        case let .success(value):
+            result = value
+        case let .failure(error):
+            guard error.code == .notFound else { throw error }
+            try? LocalFileSystem.removeFile(partial)
+            try await journal.remove(pairId: planned.pairId, path: planned.path)
+            return .vanished
+        }
+
+        let landed = try await BlockingIO.run { () throws(BackendError) -> FileMetadata in
+            guard let written = try LocalFileSystem.metadata(partial), written.size == result.entry.size else {
+                throw BackendError(.io, "the downloaded file has the wrong size", path: partial, retryable: true)
+            }
+            if let modified = result.entry.modifiedNanos {
+                try LocalFileSystem.setModificationTime(partial, nanos: modified)
+            }
+            let current = try LocalFileSystem.metadata(final)
+            let unchanged: Bool
+            switch (current, expectedLocal) {
+            case (nil, nil): unchanged = true
+            case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
+            default: unchanged = false
+            }
+            guard unchanged else {
+                throw BackendError(.changedDuringTransfer,
+                                   "the local file changed while the remote version was downloading; run pull again",
+                                   path: final, retryable: false)
+            }
+            if current?.kind == .directory {
+                throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
+            }
+            try LocalFileSystem.rename(partial, to: final)
+            guard let placed = try LocalFileSystem.metadata(final) else {
+                throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
+            }
+            return placed
+        }
+
+        let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
+        let remoteVersion = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag ?? remote.etag)
+        record.status = .inSync
+        record.action = nil
+        record.local = localVersion
+        record.remote = remoteVersion
+        record.syncedLocal = localVersion
+        record.syncedRemote = remoteVersion
+        record.syncedAt = now()
+        record.attempts = 0
+        record.nextAttemptAt = nil
+        record.lastError = nil
+        record.transferRemote = nil
+        record.updatedAt = now()
+        try await journal.save(record)
+        return .transferred(record, bytes: result.bytesReceived, resumedFrom: result.resumedFrom)
+    }
+
+    private func downloadOutcome(_ request: DownloadRequest, observer: JobObserver) async -> Result<DownloadResult, BackendError> {
+        do {
+            return .success(try await pair.backend.download(request, observer: observer))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func deleteRemote(_ planned: FileRecord) async throws -> Success {
+        try await pair.backend.delete(try remotePath(planned))
+        try await journal.remove(pairId: planned.pairId, path: planned.path)
+        return .deleted
+    }
+
+    private func deleteLocal(_ planned: FileRecord) async throws -> Success {
+        let target = localPath(planned)
+        let expected = planned.local
+        try await BlockingIO.run { () throws(BackendError) in
+            guard let current = try LocalFileSystem.metadata(target) else { return }
+            if let expected, current.size != expected.size || current.modifiedNanos != expected.modifiedNanos {
+                throw BackendError(.changedDuringTransfer, "the local file changed since the plan; not deleting it",
+                                   path: target, retryable: false)
+            }
+            try LocalFileSystem.removeFile(target)
+        }
+        try await journal.remove(pairId: planned.pairId, path: planned.path)
+        return .deleted
+    }
+}

@@ -1,0 +1,9 @@
+import FerryPluginAPI
+import LocalBackend
+
+/// The backend plugins compiled into this ferry binary.
+enum BuiltinBackends {
+    static var registry: BackendRegistry {
+        BackendRegistry([LocalBackend.plugin])
+    }
+}

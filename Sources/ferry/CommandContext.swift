@@ -1,0 +1,55 @@
+import FerryCore
+import FerryPluginAPI
+import Foundation
+import Logging
+
+/// What every command needs before it does anything: the validated config, the backend
+/// registry, the state folder and a logger. Loading it touches nothing on disk but the
+/// config file, so a bad config leaves the journal alone.
+struct CommandContext {
+    let config: Config
+    let registry: BackendRegistry
+    let stateDirectory: String
+    let currentDirectory: String
+    let logger: Logger
+
+    static func load(_ options: GlobalOptions) throws -> CommandContext {
+        LogSetup.bootstrap(verbosity: options.verbose)
+        let environment = ProcessInfo.processInfo.environment
+        let currentDirectory = LocalFileSystem.currentDirectory
+        let registry = BuiltinBackends.registry
+        let loader = ConfigLoader(registry: registry)
+        let config: Config
+        do {
+            if let path = options.config {
+                guard (try? LocalFileSystem.metadataFollowingLinks(path)) != nil else {
+                    throw CommandFailure.usage("config file \(path) not found; check --config")
+                }
+                config = try loader.load(file: path)
+            } else if let found = ConfigLoader.defaultSearchPaths(environment: environment, currentDirectory: currentDirectory)
+                .first(where: { (try? LocalFileSystem.metadataFollowingLinks($0)) != nil }) {
+                config = try loader.load(file: found)
+            } else {
+                config = .defaults
+            }
+        } catch let error as ConfigError {
+            throw CommandFailure.usage(error.description)
+        }
+        let stateDirectory = StateLocation.directory(
+            commandLine: options.state, config: config, environment: environment, currentDirectory: currentDirectory)
+        return CommandContext(config: config, registry: registry, stateDirectory: stateDirectory,
+                              currentDirectory: currentDirectory, logger: Logger(label: "ferry"))
+    }
+}
+
+enum LogSetup {
+    /// Quiet by default (warnings and errors), `-v` info, `-vv` debug; always to stderr.
+    static func bootstrap(verbosity: Int) {
+        let level: Logger.Level = verbosity >= 2 ? .debug : verbosity == 1 ? .info : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import CurlTransport
+import FerryCore
+
+/// `ferry`: sync media folders with remotes, in priority order, resumably.
+struct Ferry: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "ferry",
+        abstract: "Sync media folders with remotes, thumbnails first, resumably.",
+        discussion: """
+            Exit codes: 0 all done, 1 some files failed or conflicted, 2 usage or configuration error.
+            Configuration: --config PATH, else ./config.yml, else $XDG_CONFIG_HOME/ferry/config.yml.
+            """,
+        subcommands: [Push.self, Pull.self, Status.self, Plugins.self]
+    )
+
+    @Flag(name: .long, help: "Print the version and exit.")
+    var version = false
+
+    @Flag(name: .shortAndLong, help: "With --version: also the versions of the linked libraries.")
+    var verbose = false
+
+    func run() async throws {
+        guard version else {
+            throw CleanExit.helpRequest(self)
+        }
+        StandardStreams.output("ferry \(Self.version)")
+        if verbose {
+            StandardStreams.output("libcurl: \(CurlLibrary.versionDescription)")
+            StandardStreams.output("libarchive: \(ArchiveLibrary.versionDescription)")
+            StandardStreams.output("backends: \(BuiltinBackends.registry.typeNames.joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+
+/// Options every command takes: where the config and the journal are, output format, logging.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The config file (default: ./config.yml, then $XDG_CONFIG_HOME/ferry/config.yml).", valueName: "path"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where the journal lives for this run (default: state.path in the config, else $XDG_STATE_HOME/ferry).", valueName: "dir"))
+    var state: String?
+
+    @Flag(name: .long, help: "One JSON object per line on stdout instead of text and progress.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Log what happens (repeat for more).")
+    var verbose: Int
+}
+
+/// Options of the commands that move files.
+struct TransferOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print the plan and change nothing.")
+    var dryRun = false
+
+    @Option(name: .long, help: ArgumentHelp("Most transfers at once (default: transfers.max in the config).", valueName: "n"))
+    var transfers: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Bandwidth limit in bytes per second, e.g. 10M; 0 for none (default: transfers.bandwidth).", valueName: "rate"))
+    var bwlimit: String?
+
+    @Flag(name: .long, help: "Mirror: delete files on the target that the source does not have.")
+    var delete = false
+
+    @Option(name: .long, help: ArgumentHelp("With --delete: most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))
+    var maxDelete: Int?
+
+    @Flag(name: .long, help: "With --delete: skip the deletion limit.")
+    var forceDelete = false
+
+    func validate() throws {
+        if let transfers, !(1...256).contains(transfers) {
+            throw ValidationError("--transfers must be from 1 to 256")
+        }
+        if let maxDelete, maxDelete < 0 {
+            throw ValidationError("--max-delete must not be negative")
+        }
+        if (maxDelete != nil || forceDelete) && !delete {
+            throw ValidationError("--max-delete and --force-delete go with --delete")
+        }
+    }
+}

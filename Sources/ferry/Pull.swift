@@ -1,0 +1,26 @@
+import ArgumentParser
+import FerryCore
+
+extension Ferry {
+    struct Pull: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch remote changes into the local folder.",
+            discussion: """
+                FOLDER is a folder's name in config.yml, or a local path with --from REMOTE.
+                With no FOLDER, every configured folder whose mode is pull.
+                """)
+
+        @Argument(help: "A configured folder's name, or a local path (with --from).")
+        var folder: String?
+
+        @Option(name: .long, help: ArgumentHelp("Where to pull an ad-hoc folder from.", valueName: "remote"))
+        var from: String?
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var transfer: TransferOptions
+
+        func run() async throws {
+            try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FerryCore
+
+extension Ferry {
+    struct Push: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send local changes to the remote.",
+            discussion: """
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE.
+                With no FOLDER, every configured folder whose mode is push.
+                REMOTE is a configured remote (name or name:path), a file:// URL or a local path.
+                """)
+
+        @Argument(help: "A configured folder's name, or a local path (with --to).")
+        var folder: String?
+
+        @Option(name: .long, help: ArgumentHelp("Where to push an ad-hoc folder.", valueName: "remote"))
+        var to: String?
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var transfer: TransferOptions
+
+        func run() async throws {
+            try await FolderRunCommand.run(mode: .push, folder: folder, remote: to, global: global, transfer: transfer)
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import FerryCore
+import FerryPluginAPI
+import Foundation
+
+extension Ferry {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show counts and bytes per status and per queue from the journal.")
+
+        @Argument(help: "Only this folder: a configured name, or a local path.")
+        var folder: String?
+
+        @Flag(name: .long, help: "Also list the files that failed, with their last error.")
+        var errors = false
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let context = try CommandContext.load(global)
+            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journal: Journal?
+            do {
+                journal = try Journal.openForReading(at: journalPath)
+            } catch {
+                throw CommandFailure.runtime(error.description)
+            }
+            var pairs: [FolderPairRecord] = []
+            if let journal {
+                do {
+                    pairs = try await journal.folderPairs()
+                } catch {
+                    throw CommandFailure.runtime(error.description)
+                }
+            }
+            if let folder {
+                let localRoot = context.config.folder(named: folder)?.localPath
+                    ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
+                pairs = pairs.filter { $0.name == folder || $0.localRoot == localRoot }
+                if pairs.isEmpty && context.config.folder(named: folder) == nil
+                    && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
+                    throw CommandFailure.usage("no folder named '\(folder)' in the config or the journal")
+                }
+            }
+            var reports: [FolderReport] = []
+            for pair in pairs {
+                guard let journal, let id = pair.id else { continue }
+                do {
+                    let counts = try await journal.statusCounts(pairId: id)
+                    let failed = errors ? try await journal.records(pairId: id, status: .syncError) : []
+                    let conflicts = errors ? try await journal.records(pairId: id, status: .conflict) : []
+                    reports.append(FolderReport(pair: pair, counts: counts, problems: failed + conflicts))
+                } catch {
+                    throw CommandFailure.runtime(error.description)
+                }
+            }
+            if global.json {
+                var object = JSONObject()
+                object.add("journal", journalPath)
+                object.add("folders", reports.map(\.json))
+                StandardStreams.output(object.text)
+            } else if reports.isEmpty {
+                StandardStreams.output(journal == nil
+                    ? "nothing synced yet (no journal at \(journalPath))"
+                    : "no matching folder in the journal at \(journalPath)")
+            } else {
+                for report in reports { StandardStreams.output(report.text) }
+            }
+        }
+    }
+}
+
+/// One folder pair's counts, as text or JSON.
+struct FolderReport {
+    var pair: FolderPairRecord
+    var counts: [StatusCount]
+    var problems: [FileRecord]
+
+    private func totals(by key: (StatusCount) -> String) -> [(String, Int, Int64)] {
+        var files: [String: Int] = [:]
+        var bytes: [String: Int64] = [:]
+        var order: [String] = []
+        for count in counts {
+            let name = key(count)
+            if files[name] == nil { order.append(name) }
+            files[name, default: 0] += count.files
+            bytes[name, default: 0] += count.bytes
+        }
+        return order.map { ($0, files[$0] ?? 0, bytes[$0] ?? 0) }
+    }
+
+    private var statusTotals: [(String, Int, Int64)] {
+        let totals = totals(by: { $0.status.rawValue })
+        return FileStatus.allCases.compactMap { status in totals.first { $0.0 == status.rawValue } }
+    }
+
+    var text: String {
+        var lines = ["\(pair.name): \(pair.localRoot) ⇄ \(pair.remoteLocation)"]
+        if let lastRun = pair.lastRunAt {
+            lines.append("  last run \(Date(timeIntervalSince1970: lastRun).formatted(date: .numeric, time: .standard))")
+        }
+        if counts.isEmpty { lines.append("  no files tracked") }
+        for (status, files, bytes) in statusTotals {
+            lines.append("  " + status.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(files).leftPadded(8) + " files " + ByteFormat.string(bytes).leftPadded(11))
+        }
+        if !counts.isEmpty { lines.append("  by queue:") }
+        for (queue, files, bytes) in totals(by: \.queue) {
+            let pending = counts.filter { $0.queue == queue && $0.status.isPending }.reduce(0) { $0 + $1.files }
+            lines.append("    " + queue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + String(files).leftPadded(8) + " files " + ByteFormat.string(bytes).leftPadded(11)
+                + (pending > 0 ? "  (\(pending) pending)" : ""))
+        }
+        for problem in problems {
+            lines.append("  \(problem.status.rawValue): \(problem.path): \(problem.lastError ?? "")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    var json: JSONObject {
+        var object = JSONObject()
+        object.add("name", pair.name)
+        object.add("local", pair.localRoot)
+        object.add("remote", pair.remoteLocation)
+        object.add("last_run", pair.lastRunAt.map { Date(timeIntervalSince1970: $0).ISO8601Format() })
+        var statuses = JSONObject()
+        for (status, files, bytes) in statusTotals {
+            var entry = JSONObject()
+            entry.add("files", files)
+            entry.add("bytes", bytes)
+            statuses.add(status, entry)
+        }
+        object.add("statuses", statuses)
+        var queues = JSONObject()
+        for (queue, _, _) in totals(by: \.queue) {
+            var perStatus = JSONObject()
+            for count in counts where count.queue == queue {
+                var entry = JSONObject()
+                entry.add("files", count.files)
+                entry.add("bytes", count.bytes)
+                perStatus.add(count.status.rawValue, entry)
+            }
+            queues.add(queue, perStatus)
+        }
+        object.add("queues", queues)
+        object.add("problems", problems.map { record in
+            var item = JSONObject()
+            item.add("path", record.path)
+            item.add("status", record.status.rawValue)
+            item.add("error", record.lastError)
+            return item
+        })
+        return object
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - count)) + self
+    }
+}

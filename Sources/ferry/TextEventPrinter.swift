@@ -1,0 +1,58 @@
+import FerryCore
+
+/// Plain text for people: failures and conflicts as they happen (stderr), the plan for
+/// `--dry-run`, and a summary at the end (stdout). Each transferred file only with -v.
+struct TextEventPrinter: RunEventSink {
+    let verbose: Bool
+
+    func emit(_ event: RunEvent) {
+        switch event {
+        case let .planned(path, queue, action, bytes):
+            StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue), \(ByteFormat.string(bytes))]")
+        case let .transferred(path, queue, direction, bytes, resumedFrom):
+            guard verbose else { return }
+            let resumed = resumedFrom > 0 ? ", resumed at \(ByteFormat.string(resumedFrom))" : ""
+            StandardStreams.output("\(direction == .download ? "downloaded" : "uploaded") \(path)  [\(queue), \(ByteFormat.string(bytes))\(resumed)]")
+        case let .deleted(path, _, side):
+            StandardStreams.output("deleted \(side == .deleteLocal ? "local" : "remote") \(path)")
+        case let .failed(path, _, message, willRetry, attempt):
+            if willRetry {
+                if verbose { StandardStreams.error("retrying \(path) (attempt \(attempt) failed): \(message)") }
+            } else {
+                StandardStreams.error("failed: \(path): \(message)")
+            }
+        case let .conflict(path, _, message):
+            StandardStreams.error("conflict: \(path): \(message)")
+        case let .skipped(path, reason):
+            if verbose { StandardStreams.error("skipped \(path): \(reason)") }
+        case let .summary(summary):
+            StandardStreams.output(Self.line(summary))
+        }
+    }
+
+    static func verb(_ action: FileAction) -> String {
+        switch action {
+        case .upload: return "upload"
+        case .download: return "download"
+        case .deleteRemote: return "delete remote"
+        case .deleteLocal: return "delete local"
+        }
+    }
+
+    static func line(_ summary: RunSummary) -> String {
+        var parts: [String] = []
+        if summary.uploadedFiles > 0 || summary.mode == .push {
+            parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))")
+        }
+        if summary.downloadedFiles > 0 || summary.mode == .pull {
+            parts.append("\(summary.downloadedFiles) downloaded (\(ByteFormat.string(summary.downloadedBytes)))")
+        }
+        if summary.deletedFiles > 0 { parts.append("\(summary.deletedFiles) deleted") }
+        parts.append("\(summary.skippedFiles) unchanged")
+        if summary.resumedBytes > 0 { parts.append("\(ByteFormat.string(summary.resumedBytes)) resumed") }
+        if summary.conflictFiles > 0 { parts.append("\(summary.conflictFiles) in conflict") }
+        parts.append("\(summary.failedFiles) failed")
+        let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
+        return "\(summary.mode.rawValue) \(summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
+    }
+}
