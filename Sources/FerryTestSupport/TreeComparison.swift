@@ -1,0 +1,62 @@
+import Foundation
+
+/// Compares two folder trees byte for byte (and optionally by modification time), for
+/// asserting that a sync produced an identical copy.
+public enum TreeComparison {
+    public struct FileInfo: Sendable, Equatable {
+        public var size: Int64
+        public var modifiedNanos: Int64
+    }
+
+    /// Every regular file below `root`, by relative path. Folders are walked, links not followed.
+    public static func files(in root: String, includeHidden: Bool = true) throws -> [String: FileInfo] {
+        var result: [String: FileInfo] = [:]
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [:] }
+        while let relative = enumerator.nextObject() as? String {
+            var info = stat()
+            guard lstat(root + "/" + relative, &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else { continue }
+            result[relative] = FileInfo(
+                size: Int64(info.st_size),
+                modifiedNanos: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        }
+        return result
+    }
+
+    /// Differences between two trees, one line each; empty when identical.
+    public static func differences(_ left: String, _ right: String, compareModificationTimes: Bool = true) throws -> [String] {
+        let leftFiles = try files(in: left)
+        let rightFiles = try files(in: right)
+        var problems: [String] = []
+        for path in Set(leftFiles.keys).union(rightFiles.keys).sorted() {
+            guard let l = leftFiles[path] else { problems.append("only in \(right): \(path)"); continue }
+            guard let r = rightFiles[path] else { problems.append("only in \(left): \(path)"); continue }
+            if l.size != r.size {
+                problems.append("size differs: \(path) (\(l.size) vs \(r.size))")
+                continue
+            }
+            if compareModificationTimes && l.modifiedNanos != r.modifiedNanos {
+                problems.append("mtime differs: \(path) (\(l.modifiedNanos) vs \(r.modifiedNanos))")
+            }
+            if try !sameContent(left + "/" + path, right + "/" + path) {
+                problems.append("content differs: \(path)")
+            }
+        }
+        return problems
+    }
+
+    public static func sameContent(_ left: String, _ right: String) throws -> Bool {
+        let a = try FileHandle(forReadingFrom: URL(fileURLWithPath: left))
+        let b = try FileHandle(forReadingFrom: URL(fileURLWithPath: right))
+        defer {
+            try? a.close()
+            try? b.close()
+        }
+        while true {
+            let chunkA = try a.read(upToCount: 1 << 20) ?? Data()
+            let chunkB = try b.read(upToCount: 1 << 20) ?? Data()
+            if chunkA != chunkB { return false }
+            if chunkA.isEmpty { return true }
+        }
+    }
+}

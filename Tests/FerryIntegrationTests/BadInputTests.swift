@@ -1,0 +1,77 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("bad configuration and usage")
+struct BadInputTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var name: String
+        var yaml: String
+        var location: String
+        var mentions: String
+        var description: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "unknown key", yaml: "remotes:\n  nas:\n    type: local\n    pth: /x\n", location: "config.yml:4:5:", mentions: "pth"),
+        Case(name: "unknown top-level key", yaml: "state:\n  path: s\nqueus: []\n", location: "config.yml:3:1:", mentions: "queus"),
+        Case(name: "wrong type", yaml: "transfers:\n  max: lots\n", location: "config.yml:2:8:", mentions: "whole number"),
+        Case(name: "missing remote", yaml: "remotes:\n  nas:\n    type: local\n    path: /x\nfolders:\n  photos:\n    path: p\n    remote: cloud\n",
+             location: "config.yml:8:13:", mentions: "no remote named 'cloud'"),
+        Case(name: "missing required key", yaml: "remotes:\n  nas:\n    path: /x\n", location: "config.yml:3:5:", mentions: "type"),
+        Case(name: "broken YAML", yaml: "remotes: [\n", location: "config.yml:2:1:", mentions: "YAML"),
+    ]
+
+    @Test("exit 2, one line with line:column, no journal created or changed", arguments: cases)
+    func badConfig(_ testCase: Case) async throws {
+        let work = Workspace()
+        try Data(testCase.yaml.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        try TreeGenerator.write(at: work.source + "/a.jpg", size: 10, seed: 1)
+        let run = try await work.ferry(["push", work.source, "--to", work.destination, "--state", work.state])
+        #expect(run.status == 2, "\(run.diagnostics)")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(run.standardError)")
+        #expect(run.standardError.contains(testCase.location), "\(run.standardError)")
+        #expect(run.standardError.contains(testCase.mentions), "\(run.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: work.state))
+        #expect(!FileManager.default.fileExists(atPath: work.destination))
+    }
+
+    @Test("a bad config leaves an existing journal untouched")
+    func existingJournalUntouched() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/a.jpg", size: 10, seed: 1)
+        #expect(try await work.push().status == 0)
+        let journal = work.state + "/journal.sqlite"
+        let before = try FileManager.default.attributesOfItem(atPath: journal)
+        try Data("transfers:\n  max: 0\n".utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        try TreeGenerator.write(at: work.source + "/b.jpg", size: 10, seed: 2)
+        let run = try await work.ferry(["push", work.source, "--to", work.destination, "--state", work.state])
+        #expect(run.status == 2, "\(run.diagnostics)")
+        let after = try FileManager.default.attributesOfItem(atPath: journal)
+        #expect(before[.modificationDate] as? Date == after[.modificationDate] as? Date)
+        #expect(before[.size] as? NSNumber == after[.size] as? NSNumber)
+    }
+
+    @Test("unknown folder and unknown option exit 2")
+    func usageErrors() async throws {
+        let work = Workspace()
+        let unknownFolder = try await work.ferry(["push", "holidays"])
+        #expect(unknownFolder.status == 2)
+        #expect(unknownFolder.standardError.contains("no configured folder named 'holidays'"))
+        let unknownOption = try await work.ferry(["push", "--frobnicate"])
+        #expect(unknownOption.status == 2)
+        let missingConfig = try await work.ferry(["push", "--config", "nope.yml"])
+        #expect(missingConfig.status == 2)
+        #expect(missingConfig.standardError.contains("nope.yml"))
+    }
+
+    @Test("--version --verbose names the linked libcurl and libarchive")
+    func versionShowsLibraries() async throws {
+        let work = Workspace()
+        let run = try await work.ferry(["--version", "--verbose"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("libcurl/"))
+        #expect(run.standardOutput.contains("libarchive 3"))
+    }
+}

@@ -1,0 +1,76 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("kill -9 in the middle of a push")
+struct CrashResumeTests {
+    @Test("the next push completes the tree, sends no completed file again, leaves no temporary file")
+    func killDuringManySmallFiles() async throws {
+        let work = Workspace()
+        for index in 0..<40 {
+            try TreeGenerator.write(at: work.source + "/day \(index / 10)/IMG_\(index).jpg", size: 512 * 1024, seed: UInt64(index),
+                                    modified: 1_700_000_000 + Double(index))
+        }
+        // A bandwidth limit makes the run last long enough to be killed in the middle.
+        let running = try FerryProcess(
+            ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "4M"],
+            in: work.directory.path)
+        try await waitUntil { running.outputSoFar.components(separatedBy: "\"event\":\"transferred\"").count > 8 }
+        running.killHard()
+        let killed = await running.wait()
+        #expect(killed.status == 128 + 9)
+        let completedBeforeKill = Set(killed.transferredPaths)
+        #expect(completedBeforeKill.count >= 8 && completedBeforeKill.count < 40)
+
+        // Whatever is under a final name right after the kill is complete and correct.
+        for (path, _) in try TreeComparison.files(in: work.destination) where !path.hasSuffix(".ferry-part") {
+            #expect(try TreeComparison.sameContent(work.source + "/" + path, work.destination + "/" + path), "torn file \(path)")
+        }
+
+        let resumed = try await work.push()
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let resent = Set(resumed.transferredPaths).intersection(completedBeforeKill)
+        #expect(resent.isEmpty, "sent again: \(resent.sorted())")
+        // Every file is accounted for exactly once: sent now, or found complete on the target
+        // (those finished before the kill, and one renamed just before it but not yet recorded).
+        #expect((resumed.int("uploaded") ?? 0) + (resumed.int("skipped") ?? 0) == 40)
+        #expect((resumed.int("uploaded") ?? 0) <= 40 - completedBeforeKill.count)
+        #expect(try TreeComparison.differences(work.source, work.destination) == [])
+        #expect(try work.temporaryFiles(in: work.destination) == [])
+    }
+
+    @Test("a large file interrupted half-way is continued, not sent from the start")
+    func killDuringLargeFileResumes() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 8 << 20, seed: 77, modified: 1_700_000_000.5)
+        let partial = work.destination + "/" + ".VID_0001.mp4.ferry-part"
+        let running = try FerryProcess(
+            ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "2M"],
+            in: work.directory.path)
+        try await waitUntil {
+            let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
+            return size >= 2 << 20
+        }
+        running.killHard()
+        _ = await running.wait()
+        #expect(!FileManager.default.fileExists(atPath: work.destination + "/VID_0001.mp4"))
+
+        let resumed = try await work.push()
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first)
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        let sent = (event["bytes"] as? NSNumber)?.intValue ?? 0
+        #expect(resumedFrom >= 2 << 20)
+        #expect(resumedFrom + sent == 8 << 20)
+        #expect(try TreeComparison.differences(work.source, work.destination) == [])
+    }
+
+    /// Polls a condition (at most 60 s) while a child process runs.
+    func waitUntil(_ condition: @escaping () -> Bool) async throws {
+        for _ in 0..<3000 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("condition not reached within 60 s")
+    }
+}
