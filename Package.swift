@@ -73,7 +73,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend"]
         ),
         .testTarget(
             name: "LocalBackendTests",

@@ -27,12 +27,13 @@ enum FolderRunCommand {
             options.bandwidthLimit = rate
         }
 
-        let sink: any RunEventSink = global.json ? JSONEventPrinter() : TextEventPrinter(verbose: global.verbose > 0)
         var anyFailed = false
         for pair in pairs {
             let progress = RunProgress()
             let display = (!global.json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !transfer.dryRun)
                 ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(pair.name)") : nil
+            let sink: any RunEventSink = global.json
+                ? JSONEventPrinter() : TextEventPrinter(verbose: global.verbose > 0, display: display)
             display?.start()
             let run = SyncRun(pair: pair, config: context.config, stateDirectory: context.stateDirectory,
                               options: options, sink: sink, progress: progress)

@@ -8,7 +8,9 @@ final class ProgressDisplay: Sendable {
     private let progress: RunProgress
     private let title: String
     private let task = Mutex<Task<Void, Never>?>(nil)
-    private let drawnLines = Mutex<Int>(0)
+    /// Lines on screen, and whether the display was stopped; drawing and clearing both
+    /// happen under this lock, so a late redraw can never land after the final clear.
+    private let screen = Mutex<(lines: Int, stopped: Bool)>((0, false))
 
     init(progress: RunProgress, title: String) {
         self.progress = progress
@@ -49,13 +51,13 @@ final class ProgressDisplay: Sendable {
                 + " files  " + pad(ByteFormat.string(queue.bytesDone), 10, left: true) + " / " + pad(ByteFormat.string(queue.bytesTotal), 10)
                 + "  " + pad(ByteFormat.rate(rate), 12, left: true) + "  ETA " + eta + failed)
         }
-        let previous = drawnLines.withLock { count -> Int in
-            defer { count = lines.count }
-            return count
+        screen.withLock { screen in
+            guard !screen.stopped else { return }
+            var text = screen.lines > 0 ? "\u{1B}[\(screen.lines)A" : ""
+            for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
+            StandardStreams.errorRaw(text)
+            screen.lines = lines.count
         }
-        var text = previous > 0 ? "\u{1B}[\(previous)A" : ""
-        for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
-        StandardStreams.errorRaw(text)
     }
 
     private func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
@@ -63,15 +65,27 @@ final class ProgressDisplay: Sendable {
         return left ? padding + text : text + padding
     }
 
-    private func clear() {
-        let previous = drawnLines.withLock { count -> Int in
-            defer { count = 0 }
-            return count
+    /// Prints a line (a failure, a conflict) above the table; the next redraw puts the
+    /// table back below it.
+    func interject(_ line: String) {
+        screen.withLock { screen in
+            var text = screen.lines > 0 ? "\u{1B}[\(screen.lines)A" : ""
+            for _ in 0..<screen.lines { text += "\r\u{1B}[2K\n" }
+            if screen.lines > 0 { text += "\u{1B}[\(screen.lines)A" }
+            StandardStreams.errorRaw(text + line + "\n")
+            screen.lines = 0
         }
-        guard previous > 0 else { return }
-        var text = "\u{1B}[\(previous)A"
-        for _ in 0..<previous { text += "\r\u{1B}[2K\n" }
-        text += "\u{1B}[\(previous)A"
-        StandardStreams.errorRaw(text)
+    }
+
+    private func clear() {
+        screen.withLock { screen in
+            screen.stopped = true
+            guard screen.lines > 0 else { return }
+            var text = "\u{1B}[\(screen.lines)A"
+            for _ in 0..<screen.lines { text += "\r\u{1B}[2K\n" }
+            text += "\u{1B}[\(screen.lines)A"
+            StandardStreams.errorRaw(text)
+            screen.lines = 0
+        }
     }
 }

@@ -49,7 +49,8 @@ extension Ferry {
                     let counts = try await journal.statusCounts(pairId: id)
                     let failed = errors ? try await journal.records(pairId: id, status: .syncError) : []
                     let conflicts = errors ? try await journal.records(pairId: id, status: .conflict) : []
-                    reports.append(FolderReport(pair: pair, counts: counts, problems: failed + conflicts))
+                    reports.append(FolderReport(pair: pair, counts: counts, problems: failed + conflicts,
+                                                queueOrder: context.config.queues.map(\.name)))
                 } catch {
                     throw CommandFailure.runtime(error.description)
                 }
@@ -75,6 +76,8 @@ struct FolderReport {
     var pair: FolderPairRecord
     var counts: [StatusCount]
     var problems: [FileRecord]
+    /// Queue names in priority order; queues the config no longer has come last.
+    var queueOrder: [String]
 
     private func totals(by key: (StatusCount) -> String) -> [(String, Int, Int64)] {
         var files: [String: Int] = [:]
@@ -86,7 +89,8 @@ struct FolderReport {
             files[name, default: 0] += count.files
             bytes[name, default: 0] += count.bytes
         }
-        return order.map { ($0, files[$0] ?? 0, bytes[$0] ?? 0) }
+        let rank = { (name: String) in queueOrder.firstIndex(of: name) ?? queueOrder.count }
+        return order.sorted { rank($0) < rank($1) }.map { ($0, files[$0] ?? 0, bytes[$0] ?? 0) }
     }
 
     private var statusTotals: [(String, Int, Int64)] {

@@ -4,6 +4,17 @@ import FerryCore
 /// `--dry-run`, and a summary at the end (stdout). Each transferred file only with -v.
 struct TextEventPrinter: RunEventSink {
     let verbose: Bool
+    /// The live progress table, if one is showing: messages go above it, and it is taken
+    /// down before the summary.
+    var display: ProgressDisplay?
+
+    private func report(_ line: String) {
+        if let display {
+            display.interject(line)
+        } else {
+            StandardStreams.error(line)
+        }
+    }
 
     func emit(_ event: RunEvent) {
         switch event {
@@ -17,15 +28,16 @@ struct TextEventPrinter: RunEventSink {
             StandardStreams.output("deleted \(side == .deleteLocal ? "local" : "remote") \(path)")
         case let .failed(path, _, message, willRetry, attempt):
             if willRetry {
-                if verbose { StandardStreams.error("retrying \(path) (attempt \(attempt) failed): \(message)") }
+                if verbose { report("retrying \(path) (attempt \(attempt) failed): \(message)") }
             } else {
-                StandardStreams.error("failed: \(path): \(message)")
+                report("failed: \(path): \(message)")
             }
         case let .conflict(path, _, message):
-            StandardStreams.error("conflict: \(path): \(message)")
+            report("conflict: \(path): \(message)")
         case let .skipped(path, reason):
-            if verbose { StandardStreams.error("skipped \(path): \(reason)") }
+            if verbose { report("skipped \(path): \(reason)") }
         case let .summary(summary):
+            display?.stop()
             StandardStreams.output(Self.line(summary))
         }
     }
