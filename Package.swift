@@ -37,6 +37,11 @@ let package = Package(
             path: "Plugins/LocalBackend"
         ),
         .target(
+            name: "WebDAVBackend",
+            dependencies: ["FerryPluginAPI", "CurlTransport"],
+            path: "Plugins/WebDAVBackend"
+        ),
+        .target(
             name: "CurlTransport",
             dependencies: ["CCurl", "FerryPluginAPI"],
             path: "Plugins/CurlTransport"
@@ -78,6 +83,10 @@ let package = Package(
         .testTarget(
             name: "LocalBackendTests",
             dependencies: ["LocalBackend", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "WebDAVBackendTests",
+            dependencies: ["WebDAVBackend", "FerryPluginAPI", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryIntegrationTests",

@@ -38,6 +38,11 @@ static inline CURLcode CCurl_easy_setopt_xferinfo_callback(CURL *handle, CCurl_x
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
+typedef int (*CCurl_seek_callback)(void *userdata, curl_off_t offset, int origin);
+static inline CURLcode CCurl_easy_setopt_seek_callback(CURL *handle, CCurl_seek_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+}
+
 static inline CURLcode CCurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
@@ -49,5 +54,13 @@ static inline CURLcode CCurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, cur
 static inline CURLcode CCurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+// Cast macros do not import into Swift; these return their values.
+static inline long CCurl_auth_basic(void) { return (long)CURLAUTH_BASIC; }
+static inline long CCurl_auth_digest(void) { return (long)CURLAUTH_DIGEST; }
+static inline long CCurl_auth_bearer(void) { return (long)CURLAUTH_BEARER; }
+static inline long CCurl_auth_any_safe(void) { return (long)CURLAUTH_ANYSAFE; }
+static inline CURLcode CCurl_global_init_all(void) { return curl_global_init(CURL_GLOBAL_ALL); }
+static inline size_t CCurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 
 #endif

@@ -84,6 +84,29 @@ public final class OpenFile {
         }
     }
 
+    /// Writes raw bytes at `offset`, all of them (for transports that hand over C buffers).
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(BackendError) {
+        var done = 0
+        while done < bytes.count {
+            let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw LocalFileSystem.error(errno, "cannot write", path)
+            }
+            done += written
+        }
+    }
+
+    /// Reads up to `bytes.count` bytes at `offset` into raw memory; returns the count read.
+    public func read(into bytes: UnsafeMutableRawBufferPointer, at offset: Int64) throws(BackendError) -> Int {
+        while true {
+            let count = pread(descriptor, bytes.baseAddress, bytes.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw LocalFileSystem.error(errno, "cannot read", path)
+        }
+    }
+
     /// Reads the whole file (for small files and tests).
     public func readAll() throws(BackendError) -> [UInt8] {
         var result: [UInt8] = []

@@ -131,6 +131,9 @@ public enum BackendConformance {
             guard backend.capabilities.rangedDownload else { return }
             let (request, bytes) = try source(scratch, name: "r", size: 200_000, seed: 23, to: "ranged.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
+            // Servers treat the validators of a file changed within the last second as weak
+            // (RFC 7232, 2.2.2) and answer a conditional range with the whole file.
+            try await Task.sleep(for: .milliseconds(1100))
             guard let entry = try await backend.stat(path("ranged.bin")) else { throw Failure(message: "no entry") }
             let partial = scratch + "/ranged.partial"
             try Data(bytes.prefix(70_000)).write(to: URL(fileURLWithPath: partial))

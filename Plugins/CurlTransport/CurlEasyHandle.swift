@@ -1,0 +1,222 @@
+internal import CCurl
+import FerryPluginAPI
+import Foundation
+
+/// One libcurl easy handle. Reused across requests (after `curl_easy_reset`, which keeps
+/// the connection cache, so keep-alive connections are reused). Not Sendable: used by one
+/// blocking thread at a time, handed between threads only through `CurlHandlePool`.
+final class CurlEasyHandle {
+    private let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    private static let globalInit: Bool = CCurl_global_init_all() == CURLE_OK
+
+    init() throws(BackendError) {
+        guard Self.globalInit, let handle = curl_easy_init() else {
+            throw BackendError(.io, "libcurl could not be initialised")
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    func perform(_ request: HTTPRequest, settings: CurlTransportSettings, observer: any TransferObserver) -> Result<HTTPResponse, BackendError> {
+        curl_easy_reset(handle)
+        errorBuffer[0] = 0
+        let context: CurlTransferContext
+        do {
+            context = try CurlTransferContext(request: request, observer: observer)
+        } catch {
+            return .failure(error)
+        }
+        let retained = Unmanaged.passRetained(context)
+        defer { retained.release() }
+        let userdata = retained.toOpaque()
+
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+        for (name, value) in request.headers {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+
+        var codes: [CURLcode] = []
+        func set(_ option: CURLoption, _ value: Int) { codes.append(CCurl_easy_setopt_long(handle, option, value)) }
+        func set(_ option: CURLoption, _ value: String) { codes.append(CCurl_easy_setopt_string(handle, option, value)) }
+
+        set(CURLOPT_URL, request.url)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_NOPROGRESS, 0)
+        set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        set(CURLOPT_LOW_SPEED_TIME, settings.stallTimeout)
+        set(CURLOPT_FOLLOWLOCATION, 1)
+        set(CURLOPT_MAXREDIRS, settings.maxRedirects)
+        set(CURLOPT_USERAGENT, settings.userAgent)
+        set(CURLOPT_BUFFERSIZE, 512 * 1024)
+        set(CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let caFile = settings.caFile { set(CURLOPT_CAINFO, caFile) }
+        if settings.insecure {
+            set(CURLOPT_SSL_VERIFYPEER, 0)
+            set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        switch settings.credentials {
+        case .none: break
+        case let .basic(user, password):
+            set(CURLOPT_HTTPAUTH, CCurl_auth_basic())
+            set(CURLOPT_USERNAME, user)
+            set(CURLOPT_PASSWORD, password)
+        case let .digest(user, password):
+            set(CURLOPT_HTTPAUTH, CCurl_auth_digest())
+            set(CURLOPT_USERNAME, user)
+            set(CURLOPT_PASSWORD, password)
+        case let .bearer(token):
+            set(CURLOPT_HTTPAUTH, CCurl_auth_bearer())
+            set(CURLOPT_XOAUTH2_BEARER, token)
+        case .netrc:
+            set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            set(CURLOPT_HTTPAUTH, CCurl_auth_any_safe() | CCurl_auth_basic())
+        }
+
+        switch (request.method, request.body) {
+        case ("GET", .none):
+            set(CURLOPT_HTTPGET, 1)
+        case ("HEAD", .none):
+            set(CURLOPT_NOBODY, 1)
+        case ("PUT", let body):
+            set(CURLOPT_UPLOAD, 1)
+            set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
+            if body.length < 1 << 20 { headerList = curl_slist_append(headerList, "Expect:") }
+        case (let method, .none):
+            set(CURLOPT_CUSTOMREQUEST, method)
+        case (let method, let body):
+            set(CURLOPT_CUSTOMREQUEST, method)
+            set(CURLOPT_UPLOAD, 1)
+            set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
+            headerList = curl_slist_append(headerList, "Expect:")
+        }
+        if let offset = request.resumeFrom, offset > 0 {
+            codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))
+        }
+        codes.append(CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata))
+        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadCallback))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata))
+        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata))
+        codes.append(CCurl_easy_setopt_seek_callback(handle, curlSeekCallback))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata))
+        codes.append(CCurl_easy_setopt_xferinfo_callback(handle, curlProgressCallback))
+        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata))
+        if let bad = codes.first(where: { $0 != CURLE_OK }) {
+            return .failure(BackendError(.io, "libcurl refused an option", cause: String(cString: curl_easy_strerror(bad))))
+        }
+
+        let code = curl_easy_perform(handle)
+        var status = 0
+        codes.removeAll()
+        codes.append(CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status))
+
+        if let failure = context.failure { return .failure(failure) }
+        guard code == CURLE_OK else {
+            return .failure(classify(code, context: context, request: request))
+        }
+        do {
+            try context.syncResponseFile()
+        } catch {
+            return .failure(error)
+        }
+        return .success(HTTPResponse(status: status, headers: context.headers, body: context.responseBody,
+                                     bytesSent: context.bytesSent, bytesReceived: context.bytesReceived))
+    }
+
+    private func classify(_ code: CURLcode, context: CurlTransferContext, request: HTTPRequest) -> BackendError {
+        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let path = Self.redacted(request.url)
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            return BackendError(.unreachable, "cannot reach the server; check that it is up and the URL is right", path: path, cause: detail)
+        case CURLE_OPERATION_TIMEDOUT:
+            return BackendError(.timeout, "the transfer stalled or the server did not answer in time", path: path, cause: detail)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return BackendError(.connectionLost, "the connection was lost", path: path, cause: detail)
+        case CURLE_ABORTED_BY_CALLBACK:
+            return BackendError(.cancelled, "transfer cancelled", path: path)
+        case CURLE_RANGE_ERROR:
+            return BackendError(.protocolViolation, "the server ignored the requested range", path: path, cause: detail, retryable: true)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return BackendError(.protocolViolation, "TLS verification failed; set ca_file for a private CA (or, knowingly, insecure: true)", path: path, cause: detail)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return BackendError(.protocolViolation, "too many redirects", path: path, cause: detail)
+        case CURLE_LOGIN_DENIED:
+            return BackendError(.authenticationFailed, "the server refused the credentials; check the user and password of this remote", path: path, cause: detail)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return BackendError(.invalidName, "invalid URL", path: path, cause: detail)
+        default:
+            return BackendError(.io, "transfer failed", path: path, cause: detail, retryable: true)
+        }
+    }
+
+    /// A URL without any user:password part, for messages.
+    static func redacted(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://"),
+              let at = url[schemeEnd.upperBound...].firstIndex(of: "@"),
+              !url[schemeEnd.upperBound..<at].contains("/") else { return url }
+        return String(url[..<schemeEnd.upperBound]) + String(url[url.index(after: at)...])
+    }
+}
+
+extension HTTPRequest.Body {
+    var length: Int64 {
+        switch self {
+        case .none: return 0
+        case let .data(data): return Int64(data.count)
+        case let .file(_, _, length): return length
+        }
+    }
+}
+
+private func context(_ userdata: UnsafeMutableRawPointer?) -> CurlTransferContext? {
+    userdata.map { Unmanaged<CurlTransferContext>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let curlWriteCallback: CCurl_data_callback = { buffer, size, count, userdata in
+    guard let context = context(userdata) else { return 0 }
+    let length = size * count
+    guard length > 0, let buffer else { return 0 }
+    return context.receive(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+
+private let curlReadCallback: CCurl_data_callback = { buffer, size, count, userdata in
+    guard let context = context(userdata), let buffer else { return CCurl_readfunc_abort() }
+    guard let filled = context.fill(UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) else {
+        return CCurl_readfunc_abort()
+    }
+    return filled
+}
+
+private let curlHeaderCallback: CCurl_data_callback = { buffer, size, count, userdata in
+    guard let context = context(userdata), let buffer else { return 0 }
+    let length = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+    context.header(line)
+    return length
+}
+
+private let curlSeekCallback: CCurl_seek_callback = { userdata, offset, origin in
+    // CURL_SEEKFUNC_OK = 0, CURL_SEEKFUNC_CANTSEEK = 2; libcurl only seeks from the start.
+    guard let context = context(userdata), origin == SEEK_SET else { return 2 }
+    return context.rewind(to: Int64(offset)) ? 0 : 2
+}
+
+private let curlProgressCallback: CCurl_xferinfo_callback = { userdata, _, _, _, _ in
+    guard let context = context(userdata) else { return 1 }
+    return context.isCancelled ? 1 : 0
+}

@@ -1,0 +1,157 @@
+import FerryPluginAPI
+import Foundation
+
+/// Everything libcurl's C callbacks need during one transfer. They reach it through the
+/// `void *userdata` as an `Unmanaged` pointer, since C function pointers cannot capture.
+/// Used by one blocking thread at a time (the one inside `curl_easy_perform`).
+final class CurlTransferContext {
+    let observer: any TransferObserver
+
+    private var requestData: Data?
+    private var requestDataOffset = 0
+    private var requestFile: OpenFile?
+    private var requestFileOffset: Int64 = 0
+    private var requestFileRemaining: Int64 = 0
+    private var requestFileStart: Int64 = 0
+    private var requestFileLength: Int64 = 0
+
+    private var memory = Data()
+    private var memoryLimit = 0
+    private var responseFile: OpenFile?
+    private var responseFileOffset: Int64 = 0
+    private var discardBody = false
+    /// Body bytes of non-final responses (redirects, 401 challenges) are not the payload.
+    private var payloadStatus = true
+
+    private(set) var headers: [(String, String)] = []
+    private(set) var failure: BackendError?
+    private(set) var bytesSent: Int64 = 0
+    private(set) var bytesReceived: Int64 = 0
+
+    init(request: HTTPRequest, observer: any TransferObserver) throws(BackendError) {
+        self.observer = observer
+        switch request.body {
+        case .none: break
+        case let .data(data): requestData = data
+        case let .file(path, offset, length):
+            requestFile = try OpenFile(path, mode: .read)
+            requestFileOffset = offset
+            requestFileRemaining = length
+            requestFileStart = offset
+            requestFileLength = length
+        }
+        switch request.responseBody {
+        case let .memory(limit): memoryLimit = limit
+        case let .file(path, offset):
+            let file = try OpenFile(path, mode: .writeKeep)
+            try file.truncate(to: offset)
+            responseFile = file
+            responseFileOffset = offset
+        case .discard: discardBody = true
+        }
+    }
+
+    var responseBody: Data { memory }
+
+    /// Fills libcurl's upload buffer; returns the bytes written, 0 at the end, or nil to abort.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        if observer.isCancelled { return nil }
+        var count = 0
+        if let data = requestData {
+            count = min(buffer.count, data.count - requestDataOffset)
+            if count > 0 {
+                data.withUnsafeBytes { source in
+                    buffer.baseAddress!.copyMemory(from: source.baseAddress! + requestDataOffset, byteCount: count)
+                }
+                requestDataOffset += count
+            }
+        } else if let file = requestFile, requestFileRemaining > 0 {
+            let want = Int(min(Int64(buffer.count), requestFileRemaining))
+            do {
+                count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: requestFileOffset)
+            } catch {
+                failure = error
+                return nil
+            }
+            if count == 0 {
+                failure = BackendError(.changedDuringTransfer, "the file became shorter while being sent", path: file.path)
+                return nil
+            }
+            requestFileOffset += Int64(count)
+            requestFileRemaining -= Int64(count)
+        }
+        bytesSent += Int64(count)
+        pauseIfThrottled(observer.bytesTransferred(count))
+        return count
+    }
+
+    /// Moves the request body back to `position` (libcurl resends it after a redirect or an
+    /// authentication challenge); false when that is impossible.
+    func rewind(to position: Int64) -> Bool {
+        if let data = requestData {
+            guard position >= 0, position <= Int64(data.count) else { return false }
+            requestDataOffset = Int(position)
+            return true
+        }
+        if requestFile != nil {
+            guard position >= 0, position <= requestFileLength else { return false }
+            requestFileOffset = requestFileStart + position
+            requestFileRemaining = requestFileLength - position
+            return true
+        }
+        return position == 0
+    }
+
+    /// Takes a chunk of the response body; false aborts the transfer.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if observer.isCancelled { return false }
+        guard payloadStatus else { return true }
+        if discardBody { return true }
+        if let file = responseFile {
+            do {
+                try file.write(bytes, at: responseFileOffset)
+            } catch {
+                failure = error
+                return false
+            }
+            responseFileOffset += Int64(bytes.count)
+            bytesReceived += Int64(bytes.count)
+            pauseIfThrottled(observer.bytesTransferred(bytes.count))
+            return true
+        }
+        guard memory.count + bytes.count <= memoryLimit else {
+            failure = BackendError(.protocolViolation, "the server's answer is larger than \(memoryLimit) bytes; refusing it")
+            return false
+        }
+        memory.append(contentsOf: bytes)
+        bytesReceived += Int64(bytes.count)
+        return true
+    }
+
+    /// One header line of the response; a status line starts a new set (redirects, 100, 401).
+    func header(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("HTTP/") {
+            headers.removeAll()
+            let parts = trimmed.split(separator: " ")
+            let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            // Bodies of redirects and auth challenges are not the payload.
+            payloadStatus = !((300..<400).contains(status) || status == 401 || status == 100)
+            return
+        }
+        guard let colon = trimmed.firstIndex(of: ":") else { return }
+        let name = trimmed[..<colon].lowercased()
+        let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        headers.append((name, value))
+    }
+
+    var isCancelled: Bool { observer.isCancelled }
+
+    func syncResponseFile() throws(BackendError) {
+        try responseFile?.sync()
+    }
+
+    private func pauseIfThrottled(_ pause: Duration) {
+        if pause > .zero { ChunkedCopy.sleepBlocking(pause) }
+    }
+}

@@ -1,0 +1,43 @@
+import FerryPluginAPI
+import Synchronization
+
+/// Performs HTTP requests with libcurl for one server. Blocking `curl_easy_perform` runs
+/// on `BlockingIO`'s threads, never on the cooperative pool; easy handles are pooled so
+/// each keeps its keep-alive connections for the next request.
+public final class CurlTransport: Sendable {
+    public let settings: CurlTransportSettings
+    private let idle = Mutex<[PooledHandle]>([])
+
+    public init(settings: CurlTransportSettings) {
+        self.settings = settings
+    }
+
+    public func perform(_ request: HTTPRequest, observer: any TransferObserver = NullTransferObserver()) async throws(BackendError) -> HTTPResponse {
+        let pooled = try checkOut()
+        let settings = self.settings
+        let result = await BlockingIO.run { () -> Result<HTTPResponse, BackendError> in
+            pooled.handle.perform(request, settings: settings, observer: observer)
+        }
+        checkIn(pooled)
+        return try result.get()
+    }
+
+    private func checkOut() throws(BackendError) -> PooledHandle {
+        if let handle = idle.withLock({ $0.popLast() }) { return handle }
+        return PooledHandle(handle: try CurlEasyHandle())
+    }
+
+    private func checkIn(_ handle: PooledHandle) {
+        idle.withLock { pool in
+            if pool.count < 32 { pool.append(handle) }
+        }
+    }
+}
+
+/// A handle between uses. `@unchecked Sendable` is sound here because a handle is only
+/// reachable from the pool (under its lock) or from the single `perform` call that checked
+/// it out; no two threads ever hold it at once.
+final class PooledHandle: @unchecked Sendable {
+    let handle: CurlEasyHandle
+    init(handle: CurlEasyHandle) { self.handle = handle }
+}

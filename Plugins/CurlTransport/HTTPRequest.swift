@@ -1,0 +1,59 @@
+import FerryPluginAPI
+import Foundation
+
+/// One HTTP exchange to perform.
+public struct HTTPRequest: Sendable {
+    public enum Body: Sendable {
+        case none
+        case data(Data)
+        /// `length` bytes of a local file, starting at `offset`.
+        case file(path: String, offset: Int64, length: Int64)
+    }
+
+    public enum ResponseBody: Sendable {
+        /// Keep the body in memory, refusing more than `limit` bytes.
+        case memory(limit: Int)
+        /// Write the body into a local file at `offset` (appending to a partial download).
+        case file(path: String, offset: Int64)
+        /// Read and drop it.
+        case discard
+    }
+
+    public var method: String
+    /// The full URL, percent-encoded, without credentials.
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: Body
+    public var responseBody: ResponseBody
+    /// Ask for the body from this byte on (`Range: bytes=N-`); a server that answers 200
+    /// instead of 206 makes the request fail with `rangeIgnored`.
+    public var resumeFrom: Int64?
+
+    public init(method: String, url: String, headers: [(String, String)] = [], body: Body = .none,
+                responseBody: ResponseBody = .memory(limit: 1 << 20), resumeFrom: Int64? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.responseBody = responseBody
+        self.resumeFrom = resumeFrom
+    }
+}
+
+/// What came back.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header names lower-cased, in arrival order (of the final response, after redirects).
+    public var headers: [(String, String)]
+    /// The body, when it was kept in memory.
+    public var body: Data
+    public var bytesSent: Int64
+    public var bytesReceived: Int64
+
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.last { $0.0 == lowered }?.1
+    }
+
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

@@ -1,0 +1,783 @@
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import FerryPluginAPI
+import Foundation
+
+/// Reads the `207 Multi-Status` answer to a `PROPFIND Depth: 1` (RFC 4918 §9.1, §14.16)
+/// into the entries of one folder.
+///
+/// A listing comes from a server we do not control, so it is read strictly, and a listing
+/// that is hostile or broken is refused as a whole (`.protocolViolation`), never followed
+/// in part:
+/// - elements are matched by namespace URI (`DAV:`) and local name, never by prefix;
+/// - a document type declaration is refused before XML parsing starts, so no entity can
+///   be defined (no "billion laughs", no external entity); XML parse errors are fatal;
+/// - every `<href>` must name the requested collection itself or exactly one direct
+///   member of it; each member name must be a valid `RemotePath` component, once;
+/// - only `<propstat>` blocks with a 2xx status give values (missing properties come
+///   back under 404); a `<response>` with a non-2xx status and no `<propstat>` is skipped;
+/// - the body's size and the number of entries are bounded by `ListingLimits`.
+///
+/// The parse streams (`XMLParser(stream:)`, which unlike `XMLParser(data:)` has no 10 MB
+/// limit on Linux) and builds no document tree.
+public enum MultistatusParser {
+    /// Parses the body of a `PROPFIND Depth: 1` on the collection whose URL path (as sent, percent-encoded,
+    /// e.g. "/dav/photos/2024%20Alps/") is `requestPath`, and whose RemotePath (relative to the backend
+    /// root) is `directory`.
+    ///
+    /// The collection's own `<response>` (matched with or without a trailing slash) gives
+    /// `collectionETag` and is not a child. A file's `Depth: 0` answer can be read with the
+    /// file's parent as `requestPath`/`directory`: the file is then the only child.
+    public static func parse(_ body: Data, requestPath: String, directory: RemotePath,
+                             limits: ListingLimits) throws(BackendError) -> DAVListing {
+        let context = directory.description
+        guard !body.isEmpty else {
+            throw refusal("the PROPFIND response body is empty", path: context)
+        }
+        guard body.count <= limits.maxBytes else {
+            throw refusal("the PROPFIND response is \(body.count) bytes, more than the limit of \(limits.maxBytes)",
+                          path: context)
+        }
+        let matcher: DAVHref.Matcher
+        do {
+            matcher = try DAVHref.Matcher(requestPath: requestPath)
+        } catch {
+            let detail = "cannot list the URL path \(requestPath.debugDescription): \(error.reason)"
+            throw BackendError(.invalidName, detail, path: context)
+        }
+        if let problem = XMLProlog.problem(in: body) {
+            throw refusal(problem, path: context)
+        }
+
+        let handler = MultistatusHandler(matcher: matcher, directory: directory, limits: limits)
+        let parser = XMLParser(stream: InputStream(data: body))
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        parser.externalEntityResolvingPolicy = .never
+        parser.delegate = handler
+        let succeeded = withExtendedLifetime(handler) { parser.parse() }
+        parser.delegate = nil
+
+        if let failure = handler.failure {
+            throw failure
+        }
+        if let xmlError = handler.xmlError {
+            let reason = XMLProlog.describe(libxml2Code: xmlError.code)
+            throw refusal("the PROPFIND response is not well-formed XML: \(reason)", line: xmlError.line, path: context)
+        }
+        guard succeeded else {
+            throw refusal("the PROPFIND response could not be parsed as XML", line: parser.lineNumber, path: context)
+        }
+        guard handler.finished else {
+            throw refusal(handler.sawRoot
+                          ? "the PROPFIND response ends before </multistatus> (truncated?)"
+                          : "the PROPFIND response contains no XML element",
+                          line: parser.lineNumber, path: context)
+        }
+        return handler.listing()
+    }
+
+    static func refusal(_ detail: String, line: Int? = nil, path: String) -> BackendError {
+        var message = "refusing the WebDAV folder listing: " + detail
+        if let line, line > 0 { message += " (line \(line))" }
+        return BackendError(.protocolViolation, message, path: path)
+    }
+}
+
+// MARK: - SAX handler
+
+/// Receives XMLParser's events; keeps only the current `<response>` and the children so
+/// far. The first failure is kept and stops the parse.
+private final class MultistatusHandler: NSObject, XMLParserDelegate {
+    private enum Node {
+        case multistatus, response, href, responseStatus, propstat, propstatStatus, prop
+        case resourcetype, contentLength, lastModified, etag
+        /// Anything we do not read (foreign namespaces, other DAV: properties), with its subtree.
+        case other
+
+        var collectsText: Bool {
+            switch self {
+            case .href, .responseStatus, .propstatStatus, .contentLength, .lastModified, .etag: return true
+            default: return false
+            }
+        }
+    }
+
+    private struct Properties {
+        var isCollection: Bool?
+        var contentLength: String?
+        var lastModified: String?
+        var etag: String?
+
+        mutating func merge(_ other: Properties) {
+            if let value = other.isCollection { isCollection = value }
+            if let value = other.contentLength { contentLength = value }
+            if let value = other.lastModified { lastModified = value }
+            if let value = other.etag { etag = value }
+        }
+    }
+
+    private struct Response {
+        var hrefs: [String] = []
+        var status: String?
+        var propstatCount = 0
+        /// Values from the 2xx propstats only.
+        var properties = Properties()
+    }
+
+    private struct Propstat {
+        var status: String?
+        var properties = Properties()
+    }
+
+    private let matcher: DAVHref.Matcher
+    private let directory: RemotePath
+    private let limits: ListingLimits
+
+    private var stack: [Node] = []
+    /// `stack.last`, kept apart because it is read on every event.
+    private var top: Node?
+    /// Whether character data goes into `text` (the top element is one we read).
+    private var collecting = false
+    private var text = ""
+    private var response: Response?
+    private var propstat: Propstat?
+    private var responseCount = 0
+    private var children: [RemoteEntry] = []
+    private var childNames: Set<String> = []
+    private var collectionETag: String?
+    private var sawCollection = false
+
+    private(set) var sawRoot = false
+    private(set) var finished = false
+    private(set) var failure: BackendError?
+    /// The first error libxml2 reported: its code and line.
+    private(set) var xmlError: (code: Int, line: Int)?
+
+    /// The last status line read and its code: nearly every one is `HTTP/1.1 200 OK`.
+    private var lastStatus: (line: String, code: Int?) = ("", nil)
+    /// The last getlastmodified read and its value: files copied together share it.
+    private var lastModified: (text: String, nanos: Int64?) = ("", nil)
+
+    init(matcher: DAVHref.Matcher, directory: RemotePath, limits: ListingLimits) {
+        self.matcher = matcher
+        self.directory = directory
+        self.limits = limits
+    }
+
+    func listing() -> DAVListing {
+        // All children share one parent, so comparing names is enough. String's `<` (fast, and
+        // the same as RemotePath's byte order for NFC names) sorts; a linear check with
+        // RemotePath's own order catches the rare names where the two orders differ.
+        var sorted = children.sorted { $0.path.name < $1.path.name }
+        for index in sorted.indices.dropFirst()
+        where !Self.bytesPrecede(sorted[index - 1].path.name, sorted[index].path.name) {
+            sorted.sort { Self.bytesPrecede($0.path.name, $1.path.name) }
+            break
+        }
+        return DAVListing(collectionETag: collectionETag, children: sorted)
+    }
+
+    /// RemotePath's order for two names: their UTF-8 bytes, compared lexicographically.
+    private static func bytesPrecede(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                    let order = memcmp(a, b, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    private func fail(_ parser: XMLParser, _ detail: String) {
+        guard failure == nil else { return }
+        failure = MultistatusParser.refusal(detail, line: parser.lineNumber, path: directory.description)
+        parser.abortParsing()
+    }
+
+    // MARK: Events
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?, attributes attributeDict: [String: String]) {
+        guard failure == nil else { return }
+        let isDAV = namespaceURI == WebDAVNamespace.uri
+        let node: Node
+        switch top {
+        case nil:
+            guard !sawRoot else { return }  // libxml2 reports the extra content
+            sawRoot = true
+            guard isDAV, elementName == "multistatus" else {
+                let namespace = namespaceURI.map { $0.isEmpty ? "no namespace" : "namespace \($0.debugDescription)" }
+                    ?? "no namespace"
+                fail(parser, "the root element is <\(qName ?? elementName)> in \(namespace), not DAV: multistatus")
+                return
+            }
+            node = .multistatus
+        case .multistatus?:
+            if isDAV, elementName == "response" {
+                responseCount += 1
+                // One more than maxEntries: the collection's own response.
+                if responseCount > limits.maxEntries + 1 {
+                    fail(parser, "the folder has more than \(limits.maxEntries) entries (the listing limit)")
+                    return
+                }
+                response = Response()
+                node = .response
+            } else {
+                node = .other
+            }
+        case .response?:
+            switch isDAV ? elementName : "" {
+            case "href": node = .href
+            case "status": node = .responseStatus
+            case "propstat":
+                response?.propstatCount += 1
+                propstat = Propstat()
+                node = .propstat
+            default: node = .other
+            }
+        case .propstat?:
+            switch isDAV ? elementName : "" {
+            case "prop": node = .prop
+            case "status": node = .propstatStatus
+            default: node = .other
+            }
+        case .prop?:
+            switch isDAV ? elementName : "" {
+            case "resourcetype":
+                propstat?.properties.isCollection = false
+                node = .resourcetype
+            case "getcontentlength": node = .contentLength
+            case "getlastmodified": node = .lastModified
+            case "getetag": node = .etag
+            default: node = .other
+            }
+        case .resourcetype?:
+            if isDAV, elementName == "collection" {
+                propstat?.properties.isCollection = true
+            }
+            node = .other
+        default:
+            node = .other
+        }
+        if node.collectsText { text = "" }
+        stack.append(node)
+        top = node
+        collecting = node.collectsText
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+                qualifiedName qName: String?) {
+        guard failure == nil, let node = stack.popLast() else { return }
+        top = stack.last
+        collecting = top?.collectsText ?? false
+        switch node {
+        case .multistatus: finished = true
+        case .response: finishResponse(parser)
+        case .href: response?.hrefs.append(text)
+        case .responseStatus: response?.status = text
+        case .propstat: finishPropstat(parser)
+        case .propstatStatus: propstat?.status = text
+        case .contentLength: propstat?.properties.contentLength = text
+        case .lastModified: propstat?.properties.lastModified = text
+        case .etag: propstat?.properties.etag = text
+        case .prop, .resourcetype, .other: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if collecting, failure == nil { text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        if collecting, failure == nil { text += String(decoding: CDATABlock, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+        nil
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        let code = (parseError as NSError).code
+        // libxml2's warnings (XML_WAR_*) are reported here too; they do not make a document ill-formed.
+        guard xmlError == nil, !XMLProlog.libxml2Warnings.contains(code) else { return }
+        xmlError = (code, parser.lineNumber)
+        parser.abortParsing()
+    }
+
+    // MARK: Responses
+
+    private func finishPropstat(_ parser: XMLParser) {
+        guard let block = propstat else { return }
+        propstat = nil
+        guard let status = block.status else {
+            fail(parser, "a <propstat> has no <status>")
+            return
+        }
+        guard let code = statusCode(status) else {
+            fail(parser, "unreadable propstat status \(status.debugDescription)")
+            return
+        }
+        if (200..<300).contains(code) {
+            response?.properties.merge(block.properties)
+        }
+    }
+
+    private func finishResponse(_ parser: XMLParser) {
+        guard let current = response else { return }
+        response = nil
+        guard !current.hrefs.isEmpty else {
+            fail(parser, "a <response> has no <href>")
+            return
+        }
+        if current.propstatCount == 0 {
+            guard let status = current.status else {
+                fail(parser, "a <response> has neither <propstat> nor <status>")
+                return
+            }
+            guard let code = statusCode(status) else {
+                fail(parser, "unreadable response status \(status.debugDescription)")
+                return
+            }
+            // e.g. a member that could not be read (403) or vanished meanwhile (404).
+            guard (200..<300).contains(code) else { return }
+            for href in current.hrefs {
+                accept(parser, href: href, properties: Properties())
+                if failure != nil { return }
+            }
+        } else {
+            guard current.hrefs.count == 1 else {
+                fail(parser, "a <response> with <propstat> has \(current.hrefs.count) <href> elements")
+                return
+            }
+            accept(parser, href: current.hrefs[0], properties: current.properties)
+        }
+    }
+
+    private func accept(_ parser: XMLParser, href: String, properties: Properties) {
+        let target: DAVHref.Target
+        do {
+            target = try matcher.classify(href)
+        } catch {
+            fail(parser, "the href \(trimXML(href).debugDescription) \(error.reason)")
+            return
+        }
+        let etag = properties.etag.map { String(trimXML($0)) }.flatMap { $0.isEmpty ? nil : $0 }
+
+        switch target {
+        case .collection:
+            guard !sawCollection else {
+                fail(parser, "the folder itself is described twice")
+                return
+            }
+            sawCollection = true
+            if properties.isCollection == false {
+                fail(parser, "the server describes the listed folder as a file, not a collection")
+                return
+            }
+            collectionETag = etag
+
+        case .member(let name, let trailingSlash):
+            let kind: RemoteEntry.Kind
+            if let isCollection = properties.isCollection {
+                kind = isCollection ? .directory : .file
+            } else {
+                // No resourcetype in a 2xx propstat: a trailing slash is the only hint.
+                kind = trailingSlash ? .directory : .file
+            }
+            if trailingSlash, kind == .file {
+                fail(parser, "the href \(trimXML(href).debugDescription) ends with a slash but is not a collection")
+                return
+            }
+            let path: RemotePath
+            do {
+                path = try directory.appending(name)
+            } catch {
+                fail(parser, "the href \(trimXML(href).debugDescription) has an invalid name: \(error.message)")
+                return
+            }
+            guard childNames.insert(name).inserted else {
+                fail(parser, "the name \(name.debugDescription) appears twice")
+                return
+            }
+            var size: Int64 = 0
+            if kind == .file {
+                guard let text = properties.contentLength else {
+                    fail(parser, "the file \(name.debugDescription) has no getcontentlength")
+                    return
+                }
+                let digits = trimXML(text)
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                      let value = Int64(digits) else {
+                    fail(parser, "the file \(name.debugDescription) has an invalid getcontentlength "
+                         + text.debugDescription)
+                    return
+                }
+                size = value
+            }
+            var modified: Int64?
+            if let text = properties.lastModified {
+                if text != lastModified.text { lastModified = (text, HTTPDate.parse(text)) }
+                modified = lastModified.nanos
+            }
+            children.append(RemoteEntry(path: path, kind: kind, size: size, modifiedNanos: modified, etag: etag))
+            if children.count > limits.maxEntries {
+                fail(parser, "the folder has more than \(limits.maxEntries) entries (the listing limit)")
+            }
+        }
+    }
+
+    /// The code of a status line such as `HTTP/1.1 200 OK`.
+    private func statusCode(_ line: String) -> Int? {
+        if line == lastStatus.line { return lastStatus.code }
+        let code = Self.parseStatusCode(line)
+        lastStatus = (line, code)
+        return code
+    }
+
+    private static func parseStatusCode(_ line: String) -> Int? {
+        let parts = trimXML(line).split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].utf8.count == 3,
+              parts[1].utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(parts[1])
+    }
+}
+
+/// Drops XML white space (space, tab, CR, LF) at both ends.
+private func trimXML(_ text: String) -> Substring {
+    // Most values come without surrounding white space.
+    if let first = text.utf8.first, let last = text.utf8.last, !isXMLSpace(first), !isXMLSpace(last) {
+        return text[...]
+    }
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+    guard let start = text.firstIndex(where: { !isSpace($0) }),
+          let end = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+    return text[start...end]
+}
+
+private func isXMLSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+}
+
+// MARK: - hrefs
+
+/// Checks an `<href>` against the listed collection.
+enum DAVHref {
+    enum Target: Equatable, Sendable {
+        /// The listed collection itself.
+        case collection
+        /// A direct member: its decoded name, and whether the href ended with a slash.
+        case member(name: String, trailingSlash: Bool)
+    }
+
+    struct Refusal: Error {
+        var reason: String
+    }
+
+    /// Classifies the hrefs of one listing. Hrefs that start with the request path byte for
+    /// byte (the usual case) skip decoding the collection's part again.
+    struct Matcher: Sendable {
+        /// The collection's decoded segments.
+        let collection: [String]
+        /// The request path as sent, ending with one slash.
+        private let prefix: [UInt8]
+
+        init(requestPath: String) throws(Refusal) {
+            collection = try DAVHref.segments(ofPath: Substring(requestPath)).segments
+            var prefix = Array(requestPath.utf8)
+            if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+            self.prefix = prefix
+        }
+
+        func classify(_ href: String) throws(Refusal) -> Target {
+            if let member = directMember(href) {
+                guard let name = DAVHref.percentDecode(member.name[...]) else {
+                    throw Refusal(reason: "has an invalid percent-encoding or is not UTF-8 in "
+                                  + member.name.debugDescription)
+                }
+                if name == "." || name == ".." {
+                    throw Refusal(reason: "has a \(name.debugDescription) segment")
+                }
+                return .member(name: name, trailingSlash: member.trailingSlash)
+            }
+            return try DAVHref.classify(href, collection: collection)
+        }
+
+        /// The still-encoded name when `href` is the request path, byte for byte, followed by
+        /// one plain segment (and perhaps a slash); nil sends the href the long way.
+        private func directMember(_ href: String) -> (name: String, trailingSlash: Bool)? {
+            var href = href
+            return href.withUTF8 { bytes -> (name: String, trailingSlash: Bool)? in
+                var start = 0, end = bytes.count
+                while start < end, isXMLSpace(bytes[start]) { start += 1 }
+                while end > start, isXMLSpace(bytes[end - 1]) { end -= 1 }
+                guard end - start > prefix.count else { return nil }
+                for offset in 0..<prefix.count where bytes[start + offset] != prefix[offset] { return nil }
+                start += prefix.count
+                var trailingSlash = false
+                if bytes[end - 1] == UInt8(ascii: "/") {
+                    trailingSlash = true
+                    end -= 1
+                }
+                guard start < end else { return nil }
+                for index in start..<end {
+                    let byte = bytes[index]
+                    if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                        return nil
+                    }
+                }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                return (name, trailingSlash)
+            }
+        }
+    }
+
+    /// Where an href points relative to the collection whose decoded path segments are
+    /// `collection`. The href is an absolute path (`/dav/a%20b/x.jpg`) or an http(s) URL
+    /// whose scheme and authority are ignored; anything but the collection itself or
+    /// one direct member is refused.
+    static func classify(_ href: String, collection: [String]) throws(Refusal) -> Target {
+        let trimmed = trimXML(href)
+        guard !trimmed.isEmpty else { throw Refusal(reason: "is empty") }
+        let (segments, trailingSlash) = try self.segments(ofPath: try path(of: trimmed))
+        if segments.count == collection.count, segments == collection {
+            return .collection
+        }
+        if segments.count == collection.count + 1, segments.dropLast().elementsEqual(collection),
+           let name = segments.last {
+            return .member(name: name, trailingSlash: trailingSlash)
+        }
+        throw Refusal(reason: "is neither the listed folder nor one of its direct members")
+    }
+
+    /// The path part of an href: itself when it is an absolute path, the part after
+    /// `scheme://authority` when it is an http(s) URL.
+    static func path(of href: Substring) throws(Refusal) -> Substring {
+        let path: Substring
+        if href.hasPrefix("/") {
+            guard !href.hasPrefix("//") else { throw Refusal(reason: "is a network-path reference (//host/…)") }
+            path = href
+        } else if let separator = href.range(of: "://") {
+            let scheme = href[..<separator.lowerBound].lowercased()
+            guard scheme == "http" || scheme == "https" else {
+                throw Refusal(reason: "has the scheme \(scheme.debugDescription), not http or https")
+            }
+            let rest = href[separator.upperBound...]
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            guard slash > rest.startIndex else { throw Refusal(reason: "is a URL without a host") }
+            path = slash == rest.endIndex ? "/" : rest[slash...]
+        } else {
+            throw Refusal(reason: "is neither an absolute path nor an http(s) URL")
+        }
+        guard !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+            throw Refusal(reason: "has a query or a fragment")
+        }
+        return path
+    }
+
+    /// The percent-decoded segments of an absolute URL path; one trailing slash is not a
+    /// segment (`/a/b/` and `/a/b` both give `["a", "b"]`; `/` gives none).
+    static func segments(ofPath path: Substring) throws(Refusal) -> (segments: [String], trailingSlash: Bool) {
+        guard path.hasPrefix("/") else { throw Refusal(reason: "is not an absolute path") }
+        var body = path.dropFirst()
+        if body.isEmpty { return ([], true) }
+        var trailingSlash = false
+        if body.hasSuffix("/") {
+            trailingSlash = true
+            body = body.dropLast()
+        }
+        var segments: [String] = []
+        for raw in body.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let segment = percentDecode(raw) else {
+                throw Refusal(reason: "has an invalid percent-encoding or is not UTF-8 in "
+                              + String(raw).debugDescription)
+            }
+            if segment == "." || segment == ".." {
+                throw Refusal(reason: "has a \(segment.debugDescription) segment")
+            }
+            segments.append(segment)
+        }
+        return (segments, trailingSlash)
+    }
+
+    /// Strict percent-decoding: every `%` is followed by two hex digits and the result is
+    /// UTF-8. `+` stays `+` (that is form encoding, not URL paths).
+    static func percentDecode(_ text: Substring) -> String? {
+        let utf8 = text.utf8
+        guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+// MARK: - Prolog
+
+/// Looks at what comes before the root element, before libxml2 sees the document.
+///
+/// A multistatus body never needs a document type declaration, and a DTD is the only way
+/// to define entities, so refusing `<!DOCTYPE` here rules out entity expansion bombs and
+/// external entities whatever libxml2's own protections are. The encoding is restricted to
+/// UTF-8, UTF-16 and ASCII-compatible single-byte ones, so that a DTD cannot hide in an
+/// encoding (UTF-7, EBCDIC, UTF-32) that this byte-level check would not read.
+enum XMLProlog {
+    private enum Layout {
+        case utf8, utf16BigEndian, utf16LittleEndian
+    }
+
+    /// Why the document is refused, or nil to let the XML parser judge it.
+    static func problem(in body: Data) -> String? {
+        body.withUnsafeBytes { problem(in: $0) }
+    }
+
+    private static func problem(in bytes: UnsafeRawBufferPointer) -> String? {
+        func starts(with prefix: [UInt8]) -> Bool {
+            bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
+        }
+        let detected: (layout: Layout, start: Int)
+        if starts(with: [0xEF, 0xBB, 0xBF]) {
+            detected = (.utf8, 3)
+        } else if starts(with: [0xFF, 0xFE, 0x00, 0x00]) || starts(with: [0x00, 0x00])
+                    || starts(with: [0x3C, 0x00, 0x00, 0x00]) {
+            return "the PROPFIND response is encoded in UTF-32, which is not accepted"
+        } else if starts(with: [0x4C, 0x6F, 0xA7, 0x94]) {
+            return "the PROPFIND response is encoded in EBCDIC, which is not accepted"
+        } else if starts(with: [0xFE, 0xFF]) {
+            detected = (.utf16BigEndian, 2)
+        } else if starts(with: [0xFF, 0xFE]) {
+            detected = (.utf16LittleEndian, 2)
+        } else if starts(with: [0x00, 0x3C]) {
+            detected = (.utf16BigEndian, 0)
+        } else if starts(with: [0x3C, 0x00]) {
+            detected = (.utf16LittleEndian, 0)
+        } else {
+            detected = (.utf8, 0)
+        }
+        let (layout, start) = detected
+        let width = layout == .utf8 ? 1 : 2
+        let count = (bytes.count - start) / width
+
+        func unit(_ index: Int) -> UInt16 {
+            let offset = start + index * width
+            switch layout {
+            case .utf8: return UInt16(bytes[offset])
+            case .utf16BigEndian: return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+            case .utf16LittleEndian: return UInt16(bytes[offset + 1]) << 8 | UInt16(bytes[offset])
+            }
+        }
+        func matches(_ index: Int, _ text: String) -> Bool {
+            var index = index
+            for byte in text.utf8 {
+                guard index < count, unit(index) == UInt16(byte) else { return false }
+                index += 1
+            }
+            return true
+        }
+        func find(_ text: String, from index: Int) -> Int? {
+            var index = index
+            while index < count {
+                if matches(index, text) { return index }
+                index += 1
+            }
+            return nil
+        }
+
+        var index = 0
+        while index < count {
+            let current = unit(index)
+            if current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D {
+                index += 1
+            } else if matches(index, "<?") {
+                guard let end = find("?>", from: index + 2) else { return nil }
+                if matches(index, "<?xml"), index + 5 < count, [0x20, 0x09, 0x0A, 0x0D].contains(unit(index + 5)) {
+                    var declaration = ""
+                    for position in (index + 5)..<end {
+                        let value = unit(position)
+                        guard value < 0x80 else { return "the XML declaration has non-ASCII characters" }
+                        declaration.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
+                    }
+                    if let problem = encodingProblem(declaration, utf16: layout != .utf8) { return problem }
+                }
+                index = end + 2
+            } else if matches(index, "<!--") {
+                guard let end = find("-->", from: index + 4) else { return nil }
+                index = end + 3
+            } else if matches(index, "<!") {
+                return "the PROPFIND response has a document type declaration (<!DOCTYPE …>); "
+                    + "DTDs and entities are not accepted"
+            } else {
+                return nil  // the root element, or text that the XML parser reports
+            }
+        }
+        return nil
+    }
+
+    /// Checks the `encoding="…"` of an XML declaration (the part after `<?xml`).
+    private static func encodingProblem(_ declaration: String, utf16: Bool) -> String? {
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard rest.first == "=" else { return "the XML declaration is malformed" }
+        rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return "the XML declaration is malformed" }
+        let value = rest.dropFirst().prefix { $0 != quote }.lowercased()
+        let accepted: Bool
+        if utf16 {
+            accepted = ["utf-16", "utf-16be", "utf-16le", "utf16"].contains(value)
+        } else {
+            accepted = ["utf-8", "utf8", "us-ascii", "ascii", "latin1", "iso-latin-1", "windows-1252", "cp1252"]
+                .contains(value) || value.hasPrefix("iso-8859-") || value.hasPrefix("iso8859-")
+        }
+        return accepted
+            ? nil : "the PROPFIND response declares the encoding \(value.debugDescription), which is not accepted"
+    }
+
+    /// libxml2 codes (`xmlParserErrors`) that are warnings, not well-formedness errors.
+    static let libxml2Warnings: Set<Int> = [93, 97, 98, 99, 100, 102]
+
+    /// A short text for the libxml2 error codes that broken listings produce.
+    static func describe(libxml2Code code: Int) -> String {
+        switch code {
+        case 4: return "it does not start with an element (empty, or not XML)"
+        case 5: return "the document ends too early or has content after the root element"
+        case 9: return "an invalid character"
+        case 26: return "an undefined entity"
+        case 31, 32: return "an unsupported encoding"
+        case 41: return "an attribute without a value"
+        case 68: return "a name was expected"
+        case 73: return "'>' was expected"
+        case 76: return "an end tag does not match its start tag"
+        case 77: return "an unfinished tag"
+        case 85: return "the tags are not balanced"
+        case 86: return "content after the root element"
+        case 89: return "an entity reference loop"
+        case 201: return "an undeclared namespace prefix"
+        default: return "libxml2 error \(code)"
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import CurlTransport
+import FerryPluginAPI
+import Foundation
+import Synchronization
+
+/// A WebDAV server (nginx, Apache mod_dav, Nextcloud/ownCloud, lighttpd, …).
+///
+/// - Listing: `PROPFIND Depth: 1`, one folder at a time (servers refuse `infinity`),
+///   parsed by `MultistatusParser`, which refuses hostile listings.
+/// - Upload: `PUT` to `.NAME.ferry-part` in the target folder, then `MOVE` onto the final
+///   name, so a partial file never appears under its final name; missing parents are
+///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder).
+/// - Download: `GET` into the core's partial file, continued with `Range` guarded by
+///   `If-Range`, so a remote file that changed meanwhile is fetched from the start.
+public struct WebDAVBackend: Backend {
+    let transport: CurlTransport
+    let urls: WebDAVURL
+    let limits: ListingLimits
+    /// Folders known to exist, so MKCOL is sent once per folder per run.
+    private let knownFolders = FolderCache()
+
+    public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
+        urls = try WebDAVURL(base: baseURL)
+        transport = CurlTransport(settings: settings)
+        self.limits = limits
+    }
+
+    public var displayName: String { "webdav:" + urls.origin + urls.rootPath }
+
+    public var capabilities: BackendCapabilities {
+        BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: true,
+                            preservesModificationTime: false, listingHasETags: false, atomicUpload: true)
+    }
+
+    // MARK: Listing
+
+    static let propfindBody = Data("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>
+        """.utf8)
+
+    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        let requestPath = urls.path(directory, isFolder: true)
+        let response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
+        let listing = try MultistatusParser.parse(response.body, requestPath: requestPath, directory: directory, limits: limits)
+        knownFolders.insert(directory)
+        return listing.children.filter { !TemporaryName.isTemporary($0.path.name) }.map(Self.normalized)
+    }
+
+    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+        guard let parent = path.parent else {
+            return RemoteEntry(path: .root, kind: .directory, size: 0, modifiedNanos: nil)
+        }
+        let response: HTTPResponse
+        do {
+            response = try await propfind(url: urls.url(path, isFolder: false), depth: "0", path: path)
+        } catch where error.code == .notFound {
+            return nil
+        }
+        // A file's Depth-0 answer names the file itself: parse it as a one-child listing of its parent.
+        let listing = try MultistatusParser.parse(
+            response.body, requestPath: urls.path(parent, isFolder: true), directory: parent, limits: limits)
+        return listing.children.first { $0.path == path }.map(Self.normalized)
+    }
+
+    /// Apache marks an ETag weak (`W/"…"`) for the first second after a write and strong
+    /// afterwards, with the same value: compare ETags without the weakness marker.
+    static func normalized(_ entry: RemoteEntry) -> RemoteEntry {
+        var entry = entry
+        if let etag = entry.etag, etag.hasPrefix("W/") { entry.etag = String(etag.dropFirst(2)) }
+        return entry
+    }
+
+    private func propfind(url: String, depth: String, path: RemotePath) async throws(BackendError) -> HTTPResponse {
+        let response = try await transport.perform(HTTPRequest(
+            method: "PROPFIND", url: url,
+            headers: [("Depth", depth), ("Content-Type", "application/xml; charset=utf-8")],
+            body: .data(Self.propfindBody), responseBody: .memory(limit: limits.maxBytes)))
+        guard response.status == 207 else {
+            throw HTTPErrorMapping.error(status: response.status, method: "PROPFIND", path: path.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        return response
+    }
+
+    // MARK: Transfers
+
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        guard let parent = request.destination.parent else {
+            throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
+        }
+        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
+        try await makeDirectory(parent)
+
+        let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
+                              body: .file(path: request.source, offset: 0, length: request.size),
+                              responseBody: .memory(limit: 64 * 1024))
+        var response = try await transport.perform(put, observer: observer)
+        if response.status == 409 || response.status == 404 {
+            // The folder vanished since it was cached (or the cache was wrong): create it again.
+            knownFolders.remove(parent)
+            try await makeDirectory(parent)
+            response = try await transport.perform(put, observer: observer)
+        }
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        // The source must still be the version that was sent before it goes under its final name.
+        let source = try LocalFileSystem.metadata(request.source)
+        guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
+            try? await delete(temporary)
+            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+        }
+        try await move(from: temporary, to: request.destination, overwrite: true)
+        guard let entry = try await stat(request.destination) else {
+            throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
+        }
+        guard entry.size == request.size else {
+            throw BackendError(.io, "the server stored \(entry.size) bytes instead of \(request.size)",
+                               path: request.destination.description, retryable: true)
+        }
+        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
+    }
+
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        var offset = request.offset
+        var headers: [(String, String)] = []
+        if offset > 0 {
+            if let etag = request.expected.etag, !etag.hasPrefix("W/") {
+                headers.append(("If-Range", etag))
+            } else if let modified = request.expected.modifiedNanos {
+                headers.append(("If-Range", HTTPDate.format(nanos: modified)))
+            } else {
+                offset = 0
+            }
+        }
+        let url = urls.url(request.source, isFolder: false)
+        var response: HTTPResponse
+        do {
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, headers: headers,
+                responseBody: .file(path: request.partialFile, offset: offset),
+                resumeFrom: offset > 0 ? offset : nil), observer: observer)
+        } catch where offset > 0 && error.code == .protocolViolation && error.isRetryable {
+            // The server sent the whole file (the remote changed, or it ignores ranges): start over.
+            offset = 0
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+        }
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        // A validator can match while the file changed (servers without ETags compare dates
+        // to the second): the total size in Content-Range must be the expected one, or the
+        // partial bytes belong to another version and the file is fetched from the start.
+        if offset > 0, let total = response.header("content-range").flatMap(Self.contentRangeTotal),
+           total != request.expected.size {
+            offset = 0
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+            guard response.isSuccess else {
+                throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
+                                             retryAfter: response.header("retry-after"))
+            }
+        }
+        let total = offset + response.bytesReceived
+        let etag = response.header("etag")
+        let modified = response.header("last-modified").flatMap(HTTPDate.parse)
+        return DownloadResult(
+            entry: RemoteEntry(path: request.source, kind: .file, size: total,
+                               modifiedNanos: modified ?? request.expected.modifiedNanos, etag: etag ?? request.expected.etag),
+            bytesReceived: response.bytesReceived, resumedFrom: offset)
+    }
+
+    /// The complete length from `Content-Range: bytes 10-19/20`; nil when unknown (`*`).
+    static func contentRangeTotal(_ value: String) -> Int64? {
+        guard let slash = value.lastIndex(of: "/") else { return nil }
+        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+    }
+
+    // MARK: Namespace operations
+
+    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+        if path.isRoot {
+            try await ensureRoot()
+            return
+        }
+        if knownFolders.contains(path) { return }
+        var current = RemotePath.root
+        for component in path.components {
+            current = try current.appending(component)
+            if knownFolders.contains(current) { continue }
+            var status = try await mkcol(urls.url(current, isFolder: true))
+            if status == 409 && current.components.count == 1 {
+                // The remote's own folder does not exist yet: create it, then try again.
+                try await ensureRoot()
+                status = try await mkcol(urls.url(current, isFolder: true))
+            }
+            switch status {
+            case 200..<300, 405:
+                // 405: the folder exists already (MKCOL is only allowed where nothing is).
+                knownFolders.insert(current)
+            default:
+                throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: current.description)
+            }
+        }
+    }
+
+    /// Creates the folders of the base URL's path, top down. Folders above the WebDAV
+    /// share may refuse MKCOL in any way; only the last (the remote's root) must succeed.
+    private func ensureRoot() async throws(BackendError) {
+        if knownFolders.contains(.root) { return }
+        let segments = urls.rootPath.split(separator: "/")
+        var path = "/"
+        for (index, segment) in segments.enumerated() {
+            path += segment + "/"
+            let status = try await mkcol(urls.origin + path)
+            if index == segments.count - 1 {
+                guard (200..<300).contains(status) || status == 405 else {
+                    throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
+                }
+            }
+        }
+        knownFolders.insert(.root)
+    }
+
+    private func mkcol(_ url: String) async throws(BackendError) -> Int {
+        try await transport.perform(HTTPRequest(method: "MKCOL", url: url, responseBody: .discard)).status
+    }
+
+    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        if let parent = destination.parent { try await makeDirectory(parent) }
+        let response = try await transport.perform(HTTPRequest(
+            method: "MOVE", url: urls.url(source, isFolder: false),
+            headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F")],
+            responseBody: .discard))
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "MOVE", path: source.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+    }
+
+    public func delete(_ path: RemotePath) async throws(BackendError) {
+        guard let entry = try await stat(path) else { return }
+        if entry.kind == .directory {
+            guard try await list(path).isEmpty else {
+                throw BackendError(.alreadyExists, "the folder is not empty", path: path.description)
+            }
+        }
+        let response = try await transport.perform(HTTPRequest(
+            method: "DELETE", url: urls.url(path, isFolder: entry.kind == .directory), responseBody: .discard))
+        guard response.isSuccess || response.status == 404 else {
+            throw HTTPErrorMapping.error(status: response.status, method: "DELETE", path: path.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        if entry.kind == .directory { knownFolders.remove(path) }
+    }
+}
+
+/// Folders known to exist on the server.
+final class FolderCache: Sendable {
+    private let folders = Mutex<Set<RemotePath>>([])
+    func contains(_ path: RemotePath) -> Bool { folders.withLock { $0.contains(path) } }
+    func insert(_ path: RemotePath) { folders.withLock { _ = $0.insert(path) } }
+    func remove(_ path: RemotePath) { folders.withLock { set in set = set.filter { $0.relative(to: path) == nil } } }
+}

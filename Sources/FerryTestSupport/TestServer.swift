@@ -1,0 +1,92 @@
+import Foundation
+
+/// A real web server started for a test from `scripts/test-servers/`, on a free loopback
+/// port, stopped when the value is dropped.
+public final class TestServer: Sendable {
+    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+        case nginx
+        case apache
+        public var description: String { rawValue }
+    }
+
+    public let kind: Kind
+    /// `http://127.0.0.1:PORT`.
+    public let origin: String
+    /// The server's scratch folder (its data is under `root/`, its access log is `access.log`).
+    public let directory: String
+    private let scratch: TemporaryDirectory
+
+    /// The repository's root, found from this source file's location.
+    public static var repositoryRoot: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }
+
+    public init(_ kind: Kind) throws {
+        self.kind = kind
+        scratch = TemporaryDirectory("ferry-\(kind)")
+        directory = scratch.path
+        let result = try Self.script("start-\(kind).sh", directory)
+        guard result.status == 0, let line = result.output.split(separator: "\n").last, line.hasPrefix("http://") else {
+            throw TestServerError(message: "cannot start \(kind): \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        origin = String(line)
+    }
+
+    /// The URL of a location on the server, e.g. `url("/dav/")`.
+    public func url(_ path: String) -> String { origin + path }
+
+    /// Lines of the access log so far.
+    public var accessLog: [String] {
+        ((try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+
+    /// Stops the server (its data stays); `restart()` brings it back on the same port.
+    public func stop() throws {
+        _ = try Self.script("stop.sh", directory)
+    }
+
+    public func restart() throws {
+        let result = try Self.script("start-\(kind).sh", directory)
+        guard result.status == 0 else { throw TestServerError(message: "cannot restart \(kind): \(result.error)") }
+    }
+
+    deinit {
+        _ = try? Self.script("stop.sh", directory)
+    }
+
+    /// Runs a server script and waits for that one process. Output goes to files, not
+    /// pipes (the daemon it starts inherits the descriptors and would hold a pipe open),
+    /// and the wait is a plain `waitpid`: Foundation's `Process` did not notice the exit
+    /// of a script that leaves a daemon behind.
+    static func script(_ name: String, _ argument: String) throws -> (status: Int32, output: String, error: String) {
+        let logs = TemporaryDirectory("ferry-script")
+        let outPath = logs.child("out")
+        let errPath = logs.child("err")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let arguments = ["/bin/bash", repositoryRoot + "/scripts/test-servers/" + name, argument]
+        var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw TestServerError(message: "cannot run \(name): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let error = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return (exitCode, output, error)
+    }
+}
+
+public struct TestServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
