@@ -1,9 +1,13 @@
+import Foundation
+
 /// A path glob, gitignore-flavoured and case-insensitive (cameras write `IMG_0001.JPG`,
 /// phones `img_0001.jpg`; both are the same kind of file).
 ///
 /// - A pattern without `/` matches the last component of a path, at any depth: `*.jpg`.
-/// - A pattern with `/` matches the whole relative path: `DCIM/*.jpg`; `**` as a whole
-///   component matches zero or more folders: `**/.thumbnails/**`.
+/// - A pattern with `/` (or starting with `/`) matches the whole relative path:
+///   `DCIM/*.jpg`; `**` as a whole component matches zero or more folders, and a trailing
+///   `/**` the contents of a folder (not the folder itself): `**/.thumbnails/**`.
+/// - Each `{a,b/c}` alternative is anchored or not on its own.
 /// - Within a component: `*` (any run), `?` (one character), `[a-z]` / `[!0-9]` (a class),
 ///   `{jpg,jpeg}` (alternatives).
 public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
@@ -14,9 +18,15 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     public let text: String
-    private let anchored: Bool
-    /// One component list per brace alternative.
-    private let alternatives: [[Component]]
+    /// One compiled pattern per brace alternative, each anchored or not on its own.
+    private let alternatives: [Alternative]
+
+    struct Alternative: Hashable, Sendable {
+        /// Matches the whole relative path (the pattern has a `/`, or is `**`); otherwise
+        /// only the last component.
+        var anchored: Bool
+        var components: [Component]
+    }
 
     enum Component: Hashable, Sendable {
         case anyDepth
@@ -32,17 +42,37 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ text: String) throws(SyntaxError) {
         self.text = text
-        var body = text
-        while body.hasPrefix("./") { body.removeFirst(2) }
-        if body.hasPrefix("/") { body.removeFirst() }
-        while body.hasSuffix("/") && body.count > 1 { body.removeLast() }
-        guard !body.isEmpty else { throw SyntaxError(pattern: text, problem: "empty pattern") }
-        anchored = body.contains("/")
-        var compiled: [[Component]] = []
-        for expanded in try GlobPattern.expandBraces(body, original: text) {
-            compiled.append(try GlobPattern.compile(expanded.lowercased(), original: text))
+        guard !text.isEmpty else { throw SyntaxError(pattern: text, problem: "empty pattern") }
+        var compiled: [Alternative] = []
+        // An empty alternative (`*.jp{,e}g` → `*.jpg`, or the `{,a}` of `{,a}`) is allowed;
+        // it only has to leave something to match.
+        let expansions = try GlobPattern.expandBraces(text, original: text)
+            .filter { !$0.trimmingCharacters(in: CharacterSet(charactersIn: "/.")).isEmpty }
+        guard !expansions.isEmpty else { throw SyntaxError(pattern: text, problem: "empty pattern") }
+        for expanded in expansions {
+            var body = expanded
+            while body.hasPrefix("./") { body.removeFirst(2) }
+            // A leading "/" anchors the pattern at the folder's root, as in gitignore.
+            var anchored = body.hasPrefix("/")
+            while body.hasPrefix("/") { body.removeFirst() }
+            while body.hasSuffix("/") && !body.hasSuffix("\\/") { body.removeLast() }
+            guard !body.isEmpty else { throw SyntaxError(pattern: text, problem: "empty pattern") }
+            anchored = anchored || GlobPattern.containsUnescapedSlash(body)
+            let components = try GlobPattern.compile(body.lowercased(), original: text)
+            if components == [.anyDepth] { anchored = true }
+            compiled.append(Alternative(anchored: anchored, components: components))
         }
         alternatives = compiled
+    }
+
+    static func containsUnescapedSlash(_ text: String) -> Bool {
+        var escaped = false
+        for character in text {
+            if escaped { escaped = false; continue }
+            if character == "\\" { escaped = true; continue }
+            if character == "/" { return true }
+        }
+        return false
     }
 
     public var description: String { text }
@@ -52,10 +82,10 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         let lowered = relativePath.lowercased()
         let parts = lowered.split(separator: "/", omittingEmptySubsequences: true).map { Array($0) }
         guard !parts.isEmpty else { return false }
-        for components in alternatives {
-            if anchored {
-                if GlobPattern.match(components[...], parts[...]) { return true }
-            } else if case let .segment(tokens) = components.first,
+        for alternative in alternatives {
+            if alternative.anchored {
+                if GlobPattern.match(alternative.components[...], parts[...]) { return true }
+            } else if case let .segment(tokens) = alternative.components.first,
                       GlobPattern.matchSegment(tokens[...], parts[parts.count - 1][...]) {
                 return true
             }
@@ -65,37 +95,43 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Compilation
 
+    /// Expands `{a,b}` alternatives (nested too); a backslash-escaped brace or comma is literal
+    /// and keeps its backslash for the tokenizer.
     static func expandBraces(_ text: String, original: String) throws(SyntaxError) -> [String] {
-        guard let open = text.firstIndex(of: "{") else {
-            if text.contains("}") { throw SyntaxError(pattern: original, problem: "'}' without '{'") }
-            return [text]
-        }
+        let characters = Array(text)
+        var open: Int?
+        var close: Int?
+        var commas: [Int] = []
         var depth = 0
-        var close: String.Index?
-        var commas: [String.Index] = []
-        var index = open
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "{" { depth += 1 }
-            if character == "}" {
-                depth -= 1
-                if depth == 0 { close = index; break }
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "\\" {
+                index += 2
+                continue
             }
-            if character == "," && depth == 1 { commas.append(index) }
-            index = text.index(after: index)
+            if character == "{" {
+                if depth == 0 && open == nil { open = index }
+                depth += 1
+            } else if character == "}" {
+                guard depth > 0 else { throw SyntaxError(pattern: original, problem: "'}' without '{'") }
+                depth -= 1
+                if depth == 0 && close == nil { close = index; break }
+            } else if character == "," && depth == 1 {
+                commas.append(index)
+            }
+            index += 1
         }
+        guard let open else { return [text] }
         guard let close else { throw SyntaxError(pattern: original, problem: "'{' without '}'") }
-        let prefix = String(text[..<open])
-        let suffix = String(text[text.index(after: close)...])
-        var options: [String] = []
-        var start = text.index(after: open)
-        for comma in commas + [close] {
-            options.append(String(text[start..<comma]))
-            start = text.index(after: comma)
-        }
+        let prefix = String(characters[..<open])
+        let suffix = String(characters[(close + 1)...])
         var results: [String] = []
-        for option in options {
+        var start = open + 1
+        for boundary in commas + [close] {
+            let option = String(characters[start..<boundary])
             results.append(contentsOf: try expandBraces(prefix + option + suffix, original: original))
+            start = boundary + 1
         }
         return results
     }
@@ -166,6 +202,9 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         switch first {
         case .anyDepth:
             let rest = pattern.dropFirst()
+            // A trailing `**` stands for the contents of a folder: at least one component,
+            // so `a/**` does not match `a` itself (as in gitignore).
+            if rest.isEmpty { return !path.isEmpty }
             var remaining = path
             while true {
                 if match(rest, remaining) { return true }

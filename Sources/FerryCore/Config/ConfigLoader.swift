@@ -48,7 +48,7 @@ public struct ConfigLoader: Sendable {
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
-            throw Self.syntaxError(error, file: file)
+            throw Self.syntaxError(error, file: file, text: text)
         } catch {
             throw ConfigError(file: file, message: "not valid YAML: \(error)")
         }
@@ -57,17 +57,40 @@ public struct ConfigLoader: Sendable {
         return try reader.read(root)
     }
 
-    static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
+    static func syntaxError(_ error: YamlError, file: String, text: String = "") -> ConfigError {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
              let .composer(context, problem, mark, _):
             let detail = context.map { "\($0.text) " } ?? ""
             return ConfigError(file: file, line: mark.line, column: mark.column,
                                message: "invalid YAML: \(detail)\(problem)")
+        case let .duplicatedKeysInMapping(duplicates, context):
+            // Yams points at the mapping; point at the second occurrence of the key instead.
+            let key = duplicates.sorted().first ?? ""
+            let (line, column) = secondOccurrence(of: key, in: text, from: context.mark)
+            return ConfigError(file: file, line: line, column: column, key: key,
+                               message: "key appears twice in this mapping; keep one")
         case let .reader(problem, _, _, _):
             return ConfigError(file: file, message: "invalid YAML: \(problem)")
         default:
-            return ConfigError(file: file, message: "invalid YAML: \(error)")
+            return ConfigError(file: file, message: "invalid YAML: \(error)".replacingNewlines())
         }
+    }
+
+    /// The line and column of the second `key:` at the mapping's indentation, scanning
+    /// from where the mapping starts; the mapping's own position when not found.
+    static func secondOccurrence(of key: String, in text: String, from mark: Mark) -> (Int, Int) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = String(repeating: " ", count: max(0, mark.column - 1))
+        var seen = 0
+        for index in (mark.line - 1)..<lines.count where index >= 0 {
+            let line = lines[index]
+            for candidate in [indent + key + ":", indent + "\"" + key + "\":", indent + "'" + key + "':"]
+                where line.hasPrefix(candidate) {
+                seen += 1
+                if seen == 2 { return (index + 1, mark.column) }
+            }
+        }
+        return (mark.line, mark.column)
     }
 }

@@ -17,7 +17,8 @@ public struct RetryPolicy: Sendable, Equatable {
     /// (1 → base, 2 → base × factor, …, capped). A server's Retry-After wins when longer,
     /// up to the cap.
     public func delay(afterFailures failedAttempts: Int, retryAfter: Duration? = nil) -> Duration {
-        let exponent = Double(max(0, failedAttempts - 1))
+        // Past 64 doublings every delay is at the cap; clamping keeps huge counts finite.
+        let exponent = Double(min(64, max(0, failedAttempts - 1)))
         let base = Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
         let cap = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
         var seconds = min(cap, base * pow(factor, exponent))

@@ -72,11 +72,13 @@ public enum Planner {
                 record.attempts = 0
                 record.nextAttemptAt = nil
                 if !wasSameJob { record.lastError = nil }
+                if record != original { record.updatedAt = now }
                 jobs.append(record)
             case let .conflict(reason):
                 record.status = .conflict
                 record.action = nil
                 record.lastError = reason
+                if record != original { record.updatedAt = now }
                 conflicts.append(record)
             case .localOnly:
                 record.status = .localOnly

@@ -34,9 +34,11 @@ public struct LocalScanner: Sendable {
         let realRoot = LocalFileSystem.resolvedPath(root) ?? root
         var entries: [LocalEntry] = []
         var notes: [ScanNote] = []
-        var visited: Set<[UInt64]> = [[rootInfo.device, rootInfo.inode]]
-        var pending: [RemotePath] = [.root]
-        while let folder = pending.popLast() {
+        // Each pending folder carries the (device, inode) of its ancestors: a followed link
+        // back to one of them is a loop and is not entered; a link to a sibling folder is
+        // walked (its files appear under both names, as `cp -rL` would copy them).
+        var pending: [(RemotePath, [[UInt64]])] = [(.root, [[rootInfo.device, rootInfo.inode]])]
+        while let (folder, ancestors) = pending.popLast() {
             let absoluteFolder = LocalFileSystem.join(root, folder.string)
             let listing: LocalFileSystem.DirectoryListing
             do {
@@ -75,8 +77,8 @@ public struct LocalScanner: Sendable {
                 }
                 switch info.kind {
                 case .directory:
-                    // Guards against loops through followed links.
-                    if visited.insert([info.device, info.inode]).inserted { pending.append(path) }
+                    let identity = [info.device, info.inode]
+                    if !ancestors.contains(identity) { pending.append((path, ancestors + [identity])) }
                 case .file:
                     entries.append(LocalEntry(path: path, version: LocalVersion(
                         size: info.size, modifiedNanos: info.modifiedNanos, inode: Int64(bitPattern: info.inode))))
