@@ -64,6 +64,7 @@ let package = Package(
                 "FerryCore",
                 "FerryPluginAPI",
                 "LocalBackend",
+                "WebDAVBackend",
                 "CurlTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

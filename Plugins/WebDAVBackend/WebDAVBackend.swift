@@ -203,6 +203,12 @@ public struct WebDAVBackend: Backend {
                 // 405: the folder exists already (MKCOL is only allowed where nothing is).
                 knownFolders.insert(current)
             default:
+                // Parallel uploads create the same new folder at once; Apache answers the
+                // loser with 403 rather than 405. The folder existing now is success.
+                if try await stat(current)?.kind == .directory {
+                    knownFolders.insert(current)
+                    continue
+                }
                 throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: current.description)
             }
         }

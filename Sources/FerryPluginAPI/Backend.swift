@@ -26,11 +26,44 @@ public protocol Backend: Sendable {
 extension Backend {
     /// Every file below `directory`, walked one folder at a time (servers refuse deep
     /// listings). A missing top folder is an empty tree.
-    public func listTree(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    ///
+    /// `hints` are folders (below `directory`) that may exist although listings do not
+    /// show them: nginx's WebDAV module leaves names starting with `.` out of its listings.
+    /// A hinted folder the walk did not reach is listed directly; one that does not exist
+    /// is skipped.
+    public func listTree(_ directory: RemotePath, hints: Set<RemotePath> = []) async throws(BackendError) -> [RemoteEntry] {
         var files: [RemoteEntry] = []
+        var visited: Set<RemotePath> = []
         var pending: [RemotePath] = [directory]
         var isTop = true
-        while let folder = pending.popLast() {
+        while true {
+            if pending.isEmpty {
+                // Hinted folders whose parent was listed but who were not in it.
+                pending = hints.filter { hint in
+                    !visited.contains(hint) && hint.parent.map { visited.contains($0) } == true
+                }.sorted()
+                if pending.isEmpty { break }
+                for hint in pending { visited.insert(hint) }
+                var found: [RemotePath] = []
+                for hint in pending {
+                    do {
+                        let children = try await list(hint)
+                        found.append(hint)
+                        for child in children {
+                            switch child.kind {
+                            case .directory: if !visited.contains(child.path) { found.append(child.path) }
+                            case .file: files.append(child)
+                            }
+                        }
+                    } catch where error.code == .notFound {
+                        continue
+                    }
+                }
+                pending = found.filter { !visited.contains($0) }
+                continue
+            }
+            let folder = pending.removeLast()
+            visited.insert(folder)
             let children: [RemoteEntry]
             do {
                 children = try await list(folder)

@@ -1,9 +1,10 @@
 import FerryPluginAPI
 import LocalBackend
+import WebDAVBackend
 
 /// The backend plugins compiled into this ferry binary.
 enum BuiltinBackends {
     static var registry: BackendRegistry {
-        BackendRegistry([LocalBackend.plugin])
+        BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin])
     }
 }

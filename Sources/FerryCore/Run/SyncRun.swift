@@ -110,7 +110,7 @@ public struct SyncRun: Sendable {
         // List the remote side.
         var remote: [String: RemoteEntry] = [:]
         do {
-            for entry in try await pair.backend.listTree(pair.remoteRoot) {
+            for entry in try await pair.backend.listTree(pair.remoteRoot, hints: Self.hiddenFolders(in: Array(merged.keys), below: pair.remoteRoot)) {
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry
@@ -172,6 +172,22 @@ public struct SyncRun: Sendable {
         summary.elapsedSeconds = seconds(since: started)
         sink.emit(.summary(summary))
         return summary
+    }
+
+    /// Folders with a hidden component (`.thumbnails`) among the paths known locally or
+    /// from the journal, as remote paths: some servers leave such names out of listings,
+    /// so the remote walk is told to look for them.
+    static func hiddenFolders(in paths: [String], below root: RemotePath) -> Set<RemotePath> {
+        var folders: Set<RemotePath> = []
+        for text in paths where text.contains("/.") || text.hasPrefix(".") {
+            guard let path = try? RemotePath(text) else { continue }
+            var folder = path.parent
+            while let current = folder, !current.isRoot {
+                if current.components.contains(where: { $0.hasPrefix(".") }) { folders.insert(root.appending(current)) }
+                folder = current.parent
+            }
+        }
+        return folders
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -1,0 +1,72 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("push and pull through real WebDAV servers")
+struct WebDAVPushPullTests {
+    @Test("push, push again (nothing sent), pull into an empty folder: identical bytes", arguments: TestServer.Kind.allCases)
+    func pushPushPull(_ kind: TestServer.Kind) async throws {
+        let server = try TestServer(kind)
+        let work = Workspace()
+        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 21))
+        let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/photos"
+
+        let first = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        #expect(first.int("uploaded") == written.count)
+
+        let second = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(second.status == 0, "\(second.diagnostics)")
+        #expect(second.int("uploaded") == 0)
+        #expect(second.int("skipped") == written.count)
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
+                                               compareModificationTimes: false) == [])
+
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.state, "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        // nginx's WebDAV module leaves hidden names (.thumbnails/) out of its listings: a pull
+        // into an empty folder, with no journal to hint at them, cannot see those files.
+        let visible = kind == .nginx ? written.filter { !$0.hasPrefix(".") && !$0.contains("/.") } : written
+        #expect(pull.int("downloaded") == visible.count)
+        // WebDAV servers keep their own modification times, so only the bytes are compared.
+        let differences = try TreeComparison.differences(work.source, restored, compareModificationTimes: false)
+        #expect(differences.allSatisfy { $0.hasPrefix("only in \(work.source)") })
+        #expect(differences.count == written.count - visible.count)
+        #expect(try work.temporaryFiles(in: restored) == [])
+        #expect(try work.temporaryFiles(in: server.directory + "/root/photos") == [])
+    }
+
+    @Test("a wrong password fails at once with exit 1 and 'check credentials', without retrying", arguments: TestServer.Kind.allCases)
+    func wrongPassword(_ kind: TestServer.Kind) async throws {
+        let server = try TestServer(kind)
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 1000, seed: 1)
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/private/photos"))
+                user: ferry
+                password_env: FERRY_TEST_PASSWORD
+            folders:
+              photos:
+                path: src
+                remote: nas
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let run = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path,
+                                             environment: ["FERRY_TEST_PASSWORD": "not-the-password"])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect((run.standardError + run.standardOutput).contains("check the user and password"))
+        #expect(!(run.standardError + run.standardOutput).contains("not-the-password"))
+        #expect(run.events(named: "retrying").isEmpty)
+        let requests = server.accessLog.count
+        #expect(requests < 10, "\(requests) requests for one refused file")
+
+        let good = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path,
+                                              environment: ["FERRY_TEST_PASSWORD": "secret"])
+        #expect(good.status == 0, "\(good.diagnostics)")
+        #expect(good.int("uploaded") == 1)
+    }
+}
