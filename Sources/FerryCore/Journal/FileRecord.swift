@@ -131,6 +131,26 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         }
     }
 
+    /// Records a completed transfer: both sides are now these versions, and nothing is
+    /// pending, failed or partially transferred.
+    public mutating func markInSync(local: LocalVersion, remote: RemoteVersion, at time: Double) {
+        status = .inSync
+        action = nil
+        self.local = local
+        self.remote = remote
+        syncedLocal = local
+        syncedRemote = remote
+        syncedAt = time
+        attempts = 0
+        nextAttemptAt = nil
+        lastError = nil
+        transferSize = nil
+        transferModifiedNanos = nil
+        transferInode = nil
+        transferETag = nil
+        updatedAt = time
+    }
+
     /// Bytes this file accounts for: the local size when present, else the remote size.
     public var bytes: Int64 { localSize ?? remoteSize ?? 0 }
 }

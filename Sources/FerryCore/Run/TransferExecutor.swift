@@ -75,17 +75,7 @@ struct TransferExecutor: Sendable {
             observer: observer)
 
         let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
-        record.status = .inSync
-        record.action = nil
-        record.remote = remote
-        record.syncedLocal = version
-        record.syncedRemote = remote
-        record.syncedAt = now()
-        record.attempts = 0
-        record.nextAttemptAt = nil
-        record.lastError = nil
-        record.transferLocal = nil
-        record.updatedAt = now()
+        record.markInSync(local: version, remote: remote, at: now())
 
         // The backend checked the source up to the rename; a change after that leaves a
         // complete copy of the old version, and the new version must go too.
@@ -173,18 +163,7 @@ struct TransferExecutor: Sendable {
 
         let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
         let remoteVersion = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag ?? remote.etag)
-        record.status = .inSync
-        record.action = nil
-        record.local = localVersion
-        record.remote = remoteVersion
-        record.syncedLocal = localVersion
-        record.syncedRemote = remoteVersion
-        record.syncedAt = now()
-        record.attempts = 0
-        record.nextAttemptAt = nil
-        record.lastError = nil
-        record.transferRemote = nil
-        record.updatedAt = now()
+        record.markInSync(local: localVersion, remote: remoteVersion, at: now())
         try await journal.save(record)
         return .transferred(record, bytes: result.bytesReceived, resumedFrom: result.resumedFrom)
     }
