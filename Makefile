@@ -34,6 +34,7 @@ bench:
 	@bash scripts/bootstrap.sh bench
 	$(SWIFT) build -c release
 	bash scripts/bench-local.sh
+	python3 scripts/bench-webdav.py
 
 clean:
 	rm -rf .build .ferry

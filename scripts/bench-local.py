@@ -80,15 +80,15 @@ def main():
 
     lines = [
         f"Local-directory benchmark, medians of {RUNS} runs, same disk ({platform.node()}, "
-        f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). Ratio = ferry's time / the tool's "
-        "(below 1: ferry is faster). ferry fsyncs every file before its rename; cp and rsync do not.",
+        f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). Ratio = the tool's time / ferry's "
+        "(ferry's speed relative to the tool; above 1: ferry is faster). ferry fsyncs every file before its rename; cp and rsync do not.",
         "",
-        "| case | tool | seconds | ferry ÷ tool |",
+        "| case | tool | seconds | tool ÷ ferry |",
         "|---|---|---:|---:|",
     ]
     for label, times in rows:
         for tool, seconds in times.items():
-            ratio = "" if tool == "ferry" else f"{times['ferry'] / seconds:.2f}"
+            ratio = "" if tool == "ferry" else f"{seconds / times['ferry']:.2f}"
             lines.append(f"| {label} | {tool} | {seconds:.3f} | {ratio} |")
     table = "\n".join(lines)
     os.makedirs("bench-results", exist_ok=True)

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""WebDAV benchmark: ferry against rclone and against curl (the protocol's limit) on the
+same nginx WebDAV server, same data, same parallelism (4), medians of 3 runs.
+
+Cases: 2,000 files of 4 KiB pushed; one 1 GiB file pushed and pulled back; a second
+push with nothing changed. Writes a Markdown table to stdout and bench-results/webdav.md.
+"""
+import os, shutil, statistics, subprocess, sys, tempfile, time, platform
+
+FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
+counter = [0]
+
+
+def fresh_name(prefix):
+    counter[0] += 1
+    return f"{prefix}{counter[0]}"
+
+
+def run(command, env=None):
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env={**os.environ, **(env or {})})
+
+
+def timed(make_command, prepare=None):
+    samples = []
+    for _ in range(RUNS):
+        command, env = make_command()
+        if prepare:
+            prepare()
+        start = time.perf_counter()
+        run(command, env)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main():
+    for tool in ("rclone", "curl"):
+        if shutil.which(tool) is None:
+            sys.exit(f"bench: {tool} is not installed (run: bash scripts/bootstrap.sh bench)")
+    work = tempfile.mkdtemp(prefix="ferry-davbench-")
+    os.chmod(work, 0o755)
+    server = os.path.join(work, "nginx")
+    origin = subprocess.run(["bash", os.path.join(SCRIPTS, "start-nginx.sh"), server],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    host = origin[len("http://"):]
+    rows = []
+    try:
+        small = os.path.join(work, "small")
+        for i in range(2000):
+            folder = os.path.join(small, f"d{i // 200:02d}")
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, f"IMG_{i:05d}.jpg"), "wb") as f:
+                f.write(os.urandom(4096))
+        big = os.path.join(work, "big")
+        os.makedirs(big)
+        chunk = os.urandom(1 << 20)
+        with open(os.path.join(big, "VID_0001.mp4"), "wb") as f:
+            for _ in range(1024):
+                f.write(chunk)
+        state = os.path.join(work, "state")
+
+        def ferry_push(src):
+            def make():
+                shutil.rmtree(state, ignore_errors=True)
+                return [FERRY, "push", src, "--to", f"dav://{host}/dav/{fresh_name('f')}", "--state", state,
+                        "--transfers", "4"], None
+            return make
+
+        def rclone_copy(src):
+            def make():
+                return ["rclone", "copy", "--transfers", "4", src, f":webdav:{fresh_name('r')}"], \
+                       {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}
+            return make
+
+        def curl_parallel(src):
+            def make():
+                target = fresh_name("c")
+                config = os.path.join(work, target + ".curl")
+                with open(config, "w") as f:
+                    for root, _, names in os.walk(src):
+                        for name in names:
+                            rel = os.path.relpath(os.path.join(root, name), src)
+                            f.write(f'upload-file = "{os.path.join(root, name)}"\n')
+                            f.write(f'url = "{origin}/dav/{target}/{rel}"\n')
+                return ["curl", "-s", "-Z", "--parallel-max", "4", "-K", config], None
+            return make
+
+        rows.append(("2,000 × 4 KiB push", {
+            "ferry": timed(ferry_push(small)),
+            "rclone copy": timed(rclone_copy(small)),
+            "curl -Z (plain PUT)": timed(curl_parallel(small)),
+        }))
+        rows.append(("1 GiB push", {
+            "ferry": timed(ferry_push(big)),
+            "rclone copy": timed(rclone_copy(big)),
+            "curl -T": timed(lambda: (["curl", "-s", "-T", os.path.join(big, "VID_0001.mp4"),
+                                       f"{origin}/dav/{fresh_name('t')}/VID_0001.mp4"], None)),
+        }))
+
+        # Pull the 1 GiB file back; the remote copy from the push above is reused.
+        shutil.rmtree(state, ignore_errors=True)
+        run([FERRY, "push", big, "--to", f"dav://{host}/dav/pullsrc", "--state", state])
+        restored = os.path.join(work, "restored")
+
+        def clear_restored():
+            shutil.rmtree(restored, ignore_errors=True)
+            shutil.rmtree(state, ignore_errors=True)
+
+        rows.append(("1 GiB pull", {
+            "ferry": timed(lambda: ([FERRY, "pull", restored, "--from", f"dav://{host}/dav/pullsrc", "--state", state], None),
+                           clear_restored),
+            "rclone copy": timed(lambda: (["rclone", "copy", ":webdav:pullsrc", restored],
+                                          {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}),
+                                 clear_restored),
+            "curl -o": timed(lambda: (["curl", "-s", "-o", os.path.join(work, "pulled.bin"),
+                                       f"{origin}/dav/pullsrc/VID_0001.mp4"], None)),
+        }))
+
+        # No-op: everything already on the server.
+        shutil.rmtree(state, ignore_errors=True)
+        run([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state, "--transfers", "4"])
+        before = sum(1 for _ in open(os.path.join(server, "access.log")))
+        noop_ferry = timed(lambda: ([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state], None))
+        after = sum(1 for _ in open(os.path.join(server, "access.log")))
+        run(["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
+            {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})
+        rows.append((f"no-op push, 2,000 files ({(after - before) // RUNS} requests per ferry run)", {
+            "ferry": noop_ferry,
+            "rclone copy": timed(lambda: (["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
+                                          {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})),
+        }))
+    finally:
+        subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), server])
+        shutil.rmtree(work, ignore_errors=True)
+
+    lines = [
+        f"WebDAV benchmark against nginx on 127.0.0.1, 4 transfers, medians of {RUNS} runs "
+        f"({platform.node()}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). "
+        "Ratio = the tool's time / ferry's (above 1: ferry is faster). curl is the protocol's limit: "
+        "plain PUTs, no temporary name, no MOVE, no journal.",
+        "",
+        "| case | tool | seconds | tool ÷ ferry |",
+        "|---|---|---:|---:|",
+    ]
+    for label, times in rows:
+        for tool, seconds in times.items():
+            ratio = "" if tool == "ferry" else f"{seconds / times['ferry']:.2f}"
+            lines.append(f"| {label} | {tool} | {seconds:.3f} | {ratio} |")
+    table = "\n".join(lines)
+    os.makedirs("bench-results", exist_ok=True)
+    with open("bench-results/webdav.md", "w") as f:
+        f.write(table + "\n")
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
