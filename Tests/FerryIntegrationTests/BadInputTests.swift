@@ -75,3 +75,23 @@ struct BadInputTests {
         #expect(run.standardOutput.contains("libarchive 3"))
     }
 }
+
+@Suite("ferry ls")
+struct ListCommandTests {
+    @Test("lists a local remote, recursively, and as JSON")
+    func listsLocalRemote() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.destination + "/2024/IMG_1.jpg", size: 10, seed: 1)
+        try TreeGenerator.write(at: work.destination + "/top.gpx", size: 20, seed: 2)
+        try TreeGenerator.write(at: work.destination + "/2024/.IMG_2.jpg.ferry-part", size: 5, seed: 3)
+        let flat = try await work.ferry(["ls", work.destination])
+        #expect(flat.status == 0, "\(flat.diagnostics)")
+        #expect(flat.standardOutput.contains("2024/"))
+        #expect(flat.standardOutput.contains("top.gpx"))
+        let tree = try await work.ferry(["ls", "-R", work.destination, "--json"])
+        #expect(tree.status == 0, "\(tree.diagnostics)")
+        #expect(Set(tree.events.compactMap { $0["path"] as? String }) == ["2024/IMG_1.jpg", "top.gpx"])
+        let missing = try await work.ferry(["ls", "nosuchremote:photos"])
+        #expect(missing.status == 2)
+    }
+}
