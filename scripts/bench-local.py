@@ -7,6 +7,9 @@ to bench-results/local.md. Run by `make bench` after a release build.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_table import write_table  # noqa: E402
+
 FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 
@@ -78,24 +81,11 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    lines = [
+    write_table(
         f"Local-directory benchmark, medians of {RUNS} runs, same disk ({platform.node()}, "
         f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). Ratio = the tool's time / ferry's "
         "(ferry's speed relative to the tool; above 1: ferry is faster). ferry fsyncs every file before its rename; cp and rsync do not.",
-        "",
-        "| case | tool | seconds | tool ÷ ferry |",
-        "|---|---|---:|---:|",
-    ]
-    for label, times in rows:
-        for tool, seconds in times.items():
-            ratio = "" if tool == "ferry" else f"{seconds / times['ferry']:.2f}"
-            lines.append(f"| {label} | {tool} | {seconds:.3f} | {ratio} |")
-    table = "\n".join(lines)
-    os.makedirs("bench-results", exist_ok=True)
-    with open("bench-results/local.md", "w") as f:
-        f.write(table + "\n")
-    print(table)
-
+        rows, "local.md")
 
 if __name__ == "__main__":
     main()

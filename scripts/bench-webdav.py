@@ -7,6 +7,9 @@ push with nothing changed. Writes a Markdown table to stdout and bench-results/w
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_table import write_table  # noqa: E402
+
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
@@ -135,25 +138,12 @@ def main():
         subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), server])
         shutil.rmtree(work, ignore_errors=True)
 
-    lines = [
+    write_table(
         f"WebDAV benchmark against nginx on 127.0.0.1, 4 transfers, medians of {RUNS} runs "
         f"({platform.node()}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). "
         "Ratio = the tool's time / ferry's (above 1: ferry is faster). curl is the protocol's limit: "
         "plain PUTs, no temporary name, no MOVE, no journal.",
-        "",
-        "| case | tool | seconds | tool ÷ ferry |",
-        "|---|---|---:|---:|",
-    ]
-    for label, times in rows:
-        for tool, seconds in times.items():
-            ratio = "" if tool == "ferry" else f"{seconds / times['ferry']:.2f}"
-            lines.append(f"| {label} | {tool} | {seconds:.3f} | {ratio} |")
-    table = "\n".join(lines)
-    os.makedirs("bench-results", exist_ok=True)
-    with open("bench-results/webdav.md", "w") as f:
-        f.write(table + "\n")
-    print(table)
-
+        rows, "webdav.md")
 
 if __name__ == "__main__":
     main()

@@ -79,3 +79,18 @@ ts_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 ts_since() { # file size
   [ -f "$1" ] && tail -c +"$(( $2 + 1 ))" "$1" 2>/dev/null || true
 }
+
+# Records what runs from DIR and prints its URL, the start scripts' one line of output.
+# Usage: ts_announce DIR URL SERVER DATA_OWNER
+ts_announce() {
+  echo "$2" >"$1/url"
+  echo "$3" >"$1/server"
+  echo "$4" >"$1/data-owner"
+  echo "$2"
+}
+
+# True when the last start failed because another process took the port first.
+# Usage: ts_port_taken DIR ERROR_LOG_OFFSET
+ts_port_taken() {
+  { cat "$1/startup.log"; ts_since "$1/error.log" "$2"; } | grep -q "Address already in use"
+}

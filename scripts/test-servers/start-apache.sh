@@ -163,17 +163,12 @@ for attempt in 1 2 3 4 5; do
   if "$httpd_bin" -d "$dir" -f "$conf" -k start </dev/null >"$dir/startup.log" 2>&1; then
     url="http://127.0.0.1:$port"
     if ts_wait_ready "$url" "$token" "$pidfile" "$conf"; then
-      echo "$url" >"$dir/url"
-      echo apache >"$dir/server"
-      echo "$data_owner" >"$dir/data-owner"
-      echo "$url"
+      ts_announce "$dir" "$url" apache "$data_owner"
       exit 0
     fi
     "$here/stop.sh" "$dir" >/dev/null 2>&1 || true
   fi
-  if { cat "$dir/startup.log"; ts_since "$dir/error.log" "$errpos"; } | grep -q "Address already in use"; then
-    continue
-  fi
+  ts_port_taken "$dir" "$errpos" && continue
   break
 done
 ts_die "apache2 did not start in $dir: $(ts_last_errors "$dir/startup.log") $(ts_last_errors "$dir/error.log")"

@@ -175,17 +175,12 @@ for attempt in 1 2 3 4 5; do
   if "$nginx_bin" -p "$dir/" -c "$conf" -e "$dir/error.log" </dev/null >"$dir/startup.log" 2>&1; then
     url="http://127.0.0.1:$port"
     if ts_wait_ready "$url" "$token" "$pidfile" "$conf"; then
-      echo "$url" >"$dir/url"
-      echo nginx >"$dir/server"
-      echo "$(id -un):$(id -gn)" >"$dir/data-owner"
-      echo "$url"
+      ts_announce "$dir" "$url" nginx "$(id -un):$(id -gn)"
       exit 0
     fi
     "$here/stop.sh" "$dir" >/dev/null 2>&1 || true
   fi
-  if { cat "$dir/startup.log"; ts_since "$dir/error.log" "$errpos"; } | grep -q "Address already in use"; then
-    continue
-  fi
+  ts_port_taken "$dir" "$errpos" && continue
   break
 done
 ts_die "nginx did not start in $dir: $(ts_last_errors "$dir/startup.log") $(ts_last_errors "$dir/error.log")"
