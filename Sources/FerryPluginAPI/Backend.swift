@@ -31,7 +31,27 @@ extension Backend {
     /// show them: nginx's WebDAV module leaves names starting with `.` out of its listings.
     /// A hinted folder the walk did not reach is listed directly; one that does not exist
     /// is skipped.
-    public func listTree(_ directory: RemotePath, hints: Set<RemotePath> = []) async throws(BackendError) -> [RemoteEntry] {
+    ///
+    /// `retryDelay` is asked after each failed folder listing (with the error and the number
+    /// of failures so far) and returns how long to wait before listing that folder again,
+    /// or nil to give up; retrying per folder keeps one transient error from restarting
+    /// the whole walk.
+    public func listTree(
+        _ directory: RemotePath, hints: Set<RemotePath> = [],
+        retryDelay: @Sendable (BackendError, Int) -> Duration? = { _, _ in nil }
+    ) async throws(BackendError) -> [RemoteEntry] {
+        func list(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+            var failures = 0
+            while true {
+                do {
+                    return try await self.list(folder)
+                } catch {
+                    failures += 1
+                    guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
+                    try? await Task.sleep(for: delay)
+                }
+            }
+        }
         var files: [RemoteEntry] = []
         var visited: Set<RemotePath> = []
         var pending: [RemotePath] = [directory]

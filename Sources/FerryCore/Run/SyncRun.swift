@@ -109,14 +109,21 @@ public struct SyncRun: Sendable {
 
         // List the remote side.
         var remote: [String: RemoteEntry] = [:]
+        let hints = Self.hiddenFolders(in: Array(merged.keys), below: pair.remoteRoot)
         do {
-            for entry in try await pair.backend.listTree(pair.remoteRoot, hints: Self.hiddenFolders(in: Array(merged.keys), below: pair.remoteRoot)) {
+            let policy = config.retry
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
+                guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
+                return policy.delay(afterFailures: failures,
+                                    retryAfter: error.retryAfterSeconds.map { .milliseconds(Int64($0 * 1000)) })
+            }
+            for entry in listing {
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry
             }
         } catch {
-            throw RunError("cannot list \(pair.backend.displayName)/\(pair.remoteRoot.string): \(error.description)")
+            throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
         }
 
         let plan: Plan
