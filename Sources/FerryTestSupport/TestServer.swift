@@ -65,21 +65,9 @@ public final class TestServer: Sendable {
         let logs = TemporaryDirectory("ferry-script")
         let outPath = logs.child("out")
         let errPath = logs.child("err")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let arguments = ["/bin/bash", repositoryRoot + "/scripts/test-servers/" + name, argument]
-        var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw TestServerError(message: "cannot run \(name): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let pid = try ChildProcess.spawn(
+            ["/bin/bash", repositoryRoot + "/scripts/test-servers/" + name, argument], output: outPath, error: errPath)
+        let exitCode = ChildProcess.wait(pid)
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let error = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         return (exitCode, output, error)
