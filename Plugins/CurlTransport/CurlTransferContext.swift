@@ -130,7 +130,7 @@ final class CurlTransferContext {
 
     /// One header line of the response; a status line starts a new set (redirects, 100, 401).
     func header(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("HTTP/") {
             headers.removeAll()
             let parts = trimmed.split(separator: " ")
@@ -141,7 +141,7 @@ final class CurlTransferContext {
         }
         guard let colon = trimmed.firstIndex(of: ":") else { return }
         let name = trimmed[..<colon].lowercased()
-        let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
         headers.append((name, value))
     }
 

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import Foundation
 
 /// Turns an HTTP status into a classified `BackendError`: transient conditions are
 /// retryable (408, 423, 425, 429, 5xx; `Retry-After` honoured), the rest are permanent and
@@ -42,21 +43,7 @@ public enum HTTPErrorMapping {
     /// `Retry-After` in seconds (delta-seconds form); HTTP dates are not trusted across
     /// clocks and give nil.
     public static func parseRetryAfter(_ value: String) -> Double? {
-        guard let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 else { return nil }
+        guard let seconds = Double(value.trimmingCharacters(in: .whitespacesAndNewlines)), seconds >= 0 else { return nil }
         return min(seconds, 3600)
     }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice.removeFirst() }
-        while let last = slice.last, set.contains(last) { slice.removeLast() }
-        return String(slice)
-    }
-}
-
-extension Set where Element == Character {
-    // "\r\n" is a single Character in Swift, so it is listed on its own.
-    static let whitespaces: Set<Character> = [" ", "\t", "\r", "\n", "\r\n"]
 }

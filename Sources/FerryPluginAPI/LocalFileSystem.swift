@@ -186,6 +186,12 @@ public enum LocalFileSystem {
 }
 
 extension LocalFileSystem {
+    /// `~` and `~/…` with the home folder from the environment; other paths unchanged.
+    public static func expandingHome(_ path: String, environment: [String: String]) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = environment["HOME"], !home.isEmpty else { return path }
+        return home + path.dropFirst()
+    }
+
     /// The canonical path with every symbolic link resolved, or nil when it does not resolve.
     public static func resolvedPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPluginAPI
 import Foundation
 import Synchronization
 
@@ -40,7 +41,7 @@ final class ProgressDisplay: Sendable {
         let queues = progress.snapshot()
         guard !queues.isEmpty else { return }
         let elapsed = progress.started.duration(to: .now)
-        let seconds = max(0.001, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let seconds = max(0.001, elapsed.inSeconds)
         var lines = ["\(title)  \(ByteFormat.duration(seconds))"]
         for queue in queues {
             let rate = Double(queue.bytesDone) / seconds

@@ -302,7 +302,8 @@ struct ConfigReader {
     private func path(_ node: Node, key: String) throws(ConfigError) -> String {
         let text = try string(node, key: key)
         guard !text.isEmpty else { throw error(node, key, "expected a path, found nothing") }
-        return LocalFileSystem.absolute(expandHome(text), relativeTo: baseDirectory)
+        return LocalFileSystem.absolute(
+            LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment), relativeTo: baseDirectory)
     }
 
     private func globList(_ node: Node, key: String) throws(ConfigError) -> [String] {
@@ -332,12 +333,6 @@ struct ConfigReader {
         case .integer: return String(try integer(node, key: key, range: Int.min...Int.max))
         case .boolean: return String(try boolean(node, key: key))
         }
-    }
-
-    private func expandHome(_ text: String) -> String {
-        guard text == "~" || text.hasPrefix("~/"),
-              let home = ProcessInfo.processInfo.environment["HOME"] else { return text }
-        return home + text.dropFirst()
     }
 
     private func describe(_ node: Node) -> String {

@@ -1,3 +1,6 @@
+import FerryPluginAPI
+import Foundation
+
 /// Exponential backoff for retryable failures.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first one included; a file fails for good after this many.
@@ -19,28 +22,19 @@ public struct RetryPolicy: Sendable, Equatable {
     public func delay(afterFailures failedAttempts: Int, retryAfter: Duration? = nil) -> Duration {
         // Past 64 doublings every delay is at the cap; clamping keeps huge counts finite.
         let exponent = Double(min(64, max(0, failedAttempts - 1)))
-        let base = Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
-        let cap = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
-        var seconds = min(cap, base * pow(factor, exponent))
-        if let retryAfter {
-            let hint = Double(retryAfter.components.seconds) + Double(retryAfter.components.attoseconds) / 1e18
-            seconds = min(cap, max(seconds, hint))
-        }
+        let cap = maxDelay.inSeconds
+        var seconds = min(cap, baseDelay.inSeconds * pow(factor, exponent))
+        if let retryAfter { seconds = min(cap, max(seconds, retryAfter.inSeconds)) }
         return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// The wait after a backend error, honouring the server's Retry-After hint.
+    public func delay(afterFailures failedAttempts: Int, for error: BackendError) -> Duration {
+        delay(afterFailures: failedAttempts, retryAfter: error.retryAfterSeconds.map { .milliseconds(Int64($0 * 1000)) })
     }
 
     /// Whether a file that has failed `failedAttempts` times may be tried again.
     public func allowsAnotherAttempt(afterFailures failedAttempts: Int) -> Bool {
         failedAttempts < attempts
-    }
-
-    private func pow(_ base: Double, _ exponent: Double) -> Double {
-        var result = 1.0
-        var remaining = Int(exponent)
-        while remaining > 0 && result < 1e12 {
-            result *= base
-            remaining -= 1
-        }
-        return result
     }
 }

@@ -151,6 +151,13 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         updatedAt = time
     }
 
-    /// Bytes this file accounts for: the local size when present, else the remote size.
-    public var bytes: Int64 { localSize ?? remoteSize ?? 0 }
+    /// Bytes this file's job moves: the local size for an upload, the remote size for a
+    /// download, nothing for a deletion.
+    public var transferBytes: Int64 {
+        switch action {
+        case .upload: return localSize ?? 0
+        case .download: return remoteSize ?? 0
+        case .deleteRemote, .deleteLocal, nil: return 0
+        }
+    }
 }

@@ -36,4 +36,13 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     case deleteRemote
     /// Remove the local copy (a mirror pull of a file gone from the remote).
     case deleteLocal
+
+    /// The status of a file whose job is this action and has not started: changes that
+    /// go to the remote wait as needsUpload, changes that come from it as needsDownload.
+    public var pendingStatus: FileStatus {
+        switch self {
+        case .upload, .deleteRemote: return .needsUpload
+        case .download, .deleteLocal: return .needsDownload
+        }
+    }
 }

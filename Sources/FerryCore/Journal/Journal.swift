@@ -29,7 +29,7 @@ public final class Journal: Sendable {
         } catch {
             throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
         }
-        let journal = try openPool(path: path, readOnly: false)
+        let journal = try openPool(path: path)
         do {
             try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
@@ -41,7 +41,7 @@ public final class Journal: Sendable {
     /// Opens an existing journal for reading only; nil when there is none yet.
     public static func openForReading(at path: String) throws(JournalError) -> Journal? {
         guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
-        let journal = try openPool(path: path, readOnly: false)
+        let journal = try openPool(path: path)
         do {
             try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
@@ -50,9 +50,8 @@ public final class Journal: Sendable {
         return journal
     }
 
-    private static func openPool(path: String, readOnly: Bool) throws(JournalError) -> Journal {
+    private static func openPool(path: String) throws(JournalError) -> Journal {
         var configuration = Configuration()
-        configuration.readonly = readOnly
         configuration.busyMode = .timeout(10)
         configuration.label = "ferry.journal"
         configuration.prepareDatabase { db in
@@ -183,14 +182,6 @@ public final class Journal: Sendable {
         try await read { db in
             try FileRecord.filter(Column("pairId") == pairId && Column("status") == status.rawValue)
                 .order(Column("path")).fetchAll(db)
-        }
-    }
-
-    /// Runs `PRAGMA integrity_check`; returns the problems found (empty when healthy).
-    public func integrityProblems() async throws(JournalError) -> [String] {
-        try await read { db in
-            let lines = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-            return lines == ["ok"] ? [] : lines
         }
     }
 

@@ -17,8 +17,8 @@ public struct Plan: Sendable {
     public var uploadCount: Int { jobs.count { $0.action == .upload } }
     public var downloadCount: Int { jobs.count { $0.action == .download } }
     public var deletionCount: Int { jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal } }
-    public var uploadBytes: Int64 { jobs.filter { $0.action == .upload }.reduce(0) { $0 + ($1.localSize ?? 0) } }
-    public var downloadBytes: Int64 { jobs.filter { $0.action == .download }.reduce(0) { $0 + ($1.remoteSize ?? 0) } }
+    public var uploadBytes: Int64 { jobs.filter { $0.action == .upload }.reduce(0) { $0 + $1.transferBytes } }
+    public var downloadBytes: Int64 { jobs.filter { $0.action == .download }.reduce(0) { $0 + $1.transferBytes } }
 }
 
 /// A plan refused as a whole.

@@ -67,7 +67,7 @@ public enum Planner {
                 adopted += 1
             case let .transfer(action), let .delete(action):
                 let wasSameJob = original?.action == action && (original?.status.isPending ?? false)
-                record.status = (action == .upload || action == .deleteRemote) ? .needsUpload : .needsDownload
+                record.status = action.pendingStatus
                 record.action = action
                 record.attempts = 0
                 record.nextAttemptAt = nil
@@ -117,21 +117,9 @@ public enum Planner {
     }
 
     static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {
-        switch options.mode {
-        case .push:
-            return decide(source: record.local, target: record.remote, record: record, mirror: options.mirror,
-                          sourceSide: .local)
-        case .pull:
-            return decide(source: record.local, target: record.remote, record: record, mirror: options.mirror,
-                          sourceSide: .remote)
-        }
-    }
-
-    enum Side { case local, remote }
-
-    private static func decide(
-        source local: LocalVersion?, target remote: RemoteVersion?, record: FileRecord, mirror: Bool, sourceSide: Side
-    ) -> Decision {
+        let local = record.local
+        let remote = record.remote
+        let mirror = options.mirror
         let localUnchanged = local != nil && record.syncedLocal.map { sameLocal($0, local!) } == true
         let remoteUnchanged = remote != nil && record.syncedRemote.map { $0.isSameVersion(as: remote!) } == true
 
@@ -139,15 +127,15 @@ public enum Planner {
         case let (local?, remote?):
             if localUnchanged && remoteUnchanged { return .inSync }
             if remote.matches(local) { return .adopt }
-            switch sourceSide {
-            case .local:
+            switch options.mode {
+            case .push:
                 if record.syncedRemote != nil && !remoteUnchanged && (localUnchanged || record.syncedLocal != nil) {
                     return .conflict(localUnchanged
                         ? "the remote copy changed since the last sync; pull it or remove one copy"
                         : "changed on both sides since the last sync")
                 }
                 return .transfer(.upload)
-            case .remote:
+            case .pull:
                 if record.syncedLocal != nil && !localUnchanged && (remoteUnchanged || record.syncedRemote != nil) {
                     return .conflict(remoteUnchanged
                         ? "the local copy changed since the last sync; push it or remove one copy"
@@ -156,14 +144,14 @@ public enum Planner {
                 return .transfer(.download)
             }
         case (_?, nil):
-            switch sourceSide {
-            case .local: return .transfer(.upload)
-            case .remote: return mirror ? .delete(.deleteLocal) : .localOnly
+            switch options.mode {
+            case .push: return .transfer(.upload)
+            case .pull: return mirror ? .delete(.deleteLocal) : .localOnly
             }
         case (nil, _?):
-            switch sourceSide {
-            case .local: return mirror ? .delete(.deleteRemote) : .forget
-            case .remote: return .transfer(.download)
+            switch options.mode {
+            case .push: return mirror ? .delete(.deleteRemote) : .forget
+            case .pull: return .transfer(.download)
             }
         case (nil, nil):
             return .forget

@@ -108,10 +108,7 @@ public struct FolderSelection: Sendable {
     }
 
     private func barePath(_ text: String, plugin: BackendPlugin) throws(SelectionError) -> (any Backend, RemotePath) {
-        var path = text
-        if path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] {
-            path = home + path.dropFirst()
-        }
+        let path = LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment)
         let absolute = LocalFileSystem.absolute(path, relativeTo: currentDirectory)
         do {
             return (try plugin.make(BackendSettings(remoteName: text, options: ["path": absolute])), .root)

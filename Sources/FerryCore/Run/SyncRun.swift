@@ -114,8 +114,7 @@ public struct SyncRun: Sendable {
             let policy = config.retry
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
-                return policy.delay(afterFailures: failures,
-                                    retryAfter: error.retryAfterSeconds.map { .milliseconds(Int64($0 * 1000)) })
+                return policy.delay(afterFailures: failures, for: error)
             }
             for entry in listing {
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
@@ -145,8 +144,7 @@ public struct SyncRun: Sendable {
 
         if options.dryRun {
             for job in plan.jobs {
-                let bytes = job.action == .download ? (job.remoteSize ?? 0) : (job.localSize ?? 0)
-                sink.emit(.planned(path: job.path, queue: job.queue, action: job.action ?? .upload, bytes: bytes))
+                sink.emit(.planned(path: job.path, queue: job.queue, action: job.action ?? .upload, bytes: job.transferBytes))
             }
             summary.elapsedSeconds = seconds(since: started)
             sink.emit(.summary(summary))
@@ -198,8 +196,7 @@ public struct SyncRun: Sendable {
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {
-        let duration = start.duration(to: .now)
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        start.duration(to: .now).inSeconds
     }
 }
 

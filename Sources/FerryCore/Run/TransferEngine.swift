@@ -27,14 +27,12 @@ struct TransferEngine: Sendable {
             records[job.path] = job
             let rank = classifier.rank(of: job.queue)
             state.add(SchedulerState.Job(path: job.path, rank: rank))
-            let bytes = job.action == .upload ? (job.localSize ?? 0) : job.action == .download ? (job.remoteSize ?? 0) : 0
-            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: bytes)
+            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
         }
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double {
-            let duration = start.duration(to: clock.now)
-            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            start.duration(to: clock.now).inSeconds
         }
 
         var journalFailure: JournalError?
@@ -124,10 +122,8 @@ struct TransferEngine: Sendable {
             updated.lastError = error.description
             updated.updatedAt = Date().timeIntervalSince1970
             if retryable {
-                let delay = retry.delay(afterFailures: failures,
-                                        retryAfter: error.retryAfterSeconds.map { .milliseconds(Int64($0 * 1000)) })
-                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-                updated.status = record.action == .download || record.action == .deleteLocal ? .needsDownload : .needsUpload
+                let seconds = retry.delay(afterFailures: failures, for: error).inSeconds
+                updated.status = (record.action ?? .upload).pendingStatus
                 updated.action = record.action
                 updated.nextAttemptAt = Date().timeIntervalSince1970 + seconds
                 try await journal.save(updated)

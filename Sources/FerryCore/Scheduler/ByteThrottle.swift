@@ -1,3 +1,4 @@
+import FerryPluginAPI
 import Synchronization
 
 /// A token bucket shared by all transfers of a run: each chunk reserves its bytes and is
@@ -25,9 +26,7 @@ public final class ByteThrottle: Sendable {
         let rate = Double(bytesPerSecond)
         let now = ContinuousClock.now
         let debt: Double = bucket.withLock { bucket in
-            let elapsed = bucket.last.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+            bucket.tokens = min(burst, bucket.tokens + bucket.last.duration(to: now).inSeconds * rate)
             bucket.last = now
             bucket.tokens -= Double(bytes)
             return -bucket.tokens
