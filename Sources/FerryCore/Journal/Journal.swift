@@ -132,7 +132,7 @@ public final class Journal: Sendable {
         while start < upserts.count {
             let batch = Array(upserts[start..<min(upserts.count, start + Self.batchSize)])
             try await write { db in
-                for record in batch { try record.upsert(db) }
+                for record in batch { try record.write(db) }
             }
             start += Self.batchSize
         }
@@ -140,9 +140,8 @@ public final class Journal: Sendable {
         while start < deletions.count {
             let batch = deletions[start..<min(deletions.count, start + Self.batchSize)].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
             try await write { db in
-                for row in batch {
-                    try db.execute(sql: "DELETE FROM file WHERE pairId = ? AND path = ?", arguments: [row.pairId, row.path])
-                }
+                let statement = try db.cachedStatement(sql: "DELETE FROM file WHERE pairId = ? AND path = ?")
+                for row in batch { try statement.execute(arguments: [row.pairId, row.path]) }
             }
             start += Self.batchSize
         }
@@ -150,7 +149,7 @@ public final class Journal: Sendable {
 
     /// Writes one row: a job's status change.
     public func save(_ record: FileRecord) async throws(JournalError) {
-        try await write { db in try record.upsert(db) }
+        try await write { db in try record.write(db) }
     }
 
     public func remove(pairId: Int64, path: String) async throws(JournalError) {
