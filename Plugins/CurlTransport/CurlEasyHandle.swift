@@ -205,8 +205,7 @@ private let curlReadCallback: CCurl_data_callback = { buffer, size, count, userd
 private let curlHeaderCallback: CCurl_data_callback = { buffer, size, count, userdata in
     guard let context = context(userdata), let buffer else { return 0 }
     let length = size * count
-    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
-    context.header(line)
+    context.header(UnsafeRawBufferPointer(start: buffer, count: length))
     return length
 }
 
