@@ -79,8 +79,16 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the relative path (components joined by `/`) matches.
     public func matches(_ relativePath: String) -> Bool {
-        let lowered = relativePath.lowercased()
-        let parts = lowered.split(separator: "/", omittingEmptySubsequences: true).map { Array($0) }
+        matches(components: Self.components(of: relativePath))
+    }
+
+    /// A path as matching works on it: lower-cased components, each as characters. Made once
+    /// per path when many patterns are tried on it (`GlobSet`).
+    static func components(of relativePath: String) -> [[Character]] {
+        relativePath.lowercased().split(separator: "/", omittingEmptySubsequences: true).map { Array($0) }
+    }
+
+    func matches(components parts: [[Character]]) -> Bool {
         guard !parts.isEmpty else { return false }
         for alternative in alternatives {
             if alternative.anchored {

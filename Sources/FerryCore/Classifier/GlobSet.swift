@@ -9,6 +9,8 @@ public struct GlobSet: Sendable {
     }
 
     public func matches(_ relativePath: String) -> Bool {
-        patterns.contains { $0.matches(relativePath) }
+        guard !patterns.isEmpty else { return false }
+        let components = GlobPattern.components(of: relativePath)
+        return patterns.contains { $0.matches(components: components) }
     }
 }
