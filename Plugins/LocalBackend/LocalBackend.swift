@@ -166,4 +166,11 @@ public struct LocalBackend: Backend {
             }
         }
     }
+
+    /// A folder on this machine answers as long as its root can be looked at; listing it
+    /// (the default) would read a whole folder for a yes or no.
+    public func checkReachable() async throws(BackendError) {
+        let folder = root
+        _ = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadataFollowingLinks(folder) }
+    }
 }

@@ -83,6 +83,15 @@ public struct WebDAVBackend: Backend {
         return response
     }
 
+    /// Any HTTP answer to a Depth-0 PROPFIND of the remote's folder (even 404) shows the
+    /// server is there; only a failure to get one is an outage.
+    public func checkReachable() async throws(BackendError) {
+        _ = try await transport.perform(HTTPRequest(
+            method: "PROPFIND", url: urls.origin + urls.path(.root, isFolder: true),
+            headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
+            body: .data(Self.propfindBody), responseBody: .discard))
+    }
+
     // MARK: Transfers
 
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {

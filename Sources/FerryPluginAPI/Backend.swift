@@ -21,6 +21,20 @@ public protocol Backend: Sendable {
     func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
     /// Removes a file, or an empty folder.
     func delete(_ path: RemotePath) async throws(BackendError)
+    /// One cheap request that shows whether the backend answers at all; used to tell an
+    /// outage from a failure of one file, and to notice when an offline backend is back.
+    /// Any answer (even "not found") is success; only failing to get one throws.
+    func checkReachable() async throws(BackendError)
+}
+
+extension Backend {
+    public func checkReachable() async throws(BackendError) {
+        do {
+            _ = try await list(.root)
+        } catch where !error.suggestsOutage {
+            return
+        }
+    }
 }
 
 extension Backend {

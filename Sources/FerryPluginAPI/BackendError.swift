@@ -54,6 +54,16 @@ public struct BackendError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether the failure may mean the backend as a whole is gone (no connection, a
+    /// connection dropped, no answer in time) rather than that this one file failed. The
+    /// core answers it by probing the backend before it counts the failure against the file.
+    public var suggestsOutage: Bool {
+        switch code {
+        case .unreachable, .connectionLost, .timeout: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         var text = message
         if let path { text += " (\(path))" }

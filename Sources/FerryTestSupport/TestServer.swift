@@ -51,6 +51,10 @@ public final class TestServer: Sendable {
     public func restart() throws {
         let result = try Self.script("start-\(kind).sh", directory)
         guard result.status == 0 else { throw TestServerError(message: "cannot restart \(kind): \(result.error)") }
+        let url = result.output.split(separator: "\n").last.map(String.init)
+        guard url == origin else {
+            throw TestServerError(message: "\(kind) came back on \(url ?? "no URL") instead of \(origin) (port taken meanwhile)")
+        }
     }
 
     deinit {

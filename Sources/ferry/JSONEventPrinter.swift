@@ -38,6 +38,15 @@ struct JSONEventPrinter: RunEventSink {
             object.add("event", "skipped")
             object.add("path", path)
             object.add("reason", reason)
+        case let .remoteOffline(remote, message, nextProbe):
+            object.add("event", "remote_offline")
+            object.add("remote", remote)
+            object.add("error", message)
+            object.add("next_probe_seconds", nextProbe)
+        case let .remoteOnline(remote, seconds):
+            object.add("event", "remote_online")
+            object.add("remote", remote)
+            object.add("offline_seconds", seconds)
         case let .summary(summary):
             object = Self.summaryObject(summary)
         }

@@ -36,6 +36,10 @@ struct TextEventPrinter: RunEventSink {
             report("conflict: \(path): \(message)")
         case let .skipped(path, reason):
             if verbose { report("skipped \(path): \(reason)") }
+        case let .remoteOffline(remote, message, nextProbe):
+            report("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s")
+        case let .remoteOnline(remote, seconds):
+            report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
             StandardStreams.output(Self.line(summary))

@@ -39,6 +39,17 @@ s.close()' && return 0
   return 1
 }
 
+# The port to try: on a restart (DIR/port from an earlier start) the first attempt takes
+# the same port again, so that clients and proxies pointed at the server find it back.
+# Usage: ts_port_for DIR ATTEMPT
+ts_port_for() {
+  if [ "$2" -eq 1 ] && [ -s "$1/port" ]; then
+    tr -dc '0-9' <"$1/port"
+    return 0
+  fi
+  ts_free_port
+}
+
 # The pid in a pid file if that process is alive and was started with config file CONF.
 ts_live_pid() { # pidfile conf
   local pidfile=$1 conf=$2 pid cmd
@@ -84,6 +95,7 @@ ts_since() { # file size
 # Usage: ts_announce DIR URL SERVER DATA_OWNER
 ts_announce() {
   echo "$2" >"$1/url"
+  echo "${2##*:}" >"$1/port"
   echo "$3" >"$1/server"
   echo "$4" >"$1/data-owner"
   echo "$2"

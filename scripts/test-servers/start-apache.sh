@@ -154,7 +154,7 @@ CONF
 }
 
 for attempt in 1 2 3 4 5; do
-  port=$(ts_free_port) || ts_die "no free TCP port on 127.0.0.1"
+  port=$(ts_port_for "$dir" "$attempt") || ts_die "no free TCP port on 127.0.0.1"
   write_conf "$port"
   if ! "$httpd_bin" -d "$dir" -f "$conf" -t >"$dir/startup.log" 2>&1; then
     ts_die "invalid httpd.conf: $(ts_last_errors "$dir/startup.log")"

@@ -166,7 +166,7 @@ CONF
 
 # Another process may grab the port between choosing and binding it: retry a few times.
 for attempt in 1 2 3 4 5; do
-  port=$(ts_free_port) || ts_die "no free TCP port on 127.0.0.1"
+  port=$(ts_port_for "$dir" "$attempt") || ts_die "no free TCP port on 127.0.0.1"
   write_conf "$port"
   errpos=$(ts_size "$dir/error.log")
   if ! "$nginx_bin" -t -q -p "$dir/" -c "$conf" -e "$dir/error.log" >"$dir/startup.log" 2>&1; then

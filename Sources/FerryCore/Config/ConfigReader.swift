@@ -190,12 +190,18 @@ struct ConfigReader {
     }
 
     private mutating func readRetry(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "retry", allowed: ["attempts", "base_delay", "factor", "max_delay"]) {
+        for entry in try mapping(node, key: "retry", allowed: ["attempts", "base_delay", "factor", "max_delay", "offline_wait"]) {
             let key = "retry." + entry.key
             switch entry.key {
             case "attempts": config.retry.attempts = try integer(entry.value, key: key, range: 1...1000)
             case "base_delay": config.retry.baseDelay = try duration(entry.value, key: key)
             case "max_delay": config.retry.maxDelay = try duration(entry.value, key: key)
+            case "offline_wait":
+                if (try? string(entry.value, key: key)) == "forever" {
+                    config.retry.offlineWait = nil
+                } else {
+                    config.retry.offlineWait = try duration(entry.value, key: key)
+                }
             case "factor":
                 let text = try string(entry.value, key: key)
                 guard let factor = Double(text), factor >= 1, factor <= 10 else {

@@ -8,6 +8,10 @@ public struct RetryPolicy: Sendable, Equatable {
     public var baseDelay: Duration = .seconds(1)
     public var factor: Double = 2
     public var maxDelay: Duration = .seconds(30)
+    /// How long a push or pull waits for a backend that stopped answering (probing it with
+    /// the same backoff) before it leaves the remaining files queued and exits; nil waits
+    /// forever. The daemon always waits.
+    public var offlineWait: Duration? = .seconds(600)
 
     public init(attempts: Int = 5, baseDelay: Duration = .seconds(1), factor: Double = 2, maxDelay: Duration = .seconds(30)) {
         self.attempts = attempts

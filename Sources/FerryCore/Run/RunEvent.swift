@@ -13,6 +13,10 @@ public enum RunEvent: Sendable {
     case conflict(path: String, queue: String, message: String)
     /// The scanner passed over something.
     case skipped(path: String, reason: String)
+    /// The remote stopped answering; jobs wait and it is probed again in `nextProbeSeconds`.
+    case remoteOffline(remote: String, message: String, nextProbeSeconds: Double)
+    /// The remote answers again after being offline; waiting jobs start again.
+    case remoteOnline(remote: String, offlineSeconds: Double)
     /// The run is over.
     case summary(RunSummary)
 }

@@ -2,8 +2,14 @@ import FerryPluginAPI
 import Foundation
 
 /// Runs a plan's jobs: starts them in the order `SchedulerState` says, retries retryable
-/// failures with the configured backoff, fails the rest for good (`syncError`), and
-/// reports every outcome to the journal, the progress counters and the event sink.
+/// failures with the configured backoff, fails the rest for good (`syncError`), waits out
+/// backend outages (`OutageTracker`), and reports every outcome to the journal, the
+/// progress counters and the event sink.
+///
+/// Results are committed in groups (`JournalBatch`): at most `batchWindow` seconds or
+/// `batchLimit` results wait in memory. A kill in that window loses only the record of
+/// transfers that did happen; the next run finds those files on the other side and adopts
+/// them, or sends them again where it cannot tell.
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
     let journal: Journal
@@ -11,13 +17,30 @@ struct TransferEngine: Sendable {
     let queueCaps: [Int]
     let globalCap: Int
     let retry: RetryPolicy
+    /// Seconds a run waits for an offline backend before it gives up; nil waits forever.
+    let offlineWait: Double?
+    let remoteName: String
     let throttle: ByteThrottle?
     let progress: RunProgress
     let sink: any RunEventSink
 
+    static let batchWindow = 0.25
+    static let batchLimit = 512
+
+    private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
+
+    /// A failed job held back while the backend's reachability is in question.
+    private struct ParkedJob: Sendable {
+        var job: SchedulerState.Job
+        var record: FileRecord
+        var error: BackendError
+        var moved: Int64
+    }
+
     private enum Event: Sendable {
-        case finished(SchedulerState.Job, FileRecord, Result<TransferExecutor.Success, TransferExecutor.Failure>, Int64)
+        case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
         case timer
+        case probed(BackendError?)
     }
 
     func run(jobs: [FileRecord], summary: inout RunSummary) async throws(JournalError) {
@@ -29,65 +52,151 @@ struct TransferEngine: Sendable {
             state.add(SchedulerState.Job(path: job.path, rank: rank))
             progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
         }
+        let retry = self.retry
+        var outage = OutageTracker<ParkedJob>(
+            probeDelay: { retry.delay(afterFailures: $0).inSeconds }, giveUpAfter: offlineWait)
+        var batch = JournalBatch()
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double {
             start.duration(to: clock.now).inSeconds
         }
+        let backend = executor.pair.backend
 
         var journalFailure: JournalError?
         await withTaskGroup(of: Event.self) { group in
-            var timerPending = false
-            while journalFailure == nil {
-                for job in state.start(now: elapsed()) {
-                    guard let record = records[job.path] else { continue }
-                    progress.began(queue: record.queue)
-                    let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle)
-                    group.addTask { [executor] in
-                        let outcome = await executor.attempt(record, observer: observer)
-                        return .finished(job, record, outcome, observer.bytesMoved)
+            var timerAt: Double?
+            var probing = false
+            // Set once the run stopped waiting for an offline backend: what still fails for
+            // want of it is handed back at once instead of waiting again.
+            var abandoning = false
+            func probe(after delay: Double) {
+                probing = true
+                group.addTask {
+                    if delay > 0.001 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+                    do throws(BackendError) {
+                        try await backend.checkReachable()
+                        return .probed(nil)
+                    } catch {
+                        return .probed(error.suggestsOutage ? error : nil)
                     }
                 }
-                if state.isIdle { break }
-                if !timerPending, state.runningCount < globalCap, let next = state.nextReadyTime {
-                    timerPending = true
-                    let delay = max(0, next - elapsed())
+            }
+
+            while journalFailure == nil {
+                if outage.isDispatching {
+                    for job in state.start(now: elapsed()) {
+                        guard let record = records[job.path] else { continue }
+                        progress.began(queue: record.queue)
+                        let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle)
+                        group.addTask { [executor] in
+                            let outcome = await executor.attempt(record, observer: observer)
+                            return .finished(job, record, outcome, observer.bytesMoved)
+                        }
+                    }
+                }
+                if state.isIdle && outage.isSettled && !probing { break }
+
+                // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
+                var wake: Double?
+                if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
+                if let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
+                if let wake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
+                    timerAt = wake
+                    let delay = max(0, wake - elapsed())
                     group.addTask {
                         try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
                         return .timer
                     }
                 }
                 guard let event = await group.next() else { break }
-                switch event {
-                case .timer:
-                    timerPending = false
-                case let .finished(job, record, outcome, moved):
-                    state.finish(job)
-                    do throws(JournalError) {
-                        if let (retryAt, updated) = try await handle(record, outcome, moved: moved, summary: &summary, now: elapsed()) {
+                do throws(JournalError) {
+                    switch event {
+                    case .timer:
+                        if let at = timerAt, at <= elapsed() + 0.001 { timerAt = nil }
+                    case let .finished(job, record, outcome, moved):
+                        state.finish(job)
+                        if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
+                            progress.ended(queue: record.queue, succeeded: false, final: false)
+                            progress.rewind(queue: record.queue, bytes: moved)
+                            progress.began(queue: record.queue)
+                            try await abandon(record, message: error.description, batch: &batch, summary: &summary)
+                        } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage {
+                            progress.ended(queue: record.queue, succeeded: false, final: false)
+                            progress.rewind(queue: record.queue, bytes: moved)
+                            if outage.jobFailedSuspiciously(ParkedJob(job: job, record: record, error: error, moved: 0)) {
+                                try await commit(&batch)
+                                probe(after: 0)
+                            }
+                        } else if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
+                                                                           summary: &summary, now: elapsed()) {
                             records[job.path] = updated
                             state.add(job, readyAt: retryAt)
                         }
-                    } catch {
-                        journalFailure = error
+                    case let .probed(failure):
+                        probing = false
+                        switch outage.probeAnswered(reachable: failure == nil, now: elapsed()) {
+                        case let .falseAlarm(parked):
+                            for held in parked {
+                                progress.began(queue: held.record.queue)
+                                if let (retryAt, updated) = try await handle(
+                                    held.record, .failure(.backend(held.error)), moved: 0, batch: &batch,
+                                    summary: &summary, now: elapsed()) {
+                                    records[held.job.path] = updated
+                                    state.add(held.job, readyAt: retryAt)
+                                }
+                            }
+                        case let .wentOffline(next):
+                            sink.emit(.remoteOffline(remote: remoteName, message: failure?.description ?? "no answer",
+                                                     nextProbeSeconds: next - elapsed()))
+                            probe(after: next - elapsed())
+                        case let .stillOffline(next):
+                            probe(after: next - elapsed())
+                        case let .backOnline(parked, seconds):
+                            sink.emit(.remoteOnline(remote: remoteName, offlineSeconds: seconds))
+                            for held in parked { state.add(held.job) }
+                        case let .gaveUp(parked, seconds):
+                            abandoning = true
+                            let message = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
+                                + "the file stays queued: run again when the server is back"
+                            let waiting = parked.map(\.job) + state.drainWaiting()
+                            for job in waiting {
+                                guard let record = records[job.path] else { continue }
+                                progress.began(queue: record.queue)
+                                try await abandon(record, message: message, batch: &batch, summary: &summary)
+                            }
+                        }
                     }
+                    if batch.isDue(window: Self.batchWindow, limit: Self.batchLimit) {
+                        try await commit(&batch)
+                    }
+                } catch {
+                    journalFailure = error
                 }
             }
             group.cancelAll()
         }
         if let journalFailure { throw journalFailure }
+        try await commit(&batch)
+    }
+
+    /// Writes the waiting results and reports them.
+    private func commit(_ batch: inout JournalBatch) async throws(JournalError) {
+        for event in try await batch.flush(to: journal) { sink.emit(event) }
     }
 
     /// Books one outcome; returns when to try again and the record to try with, or nil when
     /// the job is over.
     private func handle(
-        _ record: FileRecord, _ outcome: Result<TransferExecutor.Success, TransferExecutor.Failure>,
-        moved: Int64, summary: inout RunSummary, now: Double
+        _ record: FileRecord, _ outcome: Outcome, moved: Int64, batch: inout JournalBatch,
+        summary: inout RunSummary, now: Double
     ) async throws(JournalError) -> (Double, FileRecord)? {
         switch outcome {
         case let .success(.transferred(updated, bytes, resumedFrom)):
-            progress.ended(queue: record.queue, succeeded: true, skippedBytes: resumedFrom)
             let direction = record.action ?? .upload
+            batch.save(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
+                                                        bytes: bytes, resumedFrom: resumedFrom))
+            progress.ended(queue: record.queue, succeeded: true, skippedBytes: resumedFrom)
             if direction == .download {
                 summary.downloadedFiles += 1
                 summary.downloadedBytes += bytes
@@ -96,18 +205,18 @@ struct TransferEngine: Sendable {
                 summary.uploadedBytes += bytes
             }
             summary.resumedBytes += resumedFrom
-            sink.emit(.transferred(path: updated.path, queue: updated.queue, direction: direction,
-                                   bytes: bytes, resumedFrom: resumedFrom))
             return nil
         case .success(.deleted):
+            batch.remove(pairId: record.pairId, path: record.path,
+                         reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             progress.ended(queue: record.queue, succeeded: true)
             summary.deletedFiles += 1
-            sink.emit(.deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             return nil
         case .success(.vanished):
+            batch.remove(pairId: record.pairId, path: record.path,
+                         reporting: .skipped(path: record.path, reason: "vanished before it could be transferred"))
             progress.ended(queue: record.queue, succeeded: true)
             summary.skippedFiles += 1
-            sink.emit(.skipped(path: record.path, reason: "vanished before it could be transferred"))
             return nil
         case let .failure(.journal(error)):
             progress.ended(queue: record.queue, succeeded: false)
@@ -117,7 +226,7 @@ struct TransferEngine: Sendable {
             let retryable = error.isRetryable && retry.allowsAnotherAttempt(afterFailures: failures)
             progress.ended(queue: record.queue, succeeded: false, final: !retryable)
             progress.rewind(queue: record.queue, bytes: moved)
-            var updated = try await journal.record(pairId: record.pairId, path: record.path) ?? record
+            var updated = try await current(record, batch: &batch)
             updated.attempts = failures
             updated.lastError = error.description
             updated.updatedAt = Date().timeIntervalSince1970
@@ -126,19 +235,44 @@ struct TransferEngine: Sendable {
                 updated.status = (record.action ?? .upload).pendingStatus
                 updated.action = record.action
                 updated.nextAttemptAt = Date().timeIntervalSince1970 + seconds
-                try await journal.save(updated)
+                batch.save(updated)
                 sink.emit(.failed(path: record.path, queue: record.queue, message: error.description,
                                   willRetry: true, attempt: failures))
                 return (now + seconds, updated)
             }
             updated.status = .syncError
             updated.nextAttemptAt = nil
-            try await journal.save(updated)
+            batch.save(updated)
             summary.failedFiles += 1
             summary.failures.append(RunSummary.Failure(path: record.path, message: error.description))
             sink.emit(.failed(path: record.path, queue: record.queue, message: error.description,
                               willRetry: false, attempt: failures))
             return nil
         }
+    }
+
+    /// Leaves a job queued in the journal (status pending, attempts untouched) and counts it
+    /// as not done in this run: the backend was offline for longer than the run waits.
+    private func abandon(_ record: FileRecord, message: String, batch: inout JournalBatch,
+                         summary: inout RunSummary) async throws(JournalError) {
+        progress.ended(queue: record.queue, succeeded: false)
+        var updated = try await current(record, batch: &batch)
+        updated.status = (record.action ?? .upload).pendingStatus
+        updated.action = record.action
+        updated.lastError = message
+        updated.nextAttemptAt = nil
+        updated.updatedAt = Date().timeIntervalSince1970
+        batch.save(updated)
+        summary.failedFiles += 1
+        summary.failures.append(RunSummary.Failure(path: record.path, message: message))
+        sink.emit(.failed(path: record.path, queue: record.queue, message: message, willRetry: false,
+                          attempt: record.attempts))
+    }
+
+    /// The journal's row for a job (the executor may have written it during the attempt),
+    /// after any results still waiting in the batch are committed.
+    private func current(_ record: FileRecord, batch: inout JournalBatch) async throws(JournalError) -> FileRecord {
+        try await commit(&batch)
+        return try await journal.record(pairId: record.pairId, path: record.path) ?? record
     }
 }

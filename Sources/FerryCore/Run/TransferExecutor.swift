@@ -1,14 +1,18 @@
 import FerryPluginAPI
 import Foundation
 
-/// Carries out one attempt of one job, with the journal bookkeeping around it: the file is
-/// marked `uploading`/`downloading` (with the source version its partial bytes belong to)
-/// before any byte moves, and `inSync` with both sides' versions after it arrived.
+/// Carries out one attempt of one job, with the journal bookkeeping around it: a large file
+/// is marked `uploading`/`downloading` (with the source version its partial bytes belong
+/// to) before any byte moves. The result (the `inSync` row, or the row to drop) goes back
+/// to the engine, which commits results in groups: one transaction per file was half of a
+/// small-file push's time.
 struct TransferExecutor: Sendable {
     enum Success: Sendable {
+        /// The file arrived; the record (now `inSync`) is still to be written.
         case transferred(FileRecord, bytes: Int64, resumedFrom: Int64)
+        /// The target copy was deleted; the row is still to be dropped.
         case deleted
-        /// The source disappeared before the transfer; the row was dropped.
+        /// The source disappeared before the transfer; the row is still to be dropped.
         case vanished
     }
 
@@ -59,7 +63,6 @@ struct TransferExecutor: Sendable {
         let destination = try remotePath(planned)
         guard let meta = try await BlockingIO.run({ () throws(BackendError) in try LocalFileSystem.metadata(source) }),
               meta.kind == .file else {
-            try await journal.remove(pairId: planned.pairId, path: planned.path)
             return .vanished
         }
         let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
@@ -94,13 +97,11 @@ struct TransferExecutor: Sendable {
             try await journal.save(record)
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
         }
-        try await journal.save(record)
         return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
     }
 
     private func download(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
         guard let remote = planned.remote else {
-            try await journal.remove(pairId: planned.pairId, path: planned.path)
             return .vanished
         }
         let source = try remotePath(planned)
@@ -135,7 +136,6 @@ struct TransferExecutor: Sendable {
         case let .failure(error):
             guard error.code == .notFound else { throw error }
             try? LocalFileSystem.removeFile(partial)
-            try await journal.remove(pairId: planned.pairId, path: planned.path)
             return .vanished
         }
 
@@ -171,7 +171,6 @@ struct TransferExecutor: Sendable {
         let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
         let remoteVersion = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag ?? remote.etag)
         record.markInSync(local: localVersion, remote: remoteVersion, at: now())
-        try await journal.save(record)
         return .transferred(record, bytes: result.bytesReceived, resumedFrom: result.resumedFrom)
     }
 
@@ -185,7 +184,6 @@ struct TransferExecutor: Sendable {
 
     private func deleteRemote(_ planned: FileRecord) async throws -> Success {
         try await pair.backend.delete(try remotePath(planned))
-        try await journal.remove(pairId: planned.pairId, path: planned.path)
         return .deleted
     }
 
@@ -200,7 +198,6 @@ struct TransferExecutor: Sendable {
             }
             try LocalFileSystem.removeFile(target)
         }
-        try await journal.remove(pairId: planned.pairId, path: planned.path)
         return .deleted
     }
 }

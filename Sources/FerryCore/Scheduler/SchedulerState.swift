@@ -72,6 +72,20 @@ public struct SchedulerState: Sendable {
         runningCount -= 1
     }
 
+    /// Removes and returns every waiting job (ready or delayed), e.g. when a run stops
+    /// waiting for an offline backend. Running jobs are not touched.
+    public mutating func drainWaiting() -> [Job] {
+        var drained: [Job] = []
+        for rank in ready.indices {
+            drained.append(contentsOf: ready[rank][readyHeads[rank]...])
+            ready[rank].removeAll()
+            readyHeads[rank] = 0
+        }
+        drained.append(contentsOf: delayed.sorted { $0.readyAt < $1.readyAt }.map(\.job))
+        delayed.removeAll()
+        return drained
+    }
+
     /// When the earliest delayed job becomes ready; nil when none waits.
     public var nextReadyTime: Double? {
         delayed.map(\.readyAt).min()

@@ -1,0 +1,95 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("a WebDAV server that goes away in the middle of a push")
+struct OutageTests {
+    func config(_ server: TestServer, offlineWait: String) -> String {
+        """
+        remotes:
+          nas:
+            type: webdav
+            url: \(server.url("/dav/photos"))
+            connect_timeout: 2
+        folders:
+          photos:
+            path: src
+            remote: nas
+        retry:
+          attempts: 3
+          base_delay: 200ms
+          max_delay: 1s
+          offline_wait: \(offlineWait)
+        """
+    }
+
+    @Test("stopped for 3 s: the remote goes offline, nothing fails, and the push completes when it is back",
+          arguments: TestServer.Kind.allCases)
+    func serverComesBack(_ kind: TestServer.Kind) async throws {
+        let server = try TestServer(kind)
+        let work = Workspace()
+        for index in 0..<30 {
+            try TreeGenerator.write(at: work.source + "/day \(index / 10)/IMG_\(index).jpg", size: 256 * 1024,
+                                    seed: UInt64(index), modified: 1_700_000_000 + Double(index))
+        }
+        try Data(config(server, offlineWait: "2m").utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        // The bandwidth limit keeps the push going long enough to lose its server half-way.
+        let running = try FerryProcess(["push", "photos", "--state", work.state, "--json", "--bwlimit", "1M"],
+                                       in: work.directory.path)
+        try await CrashResumeTests().waitUntil {
+            running.outputSoFar.components(separatedBy: "\"event\":\"transferred\"").count > 3
+        }
+        try server.stop()
+        // Back once the push has noticed, and at least 3 s later.
+        try await Task.sleep(for: .seconds(3))
+        try await CrashResumeTests().waitUntil { running.outputSoFar.contains("\"event\":\"remote_offline\"") }
+        try server.restart()
+        let result = await running.wait()
+
+        #expect(result.status == 0, "\(result.diagnostics)")
+        #expect(result.int("uploaded") == 30)
+        #expect(result.int("failed") == 0)
+        #expect(!result.events(named: "remote_offline").isEmpty, "the outage was not noticed: \(result.diagnostics)")
+        #expect(!result.events(named: "remote_online").isEmpty)
+        // Waiting for the server used up no file's attempts: no file failed for good.
+        #expect(result.events(named: "failed").isEmpty)
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
+                                               compareModificationTimes: false) == [])
+        #expect(try work.temporaryFiles(in: server.directory + "/root/photos") == [])
+    }
+
+    @Test("still down after offline_wait: exit 1 with a message that says what to do, files stay queued")
+    func serverStaysAway() async throws {
+        let server = try TestServer(.nginx)
+        let work = Workspace()
+        for index in 0..<12 {
+            try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 256 * 1024, seed: UInt64(index))
+        }
+        try Data(config(server, offlineWait: "2s").utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let running = try FerryProcess(["push", "photos", "--state", work.state, "--json", "--bwlimit", "256k"],
+                                       in: work.directory.path)
+        try await CrashResumeTests().waitUntil {
+            running.outputSoFar.contains("\"event\":\"transferred\"")
+        }
+        try server.stop()
+        let result = await running.wait()
+        #expect(result.status == 1, "\(result.diagnostics)")
+        let failures = result.events(named: "failed")
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { ($0["error"] as? String)?.contains("run again when the server is back") == true
+                                      || ($0["error"] as? String)?.contains("reach") == true },
+                "\(failures)")
+        let sent = result.int("uploaded") ?? 0
+        #expect(sent < 12)
+
+        // The queued files are still jobs, not errors, and the next run sends exactly them.
+        let status = try await work.ferry(["status", "--state", work.state, "--json"])
+        #expect(!status.standardOutput.contains("\"syncError\""), "\(status.standardOutput)")
+        try server.restart()
+        let again = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
+        #expect(again.status == 0, "\(again.diagnostics)")
+        #expect((again.int("uploaded") ?? 0) + sent == 12)
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
+                                               compareModificationTimes: false) == [])
+    }
+}
