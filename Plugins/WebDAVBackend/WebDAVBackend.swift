@@ -18,6 +18,8 @@ public struct WebDAVBackend: Backend {
     let limits: ListingLimits
     /// Folders known to exist, so MKCOL is sent once per folder per run.
     private let knownFolders = FolderCache()
+    /// Whether uploads still need a PROPFIND to learn what the server stored.
+    let confirmation = UploadConfirmation()
 
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
         urls = try WebDAVURL(base: baseURL)
@@ -101,7 +103,10 @@ public struct WebDAVBackend: Backend {
         let temporary = try parent.appending(TemporaryName.for(request.destination.name))
         try await makeDirectory(parent)
 
+        // nginx sets the stored file's modification time from `Date` (to the second); other
+        // servers ignore it. `UploadConfirmation` learns which kind this server is.
         let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
+                              headers: [("Date", HTTPDate.format(nanos: request.modifiedNanos))],
                               body: .file(path: request.source, offset: 0, length: request.size),
                               responseBody: .memory(limit: 64 * 1024))
         var response = try await transport.perform(put, observer: observer)
@@ -122,6 +127,12 @@ public struct WebDAVBackend: Backend {
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
         }
         try await move(from: temporary, to: request.destination, overwrite: true)
+        let predicted = UploadConfirmation.prediction(
+            path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos,
+            putETag: response.header("etag"))
+        guard confirmation.needsCheck else {
+            return UploadResult(entry: predicted, bytesSent: request.size, resumedFrom: 0)
+        }
         guard let entry = try await stat(request.destination) else {
             throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
         }
@@ -129,6 +140,7 @@ public struct WebDAVBackend: Backend {
             throw BackendError(.io, "the server stored \(entry.size) bytes instead of \(request.size)",
                                path: request.destination.description, retryable: true)
         }
+        confirmation.learn(predicted: predicted, actual: entry)
         return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
     }
 
