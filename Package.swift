@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "CurlTransport",
-            dependencies: ["CCurl", "FerryPluginAPI"],
+            dependencies: ["CCurl", "FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/CurlTransport"
         ),
 

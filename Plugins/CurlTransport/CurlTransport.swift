@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import Logging
 import Synchronization
 
 /// Performs HTTP requests with libcurl for one server. Blocking `curl_easy_perform` runs
@@ -8,8 +9,13 @@ public final class CurlTransport: Sendable {
     public let settings: CurlTransportSettings
     private let idle = Mutex<[PooledHandle]>([])
 
-    public init(settings: CurlTransportSettings) {
+    /// `server` names the remote in the warning that insecure mode always gives.
+    public init(settings: CurlTransportSettings, server: String = "") {
         self.settings = settings
+        if settings.insecure {
+            Logger(label: "ferry.transport").warning(
+                "TLS verification is off (insecure: true) for \(server.isEmpty ? "this remote" : server): anyone on the network path can read and change what is sent; set ca_file instead")
+        }
     }
 
     public func perform(_ request: HTTPRequest, observer: any TransferObserver = NullTransferObserver()) async throws(BackendError) -> HTTPResponse {

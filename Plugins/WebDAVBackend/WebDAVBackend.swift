@@ -23,7 +23,7 @@ public struct WebDAVBackend: Backend {
 
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
         urls = try WebDAVURL(base: baseURL)
-        transport = CurlTransport(settings: settings)
+        transport = CurlTransport(settings: settings, server: urls.origin)
         self.limits = limits
     }
 

@@ -69,4 +69,29 @@ struct WebDAVPushPullTests {
         #expect(good.status == 0, "\(good.diagnostics)")
         #expect(good.int("uploaded") == 1)
     }
+
+    @Test("insecure: true works but warns on every run, naming the server and the safer option")
+    func insecureWarns() async throws {
+        let server = try TestServer(.nginx)
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 1000, seed: 1)
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav/photos"))
+                insecure: true
+            folders:
+              photos:
+                path: src
+                remote: nas
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        for _ in 0..<2 {
+            let run = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
+            #expect(run.status == 0, "\(run.diagnostics)")
+            #expect(run.standardError.contains("TLS verification is off"), "\(run.diagnostics)")
+            #expect(run.standardError.contains(server.origin) && run.standardError.contains("ca_file"))
+        }
+    }
 }
