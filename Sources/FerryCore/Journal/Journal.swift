@@ -33,9 +33,15 @@ public final class Journal: Sendable {
         do {
             try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
-            throw JournalError(path: path, message: "cannot prepare the journal: \(error)")
+            throw JournalError(path: path, message: "cannot prepare the journal: " + describe(error))
         }
         return journal
+    }
+
+    /// Opens an existing journal for changes; nil when there is none yet.
+    public static func open(existingAt path: String) throws(JournalError) -> Journal? {
+        guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
+        return try open(at: path)
     }
 
     /// Opens an existing journal for reading only; nil when there is none yet.
@@ -45,7 +51,7 @@ public final class Journal: Sendable {
         do {
             try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
-            throw JournalError(path: path, message: "cannot read the journal: \(error)")
+            throw JournalError(path: path, message: "cannot read the journal: " + describe(error))
         }
         return journal
     }
@@ -181,6 +187,56 @@ public final class Journal: Sendable {
         try await read { db in
             try FileRecord.filter(Column("pairId") == pairId && Column("status") == status.rawValue)
                 .order(Column("path")).fetchAll(db)
+        }
+    }
+
+    // MARK: Health
+
+    /// What SQLite's own checks find wrong: `PRAGMA integrity_check` (every page, index and
+    /// constraint; `quick: true` runs the cheaper `quick_check`, which skips index contents)
+    /// and `PRAGMA foreign_key_check`. Empty when the journal is sound.
+    public func integrityProblems(quick: Bool = false) async throws(JournalError) -> [String] {
+        try await read { db in
+            let check = quick ? "quick_check" : "integrity_check"
+            var problems = try String.fetchAll(db, sql: "PRAGMA \(check)(100)").filter { $0 != "ok" }
+            for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                problems.append("row \(row[1] as Int64? ?? 0) of \(row[0] as String? ?? "?") points at a missing \(row[2] as String? ?? "?")")
+            }
+            return problems
+        }
+    }
+
+    /// Files of a pair in any of these statuses, by path.
+    public func records(pairId: Int64, statuses: [FileStatus]) async throws(JournalError) -> [FileRecord] {
+        try await read { db in
+            try FileRecord.filter(Column("pairId") == pairId && statuses.map(\.rawValue).contains(Column("status")))
+                .order(Column("path")).fetchAll(db)
+        }
+    }
+
+    /// Makes failed files (`syncError`) of a pair runnable again: their job goes back to
+    /// pending with a fresh count of attempts and no waiting time. `paths` nil means every
+    /// failed file; a path that names a folder takes the failed files below it. Returns the
+    /// paths reset.
+    public func retryFailed(pairId: Int64, paths: [String]?) async throws(JournalError) -> [String] {
+        try await write { db in
+            var reset: [String] = []
+            let failed = try FileRecord.filter(Column("pairId") == pairId && Column("status") == FileStatus.syncError.rawValue)
+                .order(Column("path")).fetchAll(db)
+            for var record in failed {
+                if let paths, !paths.contains(where: { record.path == $0 || record.path.hasPrefix($0 + "/") || $0.isEmpty }) {
+                    continue
+                }
+                let action = record.action ?? .upload
+                record.action = action
+                record.status = action.pendingStatus
+                record.attempts = 0
+                record.nextAttemptAt = nil
+                record.updatedAt = Date().timeIntervalSince1970
+                try record.write(db)
+                reset.append(record.path)
+            }
+            return reset
         }
     }
 

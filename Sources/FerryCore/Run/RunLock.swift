@@ -35,6 +35,21 @@ public final class RunLock: Sendable {
         return RunLock(descriptor: fd, path: path)
     }
 
+    /// Who holds the pair's lock right now (the holder's note), or nil when nobody does:
+    /// a pair in `uploading`/`downloading` that nobody holds was interrupted.
+    public static func holder(stateDirectory: String, pairId: Int64) -> String? {
+        let path = LocalFileSystem.join(LocalFileSystem.join(stateDirectory, "locks"), "pair-\(pairId).lock")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        let note = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return note?.isEmpty == false ? note : "another process"
+    }
+
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path

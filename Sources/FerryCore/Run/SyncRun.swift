@@ -58,6 +58,12 @@ public struct SyncRun: Sendable {
                 pairRecord = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
             } else {
                 let opened = try Journal.open(at: journalPath)
+                // quick_check reads every page but not index contents: a few ms per
+                // thousand files, cheap next to a run, and it keeps a damaged journal from
+                // steering transfers.
+                if let problem = try await opened.integrityProblems(quick: true).first {
+                    throw RunError("the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
+                }
                 journal = opened
                 let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
                 pairRecord = record
@@ -65,6 +71,8 @@ public struct SyncRun: Sendable {
             }
         } catch let error as JournalError {
             throw RunError(error.description)
+        } catch let error as RunError {
+            throw error
         } catch let error as RunLockError {
             throw RunError("\(pair.localRoot): \(error.message)")
         } catch {
