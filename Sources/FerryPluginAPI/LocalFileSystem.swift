@@ -132,11 +132,11 @@ public enum LocalFileSystem {
         }
     }
 
-    /// Bytes available to an unprivileged writer on the filesystem holding `path`.
-    public static func availableBytes(_ path: String) throws(BackendError) -> Int64 {
+    /// Bytes available to an unprivileged writer, and the size, of the filesystem holding `path`.
+    public static func filesystemSpace(_ path: String) throws(BackendError) -> (available: Int64, total: Int64) {
         var info = statvfs()
         if statvfs(path, &info) != 0 { throw error(errno, "cannot read free space", path) }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        return (Int64(info.f_bavail) * Int64(info.f_frsize), Int64(info.f_blocks) * Int64(info.f_frsize))
     }
 
     public static func parentPath(_ path: String) -> String {

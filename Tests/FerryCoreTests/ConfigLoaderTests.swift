@@ -164,11 +164,13 @@ struct ConfigLoaderTests {
               max: 8
               bandwidth: 10M
               max_delete: 25%
+              min_free_space: 2G
             retry:
               attempts: 3
               base_delay: 500ms
               factor: 1.5
               max_delay: 1m
+              offline_wait: 30s
             scan:
               follow_symlinks: yes
               ignore: [".cache/**", "*.bak"]
@@ -180,9 +182,34 @@ struct ConfigLoaderTests {
             QueueRule(name: "slow", match: ["*"], minSize: 1 << 30, concurrency: 1),
         ])
         #expect(config.defaultQueue == "fast")
-        #expect(config.transfers == TransferSettings(maxConcurrent: 8, bandwidthLimit: 10 << 20, maxDeleteShare: 0.25))
-        #expect(config.retry == RetryPolicy(attempts: 3, baseDelay: .milliseconds(500), factor: 1.5, maxDelay: .seconds(60)))
+        #expect(config.transfers == TransferSettings(maxConcurrent: 8, bandwidthLimit: 10 << 20, maxDeleteShare: 0.25,
+                                                     minFreeSpace: .bytes(2 << 30)))
+        var retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(500), factor: 1.5, maxDelay: .seconds(60))
+        retry.offlineWait = .seconds(30)
+        #expect(config.retry == retry)
         #expect(config.scan == ScanSettings(followSymlinks: true, ignore: [".cache/**", "*.bak"]))
+    }
+
+    @Test("min_free_space takes a size or a share of the disk; offline_wait takes a duration or forever")
+    func reserveAndOfflineWait() throws {
+        #expect(try Self.parse("transfers:\n  min_free_space: 5%\n").transfers.minFreeSpace == .share(0.05))
+        #expect(try Self.parse("transfers:\n  min_free_space: 512M\n").transfers.minFreeSpace == .bytes(512 << 20))
+        #expect(Config.defaults.transfers.minFreeSpace == .share(0.01))
+        #expect(try Self.parse("retry:\n  offline_wait: forever\n").retry.offlineWait == nil)
+        #expect(Config.defaults.retry.offlineWait == .seconds(600))
+    }
+
+    @Test("the free-space reserve refuses a download that would cut into it, and says what to do")
+    func freeSpaceReserve() {
+        let reserve = FreeSpaceReserve.share(0.01)
+        // A 100 GB disk keeps 1 GB free.
+        #expect(reserve.bytes(ofFilesystemSize: 100_000_000_000) == 1_000_000_000)
+        #expect(reserve.refusal(needed: 500_000_000, available: 2_000_000_000, totalBytes: 100_000_000_000) == nil)
+        let refusal = reserve.refusal(needed: 1_500_000_000, available: 2_000_000_000, totalBytes: 100_000_000_000)
+        #expect(refusal?.contains("min_free_space") == true)
+        #expect(refusal?.contains("free some space") == true)
+        #expect(FreeSpaceReserve.bytes(0).refusal(needed: 10, available: 10, totalBytes: 100) == nil)
+        #expect(FreeSpaceReserve.bytes(0).refusal(needed: 11, available: 10, totalBytes: 100) != nil)
     }
 
     @Test("bandwidth off or 0 means no limit", arguments: ["off", "0"])
@@ -323,6 +350,10 @@ struct ConfigLoaderTests {
             name: "bad percentage",
             yaml: "transfers:\n  max_delete: 150%\n",
             line: 2, column: 15, mentions: "percentage", key: "transfers.max_delete"),
+        ConfigErrorCase(
+            name: "bad free-space reserve",
+            yaml: "transfers:\n  min_free_space: 80%\n",
+            line: 2, column: 19, mentions: "percentage from 0% to 50%", key: "transfers.min_free_space"),
         ConfigErrorCase(
             name: "bad boolean",
             yaml: "scan:\n  follow_symlinks: maybe\n",

@@ -93,3 +93,27 @@ struct JournalCareTests {
         #expect(nothing.standardError.contains("not inside any synced folder"))
     }
 }
+
+@Suite("the free-space guard on downloads")
+struct FreeSpaceGuardTests {
+    @Test("a download that would leave less than min_free_space is refused before a byte is written")
+    func refusesDownload() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.destination + "/VID_1.mp4", size: 200_000, seed: 1)
+        try TreeGenerator.write(at: work.destination + "/IMG_1.jpg", size: 1000, seed: 2)
+        // Keep more free than any disk has: every download must be refused.
+        try Data("transfers:\n  min_free_space: 1000T\n".utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let pull = try await work.ferry(["pull", work.source, "--from", work.destination, "--state", work.state, "--json"])
+        #expect(pull.status == 1, "\(pull.diagnostics)")
+        let failures = pull.events(named: "failed")
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { ($0["error"] as? String)?.contains("not enough free space") == true })
+        #expect(pull.events(named: "retrying").isEmpty)
+        #expect(try TreeComparison.files(in: work.source).isEmpty)
+
+        try Data("transfers:\n  min_free_space: 0%\n".utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let again = try await work.ferry(["pull", work.source, "--from", work.destination, "--state", work.state, "--json"])
+        #expect(again.status == 0, "\(again.diagnostics)")
+        #expect(try TreeComparison.differences(work.destination, work.source) == [])
+    }
+}

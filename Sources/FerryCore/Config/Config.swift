@@ -70,11 +70,16 @@ public struct TransferSettings: Sendable, Equatable {
     /// Refuse a `--delete` run that would remove more than this share of the target's
     /// files (0…1), unless forced.
     public var maxDeleteShare: Double = 0.5
+    /// What a download must leave free on the local disk; a file that would cut into it is
+    /// refused (`syncError`, "not enough free space") before a byte is written.
+    public var minFreeSpace: FreeSpaceReserve = .standard
 
-    public init(maxConcurrent: Int = 4, bandwidthLimit: Int64? = nil, maxDeleteShare: Double = 0.5) {
+    public init(maxConcurrent: Int = 4, bandwidthLimit: Int64? = nil, maxDeleteShare: Double = 0.5,
+                minFreeSpace: FreeSpaceReserve = .standard) {
         self.maxConcurrent = maxConcurrent
         self.bandwidthLimit = bandwidthLimit
         self.maxDeleteShare = maxDeleteShare
+        self.minFreeSpace = minFreeSpace
     }
 }
 

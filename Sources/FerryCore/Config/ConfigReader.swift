@@ -167,7 +167,7 @@ struct ConfigReader {
     }
 
     private mutating func readTransfers(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "transfers", allowed: ["max", "bandwidth", "max_delete"]) {
+        for entry in try mapping(node, key: "transfers", allowed: ["max", "bandwidth", "max_delete", "min_free_space"]) {
             let key = "transfers." + entry.key
             switch entry.key {
             case "max": config.transfers.maxConcurrent = try integer(entry.value, key: key, range: 1...256)
@@ -184,6 +184,16 @@ struct ConfigReader {
                     throw error(entry.value, key, "expected a percentage such as 50%")
                 }
                 config.transfers.maxDeleteShare = percent / 100
+            case "min_free_space":
+                let text = try string(entry.value, key: key)
+                if text.hasSuffix("%") {
+                    guard let percent = Double(text.dropLast()), (0...50).contains(percent) else {
+                        throw error(entry.value, key, "expected a size such as 2G or a percentage from 0% to 50%")
+                    }
+                    config.transfers.minFreeSpace = .share(percent / 100)
+                } else {
+                    config.transfers.minFreeSpace = .bytes(try size(entry.value, key: key))
+                }
             default: break
             }
         }

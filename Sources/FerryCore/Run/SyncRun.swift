@@ -168,7 +168,8 @@ public struct SyncRun: Sendable {
 
             let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
             let engine = TransferEngine(
-                executor: TransferExecutor(pair: pair, journal: journal),
+                executor: TransferExecutor(pair: pair, journal: journal,
+                                           freeSpaceReserve: config.transfers.minFreeSpace),
                 journal: journal,
                 classifier: classifier,
                 queueCaps: config.queues.map(\.concurrency),

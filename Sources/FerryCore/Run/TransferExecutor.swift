@@ -23,6 +23,8 @@ struct TransferExecutor: Sendable {
 
     let pair: FolderPair
     let journal: Journal
+    /// What downloads leave free on the local disk.
+    var freeSpaceReserve: FreeSpaceReserve = .standard
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
@@ -112,11 +114,19 @@ struct TransferExecutor: Sendable {
 
         // Continue an earlier partial download only if it was made from this remote version.
         let resumable = planned.transferRemote.map { $0 == remote } ?? false
+        let reserve = freeSpaceReserve
         let offset: Int64 = try await BlockingIO.run { () throws(BackendError) -> Int64 in
             try LocalFileSystem.makeDirectories(folder)
-            guard resumable, let partialMeta = try LocalFileSystem.metadata(partial), partialMeta.kind == .file,
-                  partialMeta.size <= remote.size else { return 0 }
-            return partialMeta.size
+            var offset: Int64 = 0
+            if resumable, let partialMeta = try LocalFileSystem.metadata(partial), partialMeta.kind == .file,
+               partialMeta.size <= remote.size {
+                offset = partialMeta.size
+            }
+            let space = try LocalFileSystem.filesystemSpace(folder)
+            if let refusal = reserve.refusal(needed: remote.size - offset, available: space.available, totalBytes: space.total) {
+                throw BackendError(.noSpace, refusal, path: final)
+            }
+            return offset
         }
 
         var record = planned
