@@ -2,6 +2,7 @@
 #   make run    install missing system packages, build, push sample-media/ with config.yml
 #   make test   install what the tests need, build (warnings are errors), run every test
 #   make bench  compare ferry with cp, rsync and rclone on the same data (writes a table)
+#   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -9,7 +10,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test deps test-deps bench clean
+.PHONY: run build test deps test-deps bench fuzz clean
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -36,5 +37,8 @@ bench:
 	bash scripts/bench-local.sh
 	python3 scripts/bench-webdav.py
 
+fuzz: deps
+	bash scripts/fuzz.sh
+
 clean:
-	rm -rf .build .ferry
+	rm -rf .build .build-fuzz .ferry

@@ -71,6 +71,18 @@ let package = Package(
             ]
         ),
 
+        // The parsers of untrusted input as fuzz targets, and the libFuzzer entry point
+        // (`make fuzz`; built plainly, it replays saved inputs).
+        .target(
+            name: "FerryFuzzing",
+            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend"]
+        ),
+        .executableTarget(
+            name: "ferry-fuzz",
+            dependencies: ["FerryFuzzing"],
+            path: "Fuzz/ferry-fuzz"
+        ),
+
         // Test support: tree generators, tree comparison, a runner for the ferry binary.
         .target(
             name: "FerryTestSupport",
@@ -79,7 +91,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
         ),
         .testTarget(
             name: "LocalBackendTests",

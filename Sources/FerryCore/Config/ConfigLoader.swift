@@ -24,11 +24,18 @@ public struct ConfigLoader: Sendable {
         return paths
     }
 
+    /// A config file larger than this is refused unread: a real one is a few KiB, and a
+    /// wrong path (a video, a disk image) must not be read into memory.
+    public static let maxFileSize: Int64 = 1 << 20
+
     /// Loads a config file; relative paths in it are resolved against the file's folder.
     public func load(file path: String) throws(ConfigError) -> Config {
         let absolutePath = LocalFileSystem.absolute(path)
         let text: String
         do {
+            if let size = try? LocalFileSystem.metadataFollowingLinks(absolutePath)?.size, size > Self.maxFileSize {
+                throw ConfigError(file: path, message: "the file is \(size) bytes, larger than a config can be (1 MiB); check the path given to --config")
+            }
             let data = try Data(contentsOf: URL(fileURLWithPath: absolutePath))
             guard let decoded = String(data: data, encoding: .utf8) else {
                 throw ConfigError(file: path, message: "not UTF-8 text; save the file as UTF-8")

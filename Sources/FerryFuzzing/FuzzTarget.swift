@@ -1,0 +1,46 @@
+import FerryCore
+import FerryPluginAPI
+import Foundation
+import LocalBackend
+import WebDAVBackend
+
+/// A parser that reads untrusted input, as a function of arbitrary bytes. Both the
+/// libFuzzer binary (`make fuzz`) and the bounded fuzz test in `make test` call these.
+///
+/// A target must return for every input: refusing it with an error is fine, crashing,
+/// hanging or growing without bound is the bug being looked for.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// config.yml: Yams, then Ferry's reader of every key.
+    case config
+    /// A WebDAV `PROPFIND Depth: 1` answer, with small listing limits.
+    case multistatus
+
+    public func run(_ input: Data) {
+        switch self {
+        case .config:
+            _ = try? Self.configLoader.parse(String(decoding: input, as: UTF8.self), file: "fuzz.yml", baseDirectory: "/fuzz")
+        case .multistatus:
+            _ = try? MultistatusParser.parse(input, requestPath: "/dav/photos/", directory: Self.photos, limits: Self.limits)
+        }
+    }
+
+    static let configLoader = ConfigLoader(registry: BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin]))
+    static let photos = try! RemotePath("photos")
+    static let limits = ListingLimits(maxBytes: 1 << 20, maxEntries: 10_000)
+
+    /// Tokens that make a mutation hit the parser's interesting paths sooner.
+    public var dictionary: [String] {
+        switch self {
+        case .config:
+            return [": ", "- ", "\n  ", "&a ", "*a", "!!str ", "!!binary ", "{", "}", "[", "]", "---\n", "...\n", "\"", "'",
+                    "remotes:", "folders:", "queues:", "type: webdav", "type: local", "url: ", "path: ", "match: ",
+                    "max_size: ", "1G", "5m", "50%", "retry:", "transfers:", "scan:", "ignore: ", "**/", "{a,b}", "\t", "\u{0}"]
+        case .multistatus:
+            return ["<D:response>", "</D:response>", "<D:href>", "</D:href>", "<D:propstat>", "<D:status>HTTP/1.1 200 OK</D:status>",
+                    "<D:status>HTTP/1.1 404 Not Found</D:status>", "<D:getcontentlength>", "<D:resourcetype><D:collection/></D:resourcetype>",
+                    "<D:getlastmodified>", "<D:getetag>", "xmlns:D=\"DAV:\"", "xmlns=\"DAV:\"", "/dav/photos/", "/dav/photos/../",
+                    "%2F", "%00", "%", "..", "&amp;", "&#0;", "&#x1F;", "<!DOCTYPE x [<!ENTITY a \"aaaa\">]>", "&a;", "<![CDATA[",
+                    "]]>", "<?xml version=\"1.0\"?>", "http://127.0.0.1/dav/photos/", "//evil/", "\u{0}"]
+        }
+    }
+}
