@@ -42,6 +42,11 @@ let package = Package(
             path: "Plugins/WebDAVBackend"
         ),
         .target(
+            name: "HTTPBackend",
+            dependencies: ["FerryPluginAPI", "CurlTransport"],
+            path: "Plugins/HTTPBackend"
+        ),
+        .target(
             name: "CurlTransport",
             dependencies: ["CCurl", "FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/CurlTransport"
@@ -88,6 +93,10 @@ let package = Package(
         .testTarget(
             name: "WebDAVBackendTests",
             dependencies: ["WebDAVBackend", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "HTTPBackendTests",
+            dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryIntegrationTests",
