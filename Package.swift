@@ -70,6 +70,7 @@ let package = Package(
                 "FerryPluginAPI",
                 "LocalBackend",
                 "WebDAVBackend",
+                "HTTPBackend",
                 "CurlTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
