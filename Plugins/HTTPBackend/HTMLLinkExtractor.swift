@@ -18,21 +18,21 @@ enum HTMLLinkExtractor {
     private static let rawTextElements: Set<String> = ["script", "style", "title", "textarea"]
 
     static func hrefs(in body: Data) throws(Refusal) -> [String] {
-        var scanner = Scanner(bytes: [UInt8](body))
+        var cursor = ByteCursor(bytes: [UInt8](body))
         var hrefs: [String] = []
-        while scanner.skip(past: UInt8(ascii: "<")) {
-            if scanner.consume("!--") {
+        while cursor.skip(past: UInt8(ascii: "<")) {
+            if cursor.consume("!--") {
                 // An unterminated comment runs to the end of the page, as in a browser.
-                guard scanner.skip(pastSequence: Array("-->".utf8)) else { break }
-            } else if scanner.peek == UInt8(ascii: "!") || scanner.peek == UInt8(ascii: "?")
-                        || scanner.peek == UInt8(ascii: "/") {
+                guard cursor.skip(pastSequence: Array("-->".utf8)) else { break }
+            } else if cursor.peek == UInt8(ascii: "!") || cursor.peek == UInt8(ascii: "?")
+                        || cursor.peek == UInt8(ascii: "/") {
                 // Doctype, processing instruction, end tag: nothing to read up to `>`.
-                guard scanner.skip(past: UInt8(ascii: ">")) else {
+                guard cursor.skip(past: UInt8(ascii: ">")) else {
                     throw Refusal(reason: "the page ends inside a tag (truncated?)")
                 }
-            } else if let first = scanner.peek, Scanner.isLetter(first) {
-                let name = scanner.tagName()
-                let attributes = try scanner.attributes()
+            } else if let first = cursor.peek, ByteCursor.isLetter(first) {
+                let name = cursor.tagName()
+                let attributes = try cursor.attributes()
                 switch name {
                 case "a":
                     if let raw = attributes["href"] {
@@ -48,7 +48,7 @@ enum HTMLLinkExtractor {
                 case "base":
                     throw Refusal(reason: "the page has a <base> element, which changes what its links point to")
                 case let element where rawTextElements.contains(element):
-                    guard scanner.skip(pastEndTag: element) else { return hrefs }
+                    guard cursor.skip(pastEndTag: element) else { return hrefs }
                 default:
                     break
                 }
@@ -60,7 +60,7 @@ enum HTMLLinkExtractor {
 
     /// A cursor over the page's bytes. HTML's markup is ASCII, so bytes are enough; only
     /// attribute values are decoded, and only those of links.
-    private struct Scanner {
+    private struct ByteCursor {
         let bytes: [UInt8]
         var index = 0
 
@@ -106,7 +106,7 @@ enum HTMLLinkExtractor {
                 guard start + lowered.count <= bytes.count,
                       zip(bytes[start..<(start + lowered.count)], lowered).allSatisfy({ $0 | 0x20 == $1 }) else { continue }
                 let after = start + lowered.count
-                guard after == bytes.count || Scanner.isBlank(bytes[after]) || bytes[after] == UInt8(ascii: ">")
+                guard after == bytes.count || ByteCursor.isBlank(bytes[after]) || bytes[after] == UInt8(ascii: ">")
                         || bytes[after] == UInt8(ascii: "/") else { continue }
                 index = after
                 return skip(past: UInt8(ascii: ">"))
@@ -125,7 +125,7 @@ enum HTMLLinkExtractor {
         /// The tag name at the cursor, lower-cased (letters, digits, `-`).
         mutating func tagName() -> String {
             let start = index
-            while let byte = peek, Scanner.isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            while let byte = peek, ByteCursor.isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "-") {
                 index += 1
             }
@@ -137,7 +137,7 @@ enum HTMLLinkExtractor {
         mutating func attributes() throws(Refusal) -> [String: ArraySlice<UInt8>] {
             var result: [String: ArraySlice<UInt8>] = [:]
             while true {
-                while let byte = peek, Scanner.isBlank(byte) || byte == UInt8(ascii: "/") { index += 1 }
+                while let byte = peek, ByteCursor.isBlank(byte) || byte == UInt8(ascii: "/") { index += 1 }
                 guard let byte = peek else { throw Refusal(reason: "the page ends inside a tag (truncated?)") }
                 if byte == UInt8(ascii: ">") {
                     index += 1
@@ -145,17 +145,17 @@ enum HTMLLinkExtractor {
                 }
                 let nameStart = index
                 index += 1  // a name may start with `=`, as in HTML
-                while let next = peek, !Scanner.isBlank(next), next != UInt8(ascii: "/"), next != UInt8(ascii: ">"),
+                while let next = peek, !ByteCursor.isBlank(next), next != UInt8(ascii: "/"), next != UInt8(ascii: ">"),
                       next != UInt8(ascii: "=") {
                     index += 1
                 }
                 let name = String(decoding: bytes[nameStart..<index].map { (65...90).contains($0) ? $0 | 0x20 : $0 },
                                   as: UTF8.self)
-                while let next = peek, Scanner.isBlank(next) { index += 1 }
+                while let next = peek, ByteCursor.isBlank(next) { index += 1 }
                 var value: ArraySlice<UInt8> = []
                 if peek == UInt8(ascii: "=") {
                     index += 1
-                    while let next = peek, Scanner.isBlank(next) { index += 1 }
+                    while let next = peek, ByteCursor.isBlank(next) { index += 1 }
                     if let quote = peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
                         let start = index + 1
                         guard let end = bytes[start...].firstIndex(of: quote) else {
@@ -165,7 +165,7 @@ enum HTMLLinkExtractor {
                         index = end + 1
                     } else {
                         let start = index
-                        while let next = peek, !Scanner.isBlank(next), next != UInt8(ascii: ">") { index += 1 }
+                        while let next = peek, !ByteCursor.isBlank(next), next != UInt8(ascii: ">") { index += 1 }
                         value = bytes[start..<index]
                     }
                 }

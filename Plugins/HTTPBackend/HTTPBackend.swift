@@ -84,7 +84,7 @@ public struct HTTPBackend: Backend {
         }
         // Relative links resolve against the page's own address: one the server moved is
         // not the folder that was asked for.
-        guard response.effectiveURL == url else {
+        guard IndexHref.sameLocation(response.effectiveURL, url) else {
             throw IndexRefusal.error("the server redirected the listing to \(response.effectiveURL); "
                                      + "set the remote's url to the final address", directory: directory)
         }
@@ -193,7 +193,7 @@ public struct HTTPBackend: Backend {
         }
         let modified = response.header("last-modified").flatMap(HTTPDate.parse)
         // nginx, Apache and Python redirect a folder's URL to the same URL with a slash.
-        if response.effectiveURL != url && response.effectiveURL.hasSuffix("/") {
+        if response.effectiveURL.hasSuffix("/") && !IndexHref.sameLocation(response.effectiveURL, url) {
             return RemoteEntry(path: path, kind: .directory, size: 0, modifiedNanos: modified)
         }
         guard let length = response.header("content-length"), let size = Int64(length), size >= 0 else {

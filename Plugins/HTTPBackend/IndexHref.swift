@@ -78,6 +78,23 @@ enum IndexHref {
         return .member(name: name, isFolder: isFolder)
     }
 
+    /// Whether two absolute http(s) URLs name the same folder or file once libcurl's
+    /// normalisation is undone: origins compared as `normalizedOrigin`, paths after
+    /// resolving dot segments and percent-decoding, the trailing slash included.
+    static func sameLocation(_ first: String, _ second: String) -> Bool {
+        func split(_ url: String) -> (origin: String, path: String)? {
+            guard let separator = url.range(of: "://") else { return nil }
+            let rest = url[separator.upperBound...]
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            let path = slash == rest.endIndex ? "/" : String(rest[slash...])
+            return (String(url[..<slash]), path)
+        }
+        guard let a = split(first), let b = split(second),
+              normalizedOrigin(a.origin) == normalizedOrigin(b.origin),
+              let left = try? resolvedSegments(a.path), let right = try? resolvedSegments(b.path) else { return false }
+        return left.segments == right.segments && left.isFolder == right.isFolder
+    }
+
     /// The path of a URL after `scheme://`, provided its authority is the listed server's.
     private static func samePath(_ rest: Substring, scheme: String, origin: String) throws(Refusal) -> String {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex

@@ -95,6 +95,20 @@ struct IndexHrefTests {
         }
     }
 
+    @Test("the same address, however libcurl spells it", arguments: [
+        ("http://127.0.0.1:8080/files/a%20b/", "HTTP://127.0.0.1:8080/files/a%20b/", true),
+        ("http://nas.local/files/", "http://NAS.local:80/files/", true),
+        ("http://127.0.0.1:8080/files/./x/../", "http://127.0.0.1:8080/files/", true),
+        ("http://127.0.0.1:8080/files/%C3%A9/", "http://127.0.0.1:8080/files/%c3%a9/", true),
+        ("http://127.0.0.1:8080/files/a", "http://127.0.0.1:8080/files/a/", false),
+        ("http://127.0.0.1:8080/files/a/", "http://127.0.0.1:8080/other/a/", false),
+        ("http://127.0.0.1:8080/files/", "https://127.0.0.1:8080/files/", false),
+        ("http://127.0.0.1:8080/files/", "not a url", false),
+    ])
+    func sameLocation(first: String, second: String, same: Bool) {
+        #expect(IndexHref.sameLocation(first, second) == same)
+    }
+
     @Test("the root folder's own index")
     func rootFolder() throws {
         #expect(try IndexHref.classify("a.jpg", origin: Self.origin, folderPath: "/") == .member(name: "a.jpg", isFolder: false))
