@@ -16,7 +16,7 @@ extension HTTPBackend {
         let content = HTTPRequest.BodyPart.file(path: request.source, offset: 0, length: request.size)
         if try await usesRename(in: parent) {
             let temporary = try parent.appending(TemporaryName.for(request.destination.name))
-            try await send(content, to: temporary, observer: observer)
+            try await send(content, modifiedNanos: request.modifiedNanos, to: temporary, observer: observer)
             guard try Self.sourceIsUnchanged(request) else {
                 try? await removeQuietly(temporary)
                 throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
@@ -28,7 +28,7 @@ extension HTTPBackend {
                 throw error
             }
         } else {
-            try await send(content, to: request.destination, observer: observer)
+            try await send(content, modifiedNanos: request.modifiedNanos, to: request.destination, observer: observer)
             guard try Self.sourceIsUnchanged(request) else {
                 // What the server has now is torn; take it away if the server lets us.
                 try? await removeQuietly(request.destination)
@@ -53,8 +53,12 @@ extension HTTPBackend {
         return source.size == request.size && source.modifiedNanos == request.modifiedNanos
     }
 
-    /// Sends bytes to `path` with the configured method.
-    func send(_ content: HTTPRequest.BodyPart, to path: RemotePath, observer: any TransferObserver) async throws(BackendError) {
+    /// Sends bytes to `path` with the configured method. A `PUT` carries the source's
+    /// modification time as its `Date`, which nginx gives the stored file (to the second;
+    /// a `MOVE` keeps it) and other servers ignore; the `HEAD` after the upload records
+    /// whatever the server kept.
+    func send(_ content: HTTPRequest.BodyPart, modifiedNanos: Int64?, to path: RemotePath,
+              observer: any TransferObserver) async throws(BackendError) {
         switch options.upload {
         case .none:
             try refuseIfReadOnly(path)
@@ -64,8 +68,9 @@ extension HTTPBackend {
             case let .data(data): body = .data(data)
             case let .file(source, offset, length): body = .file(path: source, offset: offset, length: length)
             }
-            let put = HTTPRequest(method: "PUT", url: urls.url(path, isFolder: false), body: body,
-                                  responseBody: .memory(limit: 64 * 1024))
+            let put = HTTPRequest(method: "PUT", url: urls.url(path, isFolder: false),
+                                  headers: modifiedNanos.map { [("Date", HTTPDate.format(nanos: $0))] } ?? [],
+                                  body: body, responseBody: .memory(limit: 64 * 1024))
             var response = try await transport.perform(put, observer: observer)
             if (response.status == 409 || response.status == 404), let parent = path.parent {
                 // Servers without nginx's create_full_put_path want the folders first.
@@ -116,7 +121,7 @@ extension HTTPBackend {
             let token = MultipartForm.randomHex(bytes: 6)
             let probe = try folder.appending(".ferry-probe-\(token)" + TemporaryName.suffix)
             let moved = try folder.appending(".ferry-probe-\(token)-moved" + TemporaryName.suffix)
-            try await send(.data(Data()), to: probe, observer: NullTransferObserver())
+            try await send(.data(Data()), modifiedNanos: nil, to: probe, observer: NullTransferObserver())
             let response = try await transport.perform(HTTPRequest(
                 method: "MOVE", url: urls.url(probe, isFolder: false),
                 headers: [("Destination", urls.url(moved, isFolder: false)), ("Overwrite", "T")], responseBody: .discard))

@@ -164,6 +164,13 @@ public struct HTTPBackend: Backend {
 
     // MARK: Stat
 
+    /// Any HTTP answer to a `HEAD` of the remote's folder (even 404) shows the server is
+    /// there; only failing to get one is an outage. Cheaper than the default listing, which
+    /// for an HTML index costs a `HEAD` per file, and it works with `listing: none`.
+    public func checkReachable() async throws(BackendError) {
+        _ = try await transport.perform(HTTPRequest(method: "HEAD", url: urls.origin + urls.rootPath, responseBody: .discard))
+    }
+
     public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
         guard !path.isRoot else {
             return RemoteEntry(path: .root, kind: .directory, size: 0, modifiedNanos: nil)

@@ -29,17 +29,46 @@ struct HTTPServerBehaviourTests {
         Array(server.accessLog.dropFirst(mark))
     }
 
+    /// The number of access log lines once the server has logged what it answered so far
+    /// (no new line for 50 ms): a mark for `log(_:since:)`.
+    static func settledMark(_ server: TestServer) async throws -> Int {
+        var count = server.accessLog.count
+        while true {
+            try await Task.sleep(for: .milliseconds(50))
+            let now = server.accessLog.count
+            if now == count { return now }
+            count = now
+        }
+    }
+
+    /// `METHOD URI STATUS` of the requests logged since `mark`, once there are `count` of
+    /// them: a server writes its log line after the answer has gone out, so the client can
+    /// be quicker than the log (waits up to 2 s, then returns what is there).
+    static func log(_ server: TestServer, since mark: Int, count: Int) async throws -> [String] {
+        var waited = 0
+        while log(server, since: mark).count < count && waited < 200 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        return log(server, since: mark).map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+    }
+
     @Test("rename: auto finds MOVE on nginx /files/, and uploads through a temporary name")
     func probeFindsMove() async throws {
         let server = try TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let backend = try Self.backend(server.url("/files/auto"))
         #expect(backend.capabilities.atomicUpload == false, "claimed before the probe")
-        _ = try await backend.upload(try Self.source(scratch, "a/one.jpg", size: 5000, seed: 1), observer: NullTransferObserver())
+        let first = try await backend.upload(try Self.source(scratch, "a/one.jpg", size: 5000, seed: 1),
+                                             observer: NullTransferObserver())
         #expect(backend.capabilities.atomicUpload && backend.capabilities.serverSideMove)
-        let mark = server.accessLog.count
+        // nginx took the modification time from the PUT's Date, and MOVE kept it.
+        let sourceTime: Int64 = 1_700_000_000_000_000_000
+        #expect(first.entry.modifiedNanos == sourceTime)
+        #expect(try await backend.list(RemotePath("a")).first?.modifiedNanos == sourceTime)
+        let mark = try await Self.settledMark(server)
         _ = try await backend.upload(try Self.source(scratch, "a/two.jpg", size: 7000, seed: 2), observer: NullTransferObserver())
-        let requests = Self.log(server, since: mark).map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+        let requests = try await Self.log(server, since: mark, count: 3)
         #expect(requests == ["PUT /files/auto/a/.two.jpg.ferry-part 201", "MOVE /files/auto/a/.two.jpg.ferry-part 204",
                              "HEAD /files/auto/a/two.jpg 200"], "\(requests)")
         // The probe cleaned up after itself: only the two uploads are on disk.
@@ -55,9 +84,9 @@ struct HTTPServerBehaviourTests {
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.entry.size == 100_000 && result.entry.kind == .file)
         #expect(backend.capabilities.atomicUpload == false && backend.capabilities.serverSideMove == false)
-        let mark = server.accessLog.count
+        let mark = try await Self.settledMark(server)
         _ = try await backend.upload(request, observer: NullTransferObserver())
-        let requests = Self.log(server, since: mark).map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+        let requests = try await Self.log(server, since: mark, count: 2)
         #expect(requests == ["PUT /plain/direct/x/file.bin 204", "HEAD /plain/direct/x/file.bin 200"], "\(requests)")
         #expect(try TreeComparison.files(in: server.directory + "/root/direct").keys.sorted() == ["x/file.bin"])
         await #expect(throws: BackendError.self) {
@@ -87,13 +116,13 @@ struct HTTPServerBehaviourTests {
             entries.map { "\($0.path) \($0.kind) \($0.size) \($0.kind == .file ? $0.modifiedNanos.map(String.init) ?? "-" : "")" }
         }
         let json = try await writer.list(.root)
-        let mark = server.accessLog.count
+        let mark = try await Self.settledMark(server)
         let html = try await Self.backend(server.url("/html/same"), HTTPRemoteOptions(upload: .none)).list(.root)
         #expect(comparable(html) == comparable(json))
         #expect(json.map(\.path.string) == ["100%.mov", "a b.jpg", "empty.txt", "sub", "été.gpx"])
         #expect(json.first { $0.path.string == "100%.mov" }?.size == 70_000)
         #expect(json.allSatisfy { $0.kind == .directory || $0.modifiedNanos != nil })
-        let heads = Self.log(server, since: mark).filter { $0.hasPrefix("HEAD ") }
+        let heads = try await Self.log(server, since: mark, count: 5).filter { $0.hasPrefix("HEAD ") }
         #expect(heads.count == 4, "\(heads)")
     }
 
@@ -108,14 +137,14 @@ struct HTTPServerBehaviourTests {
         }
         let reader = try Self.backend(server.url("/html/many"), HTTPRemoteOptions(listing: .html, upload: .none),
                                       limits: IndexLimits(maxHeadRequests: 2))
-        let mark = server.accessLog.count
+        let mark = try await Self.settledMark(server)
         do {
             _ = try await reader.list(.root)
             Issue.record("a listing needing 3 HEAD requests passed a bound of 2")
         } catch {
             #expect(error.code == .protocolViolation && error.message.contains("more than 2 HEAD requests"), "\(error)")
         }
-        #expect(Self.log(server, since: mark).filter { $0.hasPrefix("HEAD ") }.isEmpty)
+        #expect(try await Self.log(server, since: mark, count: 1).filter { $0.hasPrefix("HEAD ") }.isEmpty)
     }
 
     @Test("upload: none is read-only: every change is refused before any request, reading works")
@@ -128,7 +157,7 @@ struct HTTPServerBehaviourTests {
 
         let reader = try Self.backend(server.url("/files/ro"), HTTPRemoteOptions(upload: .none))
         #expect(!reader.capabilities.atomicUpload && !reader.capabilities.serverSideMove)
-        let mark = server.accessLog.count
+        let mark = try await Self.settledMark(server)
         let path = try RemotePath("keep.jpg")
         let other = try RemotePath("other.jpg")
         for change in ["upload", "delete", "move", "makeDirectory"] {
@@ -145,13 +174,29 @@ struct HTTPServerBehaviourTests {
                 #expect(!error.isRetryable)
             }
         }
-        #expect(Self.log(server, since: mark).isEmpty)
+        #expect(try await Self.settledMark(server) == mark, "\(Self.log(server, since: mark))")
         #expect(try await reader.list(.root).map(\.path.string) == ["keep.jpg"])
         let partial = scratch.child("partial")
         let entry = try #require(try await reader.stat(path))
         _ = try await reader.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),
                                       observer: NullTransferObserver())
         #expect(try TreeComparison.sameContent(partial, request.source))
+    }
+
+    @Test("the reachability probe is one HEAD, and any answer counts")
+    func reachability() async throws {
+        let server = try TestServer(.upload)
+        let backend = try Self.backend(server.url("/no/such/folder"), HTTPRemoteOptions(listing: .none))
+        let mark = try await Self.settledMark(server)
+        try await backend.checkReachable()
+        #expect(try await Self.log(server, since: mark, count: 1) == ["HEAD /no/such/folder/ 404"])
+        try server.stop()
+        do {
+            try await backend.checkReachable()
+            Issue.record("a stopped server was reachable")
+        } catch {
+            #expect(error.suggestsOutage, "\(error)")
+        }
     }
 
     @Test("listing: none and delete: false say what they refuse")
