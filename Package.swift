@@ -42,6 +42,11 @@ let package = Package(
             path: "Plugins/WebDAVBackend"
         ),
         .target(
+            name: "HTTPBackend",
+            dependencies: ["FerryPluginAPI", "CurlTransport"],
+            path: "Plugins/HTTPBackend"
+        ),
+        .target(
             name: "CurlTransport",
             dependencies: ["CCurl", "FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/CurlTransport"
@@ -65,6 +70,7 @@ let package = Package(
                 "FerryPluginAPI",
                 "LocalBackend",
                 "WebDAVBackend",
+                "HTTPBackend",
                 "CurlTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,6 +106,10 @@ let package = Package(
         .testTarget(
             name: "WebDAVBackendTests",
             dependencies: ["WebDAVBackend", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "HTTPBackendTests",
+            dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryIntegrationTests",

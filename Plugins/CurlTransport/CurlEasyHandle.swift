@@ -121,8 +121,10 @@ final class CurlEasyHandle {
 
         let code = curl_easy_perform(handle)
         var status = 0
+        var effectiveURL: UnsafeMutablePointer<CChar>?
         codes.removeAll()
         codes.append(CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status))
+        codes.append(CCurl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL))
 
         if let failure = context.failure { return .failure(failure) }
         guard code == CURLE_OK else {
@@ -134,7 +136,8 @@ final class CurlEasyHandle {
             return .failure(error)
         }
         return .success(HTTPResponse(status: status, headers: context.headers, body: context.responseBody,
-                                     bytesSent: context.bytesSent, bytesReceived: context.bytesReceived))
+                                     bytesSent: context.bytesSent, bytesReceived: context.bytesReceived,
+                                     effectiveURL: effectiveURL.map { String(cString: $0) } ?? request.url))
     }
 
     private func classify(_ code: CURLcode, context: CurlTransferContext, request: HTTPRequest) -> BackendError {
@@ -177,6 +180,16 @@ extension HTTPRequest.Body {
     var length: Int64 {
         switch self {
         case .none: return 0
+        case let .data(data): return Int64(data.count)
+        case let .file(_, _, length): return length
+        case let .parts(parts): return parts.reduce(0) { $0 + $1.length }
+        }
+    }
+}
+
+extension HTTPRequest.BodyPart {
+    var length: Int64 {
+        switch self {
         case let .data(data): return Int64(data.count)
         case let .file(_, _, length): return length
         }

@@ -14,6 +14,7 @@ final class CurlTransferContext {
     private var requestFileRemaining: Int64 = 0
     private var requestFileStart: Int64 = 0
     private var requestFileLength: Int64 = 0
+    private var requestParts: BodyPartsReader?
 
     private var memory = Data()
     private var memoryLimit = 0
@@ -39,6 +40,8 @@ final class CurlTransferContext {
             requestFileRemaining = length
             requestFileStart = offset
             requestFileLength = length
+        case let .parts(parts):
+            requestParts = try BodyPartsReader(parts)
         }
         switch request.responseBody {
         case let .memory(limit): memoryLimit = limit
@@ -79,6 +82,13 @@ final class CurlTransferContext {
             }
             requestFileOffset += Int64(count)
             requestFileRemaining -= Int64(count)
+        } else if let parts = requestParts {
+            do {
+                count = try parts.fill(buffer)
+            } catch {
+                failure = error
+                return nil
+            }
         }
         bytesSent += Int64(count)
         pauseIfThrottled(observer.bytesTransferred(count))
@@ -99,6 +109,7 @@ final class CurlTransferContext {
             requestFileRemaining = requestFileLength - position
             return true
         }
+        if let parts = requestParts { return parts.rewind(to: position) }
         return position == 0
     }
 

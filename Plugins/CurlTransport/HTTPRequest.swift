@@ -8,6 +8,16 @@ public struct HTTPRequest: Sendable {
         case data(Data)
         /// `length` bytes of a local file, starting at `offset`.
         case file(path: String, offset: Int64, length: Int64)
+        /// Pieces sent one after another (a multipart form: preamble, file, epilogue), each
+        /// read only when libcurl asks for it, so a large file is never held in memory.
+        case parts([BodyPart])
+    }
+
+    /// One piece of a `.parts` body.
+    public enum BodyPart: Sendable {
+        case data(Data)
+        /// `length` bytes of a local file, starting at `offset`.
+        case file(path: String, offset: Int64, length: Int64)
     }
 
     public enum ResponseBody: Sendable {
@@ -49,6 +59,8 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     public var bytesSent: Int64
     public var bytesReceived: Int64
+    /// The URL the final response came from: the request's URL, or where redirects led.
+    public var effectiveURL: String
 
     public func header(_ name: String) -> String? {
         let lowered = name.lowercased()

@@ -1,6 +1,7 @@
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import CurlTransport
 import FerryPluginAPI
 import Foundation
 
@@ -606,34 +607,9 @@ enum DAVHref {
         return (segments, trailingSlash)
     }
 
-    /// Strict percent-decoding: every `%` is followed by two hex digits and the result is
-    /// UTF-8. `+` stays `+` (that is form encoding, not URL paths).
+    /// Strict percent-decoding (shared with the HTTP backend's index parsers).
     static func percentDecode(_ text: Substring) -> String? {
-        let utf8 = text.utf8
-        guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        PercentEncoding.decode(text)
     }
 }
 

@@ -11,10 +11,10 @@ import Synchronization
 ///   name, so a partial file never appears under its final name; missing parents are
 ///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder).
 /// - Download: `GET` into the core's partial file, continued with `Range` guarded by
-///   `If-Range`, so a remote file that changed meanwhile is fetched from the start.
+///   `If-Range` (`RangedDownload`), so a remote file that changed meanwhile is fetched from the start.
 public struct WebDAVBackend: Backend {
     let transport: CurlTransport
-    let urls: WebDAVURL
+    let urls: ServerURL
     let limits: ListingLimits
     /// Folders known to exist, so MKCOL is sent once per folder per run.
     private let knownFolders = FolderCache()
@@ -22,7 +22,7 @@ public struct WebDAVBackend: Backend {
     let confirmation = UploadConfirmation()
 
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
-        urls = try WebDAVURL(base: baseURL)
+        urls = try ServerURL(base: baseURL)
         transport = CurlTransport(settings: settings, server: urls.origin)
         self.limits = limits
     }
@@ -145,60 +145,8 @@ public struct WebDAVBackend: Backend {
     }
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        var offset = request.offset
-        var headers: [(String, String)] = []
-        if offset > 0 {
-            if let etag = request.expected.etag, !etag.hasPrefix("W/") {
-                headers.append(("If-Range", etag))
-            } else if let modified = request.expected.modifiedNanos {
-                headers.append(("If-Range", HTTPDate.format(nanos: modified)))
-            } else {
-                offset = 0
-            }
-        }
-        let url = urls.url(request.source, isFolder: false)
-        var response: HTTPResponse
-        do {
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, headers: headers,
-                responseBody: .file(path: request.partialFile, offset: offset),
-                resumeFrom: offset > 0 ? offset : nil), observer: observer)
-        } catch where offset > 0 && error.code == .protocolViolation && error.isRetryable {
-            // The server sent the whole file (the remote changed, or it ignores ranges): start over.
-            offset = 0
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
-        }
-        guard response.isSuccess else {
-            throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
-                                         retryAfter: response.header("retry-after"))
-        }
-        // A validator can match while the file changed (servers without ETags compare dates
-        // to the second): the total size in Content-Range must be the expected one, or the
-        // partial bytes belong to another version and the file is fetched from the start.
-        if offset > 0, let total = response.header("content-range").flatMap(Self.contentRangeTotal),
-           total != request.expected.size {
-            offset = 0
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
-            guard response.isSuccess else {
-                throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
-                                             retryAfter: response.header("retry-after"))
-            }
-        }
-        let total = offset + response.bytesReceived
-        let etag = response.header("etag")
-        let modified = response.header("last-modified").flatMap(HTTPDate.parse)
-        return DownloadResult(
-            entry: RemoteEntry(path: request.source, kind: .file, size: total,
-                               modifiedNanos: modified ?? request.expected.modifiedNanos, etag: etag ?? request.expected.etag),
-            bytesReceived: response.bytesReceived, resumedFrom: offset)
-    }
-
-    /// The complete length from `Content-Range: bytes 10-19/20`; nil when unknown (`*`).
-    static func contentRangeTotal(_ value: String) -> Int64? {
-        guard let slash = value.lastIndex(of: "/") else { return nil }
-        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+        try await RangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
+                                     request: request, observer: observer)
     }
 
     // MARK: Namespace operations

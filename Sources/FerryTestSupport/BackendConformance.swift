@@ -158,11 +158,22 @@ public enum BackendConformance {
             try require(result.resumedFrom == 0, "resumed a stale partial file at \(result.resumedFrom)")
             try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes, "restarted download differs")
         },
-        Check(name: "move refuses to overwrite unless asked, and renames") { backend, scratch in
+        Check(name: "move refuses to overwrite unless asked, and renames; without server-side move it says so") { backend, scratch in
             let (a, bytesA) = try source(scratch, name: "ma", size: 111, seed: 25, to: "move/a.jpg")
             let (b, _) = try source(scratch, name: "mb", size: 222, seed: 26, to: "move/b.jpg")
             _ = try await backend.upload(a, observer: NullTransferObserver())
             _ = try await backend.upload(b, observer: NullTransferObserver())
+            // Read after the uploads: a backend may learn what its server can do from them.
+            guard backend.capabilities.serverSideMove else {
+                do {
+                    try await backend.move(from: path("move/a.jpg"), to: path("move/c.jpg"), overwrite: false)
+                    throw Failure(message: "move succeeded on a backend that claims no server-side move")
+                } catch let error as BackendError {
+                    try require(error.code == .unsupported, "expected unsupported, got \(error.code)")
+                }
+                try require(try await backend.stat(path("move/a.jpg"))?.size == 111, "a refused move lost its source")
+                return
+            }
             do {
                 try await backend.move(from: path("move/a.jpg"), to: path("move/b.jpg"), overwrite: false)
                 throw Failure(message: "move onto an existing file without overwrite succeeded")

@@ -6,7 +6,12 @@ public final class TestServer: Sendable {
     public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
         case nginx
         case apache
+        /// `upload-server.py`: plain HTTP with a multipart upload endpoint at `/upload`.
+        case upload
         public var description: String { rawValue }
+
+        /// The servers that speak WebDAV.
+        public static let webDAV: [Kind] = [.nginx, .apache]
     }
 
     public let kind: Kind

@@ -24,7 +24,7 @@ struct OutageTests {
     }
 
     @Test("stopped for 3 s: the remote goes offline, nothing fails, and the push completes when it is back",
-          arguments: TestServer.Kind.allCases)
+          arguments: TestServer.Kind.webDAV)
     func serverComesBack(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
         let work = Workspace()

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("push and pull through real WebDAV servers")
 struct WebDAVPushPullTests {
-    @Test("push, push again (nothing sent), pull into an empty folder: identical bytes", arguments: TestServer.Kind.allCases)
+    @Test("push, push again (nothing sent), pull into an empty folder: identical bytes", arguments: TestServer.Kind.webDAV)
     func pushPushPull(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
         let work = Workspace()
@@ -37,7 +37,7 @@ struct WebDAVPushPullTests {
         #expect(try work.temporaryFiles(in: server.directory + "/root/photos") == [])
     }
 
-    @Test("a wrong password fails at once with exit 1 and 'check credentials', without retrying", arguments: TestServer.Kind.allCases)
+    @Test("a wrong password fails at once with exit 1 and 'check credentials', without retrying", arguments: TestServer.Kind.webDAV)
     func wrongPassword(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
         let work = Workspace()

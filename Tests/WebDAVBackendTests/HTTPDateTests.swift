@@ -1,6 +1,5 @@
+import CurlTransport
 import Testing
-
-@testable import WebDAVBackend
 
 @Suite("HTTP dates")
 struct HTTPDateTests {

@@ -1,3 +1,4 @@
+import CurlTransport
 import FerryPluginAPI
 import Foundation
 import Testing

@@ -4,8 +4,9 @@
 # DIR is created if needed and holds everything: nginx.conf, root/ (the served data,
 # kept across restarts), access.log, error.log, nginx.pid, tmp/, htpasswd.
 # Prints exactly one line on stdout, http://127.0.0.1:PORT, once the server answers.
-# Locations (all on DIR/root): /dav/ WebDAV, /files/ plain HTTP (GET/PUT/DELETE, JSON
-# index), /private/ WebDAV with basic auth ferry:secret. Stop with stop.sh DIR.
+# Locations (all on DIR/root): /dav/ WebDAV, /files/ plain HTTP (GET/PUT/DELETE/MKCOL/MOVE,
+# JSON index), /plain/ (GET/PUT/DELETE, JSON index), /html/ (read-only, HTML index),
+# /private/ WebDAV with basic auth ferry:secret. Stop with stop.sh DIR.
 set -euo pipefail
 ts_name=start-nginx
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -127,8 +128,23 @@ http {
             autoindex_format json;
         }
 
-        # Plain HTTP file server: GET (JSON index for folders), PUT, DELETE.
+        # Plain HTTP file server: GET (JSON index for folders), PUT, DELETE, and the
+        # MKCOL and MOVE that let the HTTP backend create folders and upload to a
+        # temporary name first. No PROPFIND: listings come from the JSON index.
         location /files/ {
+            alias "$dir/root/";
+            dav_methods PUT DELETE MKCOL MOVE;
+            dav_access user:rw group:rw all:r;
+            create_full_put_path on;
+            min_delete_depth 0;
+            client_max_body_size 0;
+            client_body_temp_path "$dir/tmp/client_body";
+            autoindex on;
+            autoindex_format json;
+        }
+
+        # The barest writable HTTP server: GET (JSON index), PUT, DELETE; no MOVE, no MKCOL.
+        location /plain/ {
             alias "$dir/root/";
             dav_methods PUT DELETE;
             dav_access user:rw group:rw all:r;
@@ -138,6 +154,15 @@ http {
             client_body_temp_path "$dir/tmp/client_body";
             autoindex on;
             autoindex_format json;
+        }
+
+        # Read-only, with nginx's default HTML index (names only, no exact sizes).
+        location /html/ {
+            alias "$dir/root/";
+            limit_except GET {
+                deny all;
+            }
+            autoindex on;
         }
 
         # WebDAV like /dav/, behind basic auth (ferry / secret).

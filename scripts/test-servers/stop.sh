@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Stops the test server (nginx or Apache) started from DIR by start-nginx.sh or
-# start-apache.sh: TERM, wait up to 5 s, then KILL. Exit 0 also when nothing runs.
+# Stops the test server (nginx, Apache or the upload server) started from DIR by
+# start-nginx.sh, start-apache.sh or start-upload.sh: TERM, wait up to 5 s, then KILL.
+# Exit 0 also when nothing runs.
 # Usage: scripts/test-servers/stop.sh DIR
 set -uo pipefail
 ts_name=stop
@@ -41,5 +42,6 @@ stop_one() { # pidfile conf
 
 stop_one "$dir/nginx.pid" "$dir/nginx.conf"
 stop_one "$dir/httpd.pid" "$dir/httpd.conf"
+stop_one "$dir/upload.pid" "$dir/upload.conf"
 rm -f "$dir/url"
 exit 0

@@ -10,10 +10,10 @@
 /// Leniency, for servers seen in the wild: names of days and months in any letter case,
 /// the day name left out (`06 Nov 1994 08:49:37 GMT`), `UTC`/`UT`/`Z` or a numeric offset
 /// (`+0100`) in place of `GMT`, and the day name not checked against the date.
-enum HTTPDate {
+public enum HTTPDate {
     /// Nanoseconds since 1970 for an HTTP date, or nil when the text is not one (or is out
     /// of the range that nanoseconds in an `Int64` can hold, about 1678–2262).
-    static func parse(_ text: String) -> Int64? {
+    public static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { parse(Text(bytes: $0)) }
     }
@@ -136,7 +136,7 @@ enum HTTPDate {
 
     /// The IMF-fixdate form of a time (`Sun, 06 Nov 1994 08:49:37 GMT`); the sub-second
     /// part is dropped (rounded towards the past).
-    static func format(nanos: Int64) -> String {
+    public static func format(nanos: Int64) -> String {
         let seconds = floorDivide(nanos, 1_000_000_000)
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400

@@ -1,0 +1,66 @@
+import FerryPluginAPI
+import Foundation
+
+/// A `GET` into the core's partial file that continues an earlier attempt with `Range`
+/// only when the server can prove it still has the same version, shared by every HTTP
+/// based backend:
+/// - the range is conditional (`If-Range` with a strong ETag, else the expected
+///   modification date), so a changed file comes back whole and libcurl refuses the 200
+///   (`CURLOPT_RESUME_FROM_LARGE`), upon which the file is fetched from the start;
+/// - a validator can match while the file changed (servers without ETags compare dates
+///   to the second), so the total size in `Content-Range` must also be the expected one.
+public enum RangedDownload {
+    public static func run(transport: CurlTransport, url: String, request: DownloadRequest,
+                           observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        var offset = request.offset
+        var headers: [(String, String)] = []
+        if offset > 0 {
+            if let etag = request.expected.etag, !etag.hasPrefix("W/") {
+                headers.append(("If-Range", etag))
+            } else if let modified = request.expected.modifiedNanos {
+                headers.append(("If-Range", HTTPDate.format(nanos: modified)))
+            } else {
+                offset = 0
+            }
+        }
+        var response: HTTPResponse
+        do {
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, headers: headers,
+                responseBody: .file(path: request.partialFile, offset: offset),
+                resumeFrom: offset > 0 ? offset : nil), observer: observer)
+        } catch where offset > 0 && error.code == .protocolViolation && error.isRetryable {
+            // The server sent the whole file (the remote changed, or it ignores ranges): start over.
+            offset = 0
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+        }
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        if offset > 0, let total = response.header("content-range").flatMap(contentRangeTotal),
+           total != request.expected.size {
+            offset = 0
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+            guard response.isSuccess else {
+                throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
+                                             retryAfter: response.header("retry-after"))
+            }
+        }
+        let total = offset + response.bytesReceived
+        let etag = response.header("etag")
+        let modified = response.header("last-modified").flatMap(HTTPDate.parse)
+        return DownloadResult(
+            entry: RemoteEntry(path: request.source, kind: .file, size: total,
+                               modifiedNanos: modified ?? request.expected.modifiedNanos, etag: etag ?? request.expected.etag),
+            bytesReceived: response.bytesReceived, resumedFrom: offset)
+    }
+
+    /// The complete length from `Content-Range: bytes 10-19/20`; nil when unknown (`*`).
+    public static func contentRangeTotal(_ value: String) -> Int64? {
+        guard let slash = value.lastIndex(of: "/") else { return nil }
+        return Int64(value[value.index(after: slash)...].trimmingCharacters(in: .whitespaces))
+    }
+}
