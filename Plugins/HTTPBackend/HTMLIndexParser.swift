@@ -14,10 +14,10 @@ import Foundation
 /// page `HTMLLinkExtractor` cannot read, a name listed both as a file and as a folder, or
 /// an index larger than `IndexLimits` allow. The same link twice (an icon and a name
 /// linking to one file) is one entry.
-enum HTMLIndexParser {
+public enum HTMLIndexParser {
     /// Parses the index of the folder at `folderPath` (percent-encoded, as requested) on
     /// `origin`, which is `directory` below the backend's root.
-    static func parse(_ body: Data, origin: String, folderPath: String, directory: RemotePath,
+    public static func parse(_ body: Data, origin: String, folderPath: String, directory: RemotePath,
                       limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
         guard body.count <= limits.maxBytes else {
             throw IndexRefusal.error("the index is \(body.count) bytes, more than the limit of \(limits.maxBytes)",

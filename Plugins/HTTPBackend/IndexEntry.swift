@@ -3,7 +3,7 @@ import FerryPluginAPI
 /// One member of a folder as a folder index describes it, before Ferry knows everything
 /// about it: an HTML index gives names only, so `size` and `modifiedNanos` are nil there
 /// and come from a `HEAD` later.
-struct IndexEntry: Sendable, Equatable {
+public struct IndexEntry: Sendable, Equatable {
     /// The decoded name, already checked to be a valid `RemotePath` component.
     var name: String
     var kind: RemoteEntry.Kind

@@ -19,7 +19,7 @@ import Foundation
 /// objects, when a name is not a valid file name (`..`, a `/`, a control character) or
 /// appears twice, when a file has no size or a date cannot be read, or when it is larger
 /// than `IndexLimits` allow.
-enum JSONIndexParser {
+public enum JSONIndexParser {
     private struct Item: Decodable {
         var name: String
         var type: String
@@ -27,7 +27,7 @@ enum JSONIndexParser {
         var size: Int64?
     }
 
-    static func parse(_ body: Data, directory: RemotePath, limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
+    public static func parse(_ body: Data, directory: RemotePath, limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
         guard body.count <= limits.maxBytes else {
             throw IndexRefusal.error("the index is \(body.count) bytes, more than the limit of \(limits.maxBytes)",
                                      directory: directory)

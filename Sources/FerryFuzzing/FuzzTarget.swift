@@ -1,6 +1,7 @@
 import FerryCore
 import FerryPluginAPI
 import Foundation
+import HTTPBackend
 import LocalBackend
 import WebDAVBackend
 
@@ -14,6 +15,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case config
     /// A WebDAV `PROPFIND Depth: 1` answer, with small listing limits.
     case multistatus
+    /// An nginx `autoindex_format json` folder index (the http backend).
+    case jsonIndex = "json-index"
+    /// An HTML folder index: Apache, nginx, python's http.server (the http backend).
+    case htmlIndex = "html-index"
 
     public func run(_ input: Data) {
         switch self {
@@ -21,12 +26,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? Self.configLoader.parse(String(decoding: input, as: UTF8.self), file: "fuzz.yml", baseDirectory: "/fuzz")
         case .multistatus:
             _ = try? MultistatusParser.parse(input, requestPath: "/dav/photos/", directory: Self.photos, limits: Self.limits)
+        case .jsonIndex:
+            _ = try? JSONIndexParser.parse(input, directory: Self.photos, limits: Self.indexLimits)
+        case .htmlIndex:
+            _ = try? HTMLIndexParser.parse(input, origin: "http://127.0.0.1:8080", folderPath: "/files/Alps%202024/",
+                                           directory: Self.photos, limits: Self.indexLimits)
         }
     }
 
     static let configLoader = ConfigLoader(registry: BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin]))
     static let photos = try! RemotePath("photos")
     static let limits = ListingLimits(maxBytes: 1 << 20, maxEntries: 10_000)
+    static let indexLimits = IndexLimits(maxBytes: 1 << 20, maxEntries: 10_000)
 
     /// Tokens that make a mutation hit the parser's interesting paths sooner.
     public var dictionary: [String] {
@@ -41,6 +52,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     "<D:getlastmodified>", "<D:getetag>", "xmlns:D=\"DAV:\"", "xmlns=\"DAV:\"", "/dav/photos/", "/dav/photos/../",
                     "%2F", "%00", "%", "..", "&amp;", "&#0;", "&#x1F;", "<!DOCTYPE x [<!ENTITY a \"aaaa\">]>", "&a;", "<![CDATA[",
                     "]]>", "<?xml version=\"1.0\"?>", "http://127.0.0.1/dav/photos/", "//evil/", "\u{0}"]
+        case .jsonIndex:
+            return ["[", "]", "{", "}", ",", "\"name\":", "\"type\":\"file\"", "\"type\":\"directory\"", "\"type\":\"other\"",
+                    "\"mtime\":\"Sun, 22 Nov 2026 20:32:30 GMT\"", "\"size\":", "-1", "1e308", "\"..\"", "\"a/b\"", "\\u0000",
+                    "\\ud800", "null", "true", "\"\""]
+        case .htmlIndex:
+            return ["<a href=\"", "\">", "</a>", "<A HREF=", "../", "/files/Alps%202024/", "?C=N;O=D", "#top", "http://evil/",
+                    "//evil/x", "%2F", "%2e%2e/", "&amp;", "&#47;", "&#x2F;", "<!--", "-->", "<script>", "</script>", "<base href=\"/\">",
+                    "<title>", "<textarea>", "'", "\"", "\u{0}", "<pre>", "sub/"]
         }
     }
 }

@@ -20,8 +20,8 @@ struct FuzzPassTests {
         }
     }
 
-    /// Runs one input, and reports it (as a file to reproduce with) when it is slow.
-    static func check(_ target: FuzzTarget, _ input: [UInt8]) {
+    /// Runs one input; a description of the problem (with a file to reproduce it) when it is slow.
+    static func check(_ target: FuzzTarget, _ input: [UInt8]) -> String? {
         let clock = ContinuousClock()
         let started = clock.now
         target.run(Data(input))
@@ -29,31 +29,46 @@ struct FuzzPassTests {
         if elapsed > .seconds(5) {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-slow-\(target.rawValue)-\(UUID().uuidString)")
             try? Data(input).write(to: path)
-            Issue.record("\(target.rawValue): one input took \(elapsed); saved to \(path.path)")
+            return "\(target.rawValue): one input took \(elapsed); saved to \(path.path)"
         }
+        return nil
     }
 
     @Test("saved crash inputs and the corpus parse without crashing", arguments: FuzzTarget.allCases)
     func regressions(_ target: FuzzTarget) throws {
         let corpus = try Self.inputs("corpus", target)
         #expect(!corpus.isEmpty, "no corpus for \(target.rawValue) in Fuzz/corpus")
-        for input in try Self.inputs("regressions", target) + corpus { Self.check(target, input) }
+        for input in try Self.inputs("regressions", target) + corpus {
+            if let problem = Self.check(target, input) { Issue.record(Comment(rawValue: problem)) }
+        }
     }
 
-    @Test("20,000 seeded mutations of the corpus: no crash, no hang", arguments: FuzzTarget.allCases)
-    func mutations(_ target: FuzzTarget) throws {
+    @Test("10,000 seeded mutations of the corpus: no crash, no hang", arguments: FuzzTarget.allCases)
+    func mutations(_ target: FuzzTarget) async throws {
         let corpus = try Self.inputs("corpus", target)
         try #require(!corpus.isEmpty)
+        // Seconds of CPU: off the cooperative pool, which other tests need to keep their timing.
+        let problems = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Self.mutate(target, corpus: corpus))
+            }
+        }
+        for problem in problems { Issue.record(Comment(rawValue: problem)) }
+    }
+
+    static func mutate(_ target: FuzzTarget, corpus: [[UInt8]]) -> [String] {
+        var problems: [String] = []
         var mutator = InputMutator(seed: 0xF3_22 &+ UInt64(target.rawValue.utf8.count), dictionary: target.dictionary)
         var pool = corpus
-        for round in 0..<20_000 {
+        for round in 0..<10_000 {
             let base = pool[Int(mutator.next() % UInt64(pool.count))]
             let other = corpus[Int(mutator.next() % UInt64(corpus.count))]
             let input = mutator.mutate(base, splicing: other, maxLength: 64 * 1024)
-            Self.check(target, input)
+            if let problem = Self.check(target, input) { problems.append(problem) }
             // Keep some mutants as bases, so edits stack up over the run.
             if round % 8 == 0 { pool.append(input) }
             if pool.count > 256 { pool.removeFirst(pool.count - 256) }
         }
+        return problems
     }
 }

@@ -15,8 +15,8 @@ struct CrashResumeTests {
         let running = try FerryProcess(
             ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "1M"],
             in: work.directory.path)
-        try await waitUntil { running.outputSoFar.components(separatedBy: "\"event\":\"transferred\"").count > 8 }
-        running.killHard()
+        await when({ running.outputSoFar.components(separatedBy: "\"event\":\"transferred\"").count > 8 },
+                   do: { running.killHard() })
         let killed = await running.wait()
         #expect(killed.status == 128 + 9)
         let completedBeforeKill = Set(killed.transferredPaths)
@@ -47,11 +47,10 @@ struct CrashResumeTests {
         let running = try FerryProcess(
             ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "512k"],
             in: work.directory.path)
-        try await waitUntil {
+        await when({
             let size = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
             return size >= 1 << 20
-        }
-        running.killHard()
+        }, do: { running.killHard() })
         _ = await running.wait()
         #expect(!FileManager.default.fileExists(atPath: work.destination + "/VID_0001.mp4"))
 
@@ -63,21 +62,5 @@ struct CrashResumeTests {
         #expect(resumedFrom >= 1 << 20)
         #expect(resumedFrom + sent == 8 << 20)
         #expect(try TreeComparison.differences(work.source, work.destination) == [])
-    }
-
-    /// Polls a condition (at most 60 s) while a child process runs. The polling runs on a
-    /// Dispatch thread: the cooperative pool can be held for seconds by other tests'
-    /// blocking work, and a late look would miss the middle of the transfer.
-    func waitUntil(_ condition: @escaping @Sendable () -> Bool) async throws {
-        let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
-                for _ in 0..<6000 {
-                    if condition() { continuation.resume(returning: true); return }
-                    usleep(10_000)
-                }
-                continuation.resume(returning: false)
-            }
-        }
-        if !reached { Issue.record("condition not reached within 60 s") }
     }
 }

@@ -37,3 +37,25 @@ extension FerryProcess.Result {
         "exit \(status)\nstderr: \(standardError.suffix(2000))\nstdout: \(standardOutput.suffix(2000))"
     }
 }
+
+/// Runs `action` on a Dispatch thread as soon as `condition` holds (polled every 10 ms, at
+/// most 60 s), and returns once it ran. Acting on the polling thread, rather than after the
+/// test resumes, keeps the moment of a kill or a server stop independent of Swift's
+/// cooperative pool, where other tests' work can hold a resumed test back for seconds:
+/// long enough for the transfer that was to be interrupted to finish first.
+func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sendable () -> Void = {}) async {
+    let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        DispatchQueue.global().async {
+            for _ in 0..<6000 {
+                if condition() {
+                    action()
+                    continuation.resume(returning: true)
+                    return
+                }
+                usleep(10_000)
+            }
+            continuation.resume(returning: false)
+        }
+    }
+    if !reached { Issue.record("condition not reached within 60 s") }
+}

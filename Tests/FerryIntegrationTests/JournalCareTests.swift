@@ -12,10 +12,9 @@ struct JournalCareTests {
         let running = try FerryProcess(
             ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "1M"],
             in: work.directory.path)
-        try await CrashResumeTests().waitUntil {
+        await when({
             ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0) > 0
-        }
-        running.killHard()
+        }, do: { running.killHard() })
         _ = await running.wait()
 
         let doctor = try await work.ferry(["doctor", "--state", work.state, "--json"])
