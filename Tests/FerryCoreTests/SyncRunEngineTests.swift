@@ -43,6 +43,38 @@ final class FailingUploads: Backend {
     }
 }
 
+/// A real LocalBackend whose first upload of each file arrives but whose answer is "lost":
+/// the file is in place, and the caller hears a dropped connection.
+final class LostReplies: Backend {
+    let inner: LocalBackend
+    let uploads = Mutex<[String: Int]>([:])
+
+    init(root: String) { inner = LocalBackend(root: root) }
+
+    var capabilities: BackendCapabilities { inner.capabilities }
+    var displayName: String { inner.displayName }
+    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] { try await inner.list(directory) }
+    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? { try await inner.stat(path) }
+    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        try await inner.download(request, observer: observer)
+    }
+    func makeDirectory(_ path: RemotePath) async throws(BackendError) { try await inner.makeDirectory(path) }
+    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        try await inner.move(from: source, to: destination, overwrite: overwrite)
+    }
+    func delete(_ path: RemotePath) async throws(BackendError) { try await inner.delete(path) }
+
+    func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let count = uploads.withLock { counts -> Int in
+            counts[request.destination.string, default: 0] += 1
+            return counts[request.destination.string]!
+        }
+        let result = try await inner.upload(request, observer: observer)
+        if count == 1 { throw BackendError(.connectionLost, "the connection was lost") }
+        return result
+    }
+}
+
 /// Collects events for assertions.
 final class RecordingSink: RunEventSink {
     let events = Mutex<[RunEvent]>([])
@@ -97,6 +129,24 @@ struct SyncRunEngineTests {
             #expect(record.status == .inSync)
             #expect(record.attempts == 0)
             #expect(record.lastError == nil)
+        }
+    }
+
+    @Test("an upload whose answer was lost is recognised on the target and not sent again")
+    func lostReplyIsNotResent() async throws {
+        let folder = TemporaryDirectory()
+        let source = try makeSource(folder, files: 6)
+        let backend = LostReplies(root: folder.child("dst"))
+        let sink = RecordingSink()
+        let summary = try await run(backend, source: source, state: folder.child("state"), config: Self.config(attempts: 5), sink: sink)
+        #expect(summary.uploadedFiles == 6)
+        #expect(summary.failedFiles == 0)
+        #expect(summary.uploadedBytes == 0, "the retries send nothing: each file is found complete on the target")
+        #expect(sink.retries == 6)
+        #expect(backend.uploads.withLock { $0.values.sorted() } == Array(repeating: 1, count: 6))
+        #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+        for record in try await records(folder.child("state")) {
+            #expect(record.status == .inSync)
         }
     }
 

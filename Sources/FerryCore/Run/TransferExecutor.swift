@@ -72,6 +72,14 @@ struct TransferExecutor: Sendable {
         let mayResume = planned.transferLocal == version
 
         var record = planned
+        // An earlier attempt may have reached the server although its answer was lost (a
+        // dropped connection after the MOVE, a kill before the result was recorded): look
+        // before sending the file again.
+        if planned.attempts > 0 || planned.status == .uploading,
+           let landed = try await alreadyUploaded(version, to: destination) {
+            record.markInSync(local: version, remote: landed, at: now())
+            return .transferred(record, bytes: 0, resumedFrom: version.size)
+        }
         record.status = .uploading
         record.local = version
         record.transferLocal = version
@@ -100,6 +108,14 @@ struct TransferExecutor: Sendable {
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
         }
         return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
+    }
+
+    /// The remote copy when it is this very version of the source (same size, and the
+    /// modification time the upload gave it), or nil when it has to be sent.
+    private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath) async throws -> RemoteVersion? {
+        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else { return nil }
+        let remote = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+        return remote.matches(version) ? remote : nil
     }
 
     private func download(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
