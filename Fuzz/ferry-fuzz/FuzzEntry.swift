@@ -18,9 +18,26 @@ let fuzzTarget: FuzzTarget = {
 
 // libFuzzer's C calling convention is the boundary: the bytes are copied into Data at once.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let bytes else { return 0 }
     fuzzTarget.run(Data(bytes: bytes, count: count))
     return 0
+}
+
+typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: FuzzCallback) -> CInt
+
+// SwiftPM links an executable with `main` defined as `<module>_main`, so libFuzzer's own
+// main is never pulled in: this one hands the command line to libFuzzer's driver instead.
+@_cdecl("ferry_fuzz_main")
+public func ferryFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzOneInput)
 }
 #else
 @main
