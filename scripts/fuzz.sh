@@ -20,7 +20,7 @@ for target in "${targets[@]}"; do
   [ -d "Fuzz/corpus/$target" ] || { echo "fuzz: no corpus for '$target' in Fuzz/corpus" >&2; exit 2; }
   mkdir -p ".build-fuzz/corpus/$target" "Fuzz/regressions/$target"
   echo "fuzz: $target for ${seconds}s" >&2
-  if ! FERRY_FUZZ_TARGET=$target "$binary" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+  if ! FERRY_FUZZ_TARGET=$target LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" "$binary" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="Fuzz/regressions/$target/" \
         ".build-fuzz/corpus/$target" "Fuzz/corpus/$target"; then
     echo "fuzz: $target found a problem; the input is in Fuzz/regressions/$target/ (replay: swift run ferry-fuzz $target FILE)" >&2

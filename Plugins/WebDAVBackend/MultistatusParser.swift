@@ -691,15 +691,18 @@ enum XMLProlog {
                 index += 1
             } else if matches(index, "<?") {
                 guard let end = find("?>", from: index + 2) else { return nil }
-                if matches(index, "<?xml"), index + 5 < count, [0x20, 0x09, 0x0A, 0x0D].contains(unit(index + 5)) {
-                    var declaration = ""
-                    for position in (index + 5)..<end {
-                        let value = unit(position)
-                        guard value < 0x80 else { return "the XML declaration has non-ASCII characters" }
-                        declaration.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
-                    }
-                    if let problem = encodingProblem(declaration, utf16: layout != .utf8) { return problem }
+                let isDeclaration = matches(index, "<?xml") && index + 5 < count
+                    && [0x20, 0x09, 0x0A, 0x0D].contains(unit(index + 5))
+                // Foundation's XMLParser on Linux dereferences NULL for a processing
+                // instruction without data (`<?x?>`; found by fuzzing): no listing needs one.
+                guard isDeclaration else { return Self.processingInstruction }
+                var declaration = ""
+                for position in (index + 5)..<end {
+                    let value = unit(position)
+                    guard value < 0x80 else { return "the XML declaration has non-ASCII characters" }
+                    declaration.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
                 }
+                if let problem = encodingProblem(declaration, utf16: layout != .utf8) { return problem }
                 index = end + 2
             } else if matches(index, "<!--") {
                 guard let end = find("-->", from: index + 4) else { return nil }
@@ -708,11 +711,15 @@ enum XMLProlog {
                 return "the PROPFIND response has a document type declaration (<!DOCTYPE …>); "
                     + "DTDs and entities are not accepted"
             } else {
-                return nil  // the root element, or text that the XML parser reports
+                // The root element, or text that the XML parser reports. No processing
+                // instruction may follow anywhere (see above).
+                return find("<?", from: index) == nil ? nil : Self.processingInstruction
             }
         }
         return nil
     }
+
+    static let processingInstruction = "the PROPFIND response has a processing instruction (<?…?>), which is not accepted"
 
     /// Checks the `encoding="…"` of an XML declaration (the part after `<?xml`).
     private static func encodingProblem(_ declaration: String, utf16: Bool) -> String? {
