@@ -29,7 +29,8 @@ public struct WebDAVBackend: Backend {
 
     public var capabilities: BackendCapabilities {
         BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: true,
-                            preservesModificationTime: false, listingHasETags: false, atomicUpload: true)
+                            preservesModificationTime: false, listingHasETags: false, atomicUpload: true,
+                            serverSideCopy: true)
     }
 
     // MARK: Listing
@@ -244,6 +245,21 @@ public struct WebDAVBackend: Backend {
             responseBody: .discard))
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "MOVE", path: source.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+    }
+
+    /// `COPY` with `Depth: 0` (a file), after creating the target's parents: nginx answers
+    /// 500 to a COPY into a missing folder, Apache 409.
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        if let parent = destination.parent { try await makeDirectory(parent) }
+        let response = try await transport.perform(HTTPRequest(
+            method: "COPY", url: urls.url(source, isFolder: false),
+            headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F"),
+                      ("Depth", "0")],
+            responseBody: .discard))
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "COPY", path: source.description,
                                          retryAfter: response.header("retry-after"))
         }
     }

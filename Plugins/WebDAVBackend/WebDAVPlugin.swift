@@ -20,7 +20,7 @@ extension WebDAVBackend {
             .init("stall_timeout", .integer, summary: "seconds without progress before a transfer is retried (default 60)"),
         ],
         urlSchemes: ["dav", "davs"],
-        capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true),
+        capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in
             try WebDAVBackend(baseURL: try baseURL(settings.required("url")),
                               settings: try transportSettings(settings, environment: ProcessInfo.processInfo.environment))
