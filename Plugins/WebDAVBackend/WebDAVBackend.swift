@@ -9,35 +9,53 @@ import Synchronization
 ///   parsed by `MultistatusParser`, which refuses hostile listings.
 /// - Upload: `PUT` to `.NAME.ferry-part` in the target folder, then `MOVE` onto the final
 ///   name, so a partial file never appears under its final name; missing parents are
-///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder).
+///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder). On a
+///   server that honours ranged `PUT`, large files go in chunks and an interrupted upload
+///   is continued after checking what the server holds (see WebDAVBackend+Upload.swift).
+/// - Modification times: `X-OC-Mtime` on every `PUT` (ownCloud, Nextcloud), else Ferry's
+///   own dead property set with `PROPPATCH` where the server stores it
+///   (`ModificationTimeProperty`).
 /// - Download: `GET` into the core's partial file, continued with `Range` guarded by
 ///   `If-Range`, so a remote file that changed meanwhile is fetched from the start.
 public struct WebDAVBackend: Backend {
     let transport: CurlTransport
     let urls: WebDAVURL
     let limits: ListingLimits
+    /// Large uploads are sent in ranged `PUT`s of this many bytes where the server honours
+    /// them, so an interruption loses at most one chunk; 0 sends every file in one `PUT`.
+    public let uploadChunkSize: Int64
     /// Folders known to exist, so MKCOL is sent once per folder per run.
-    private let knownFolders = FolderCache()
+    let knownFolders = FolderCache()
+    /// What the server supports, probed once per backend (see WebDAVBackend+Probe.swift).
+    let serverFeatureRecord = ServerFeatureRecord()
 
-    public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
+    public static let defaultUploadChunkSize: Int64 = 64 << 20
+
+    public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits(),
+                uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize) throws(BackendError) {
         urls = try WebDAVURL(base: baseURL)
         transport = CurlTransport(settings: settings)
         self.limits = limits
+        self.uploadChunkSize = max(0, uploadChunkSize)
     }
 
     public var displayName: String { "webdav:" + urls.origin + urls.rootPath }
 
+    /// What every WebDAV server offers, plus what the probe found once it has run
+    /// (`discoverCapabilities()`, or the first upload).
     public var capabilities: BackendCapabilities {
-        BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: true,
-                            preservesModificationTime: false, listingHasETags: false, atomicUpload: true,
-                            serverSideCopy: true)
+        let features = serverFeatureRecord.current
+        return BackendCapabilities(
+            resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, serverSideMove: true,
+            preservesModificationTime: features?.preservesModificationTime ?? false, listingHasETags: false,
+            atomicUpload: true, serverSideCopy: true)
     }
 
     // MARK: Listing
 
     static let propfindBody = Data("""
         <?xml version="1.0" encoding="utf-8"?>
-        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>
+        <D:propfind xmlns:D="DAV:" xmlns:f="\(ModificationTimeProperty.namespace)"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/>\(ModificationTimeProperty.propfindElements)</D:prop></D:propfind>
         """.utf8)
 
     public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
@@ -68,8 +86,12 @@ public struct WebDAVBackend: Backend {
     /// afterwards, with the same value: compare ETags without the weakness marker.
     static func normalized(_ entry: RemoteEntry) -> RemoteEntry {
         var entry = entry
-        if let etag = entry.etag, etag.hasPrefix("W/") { entry.etag = String(etag.dropFirst(2)) }
+        entry.etag = entry.etag.map(normalized(etag:))
         return entry
+    }
+
+    static func normalized(etag: String) -> String {
+        etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
     }
 
     private func propfind(url: String, depth: String, path: RemotePath) async throws(BackendError) -> HTTPResponse {
@@ -85,44 +107,6 @@ public struct WebDAVBackend: Backend {
     }
 
     // MARK: Transfers
-
-    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        guard let parent = request.destination.parent else {
-            throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
-        }
-        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
-        try await makeDirectory(parent)
-
-        let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
-                              body: .file(path: request.source, offset: 0, length: request.size),
-                              responseBody: .memory(limit: 64 * 1024))
-        var response = try await transport.perform(put, observer: observer)
-        if response.status == 409 || response.status == 404 {
-            // The folder vanished since it was cached (or the cache was wrong): create it again.
-            knownFolders.remove(parent)
-            try await makeDirectory(parent)
-            response = try await transport.perform(put, observer: observer)
-        }
-        guard response.isSuccess else {
-            throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
-                                         retryAfter: response.header("retry-after"))
-        }
-        // The source must still be the version that was sent before it goes under its final name.
-        let source = try LocalFileSystem.metadata(request.source)
-        guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
-            try? await delete(temporary)
-            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
-        }
-        try await move(from: temporary, to: request.destination, overwrite: true)
-        guard let entry = try await stat(request.destination) else {
-            throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
-        }
-        guard entry.size == request.size else {
-            throw BackendError(.io, "the server stored \(entry.size) bytes instead of \(request.size)",
-                               path: request.destination.description, retryable: true)
-        }
-        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
-    }
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         var offset = request.offset
@@ -168,11 +152,23 @@ public struct WebDAVBackend: Backend {
         }
         let total = offset + response.bytesReceived
         let etag = response.header("etag")
-        let modified = response.header("last-modified").flatMap(HTTPDate.parse)
         return DownloadResult(
             entry: RemoteEntry(path: request.source, kind: .file, size: total,
-                               modifiedNanos: modified ?? request.expected.modifiedNanos, etag: etag ?? request.expected.etag),
+                               modifiedNanos: Self.modificationTime(of: response, expected: request.expected),
+                               etag: etag ?? request.expected.etag),
             bytesReceived: response.bytesReceived, resumedFrom: offset)
+    }
+
+    /// The listing's time when the server sent the listed version (same ETag): that is
+    /// where a preserved modification time comes from, which `Last-Modified` does not
+    /// carry. Otherwise the file changed since it was listed, and `Last-Modified` is the
+    /// best there is.
+    static func modificationTime(of response: HTTPResponse, expected: RemoteEntry) -> Int64? {
+        if let sent = response.header("etag"), let listed = expected.etag,
+           normalized(etag: sent) == normalized(etag: listed) {
+            return expected.modifiedNanos
+        }
+        return response.header("last-modified").flatMap(HTTPDate.parse) ?? expected.modifiedNanos
     }
 
     /// The complete length from `Content-Range: bytes 10-19/20`; nil when unknown (`*`).

@@ -18,14 +18,45 @@ extension WebDAVBackend {
             .init("insecure", .boolean, summary: "skip TLS verification (warned about on every run)"),
             .init("connect_timeout", .integer, summary: "seconds to connect (default 15)"),
             .init("stall_timeout", .integer, summary: "seconds without progress before a transfer is retried (default 60)"),
+            .init("upload_chunk_size", .string,
+                  summary: "where the server honours ranged PUT, send larger files in parts of this size, "
+                      + "so an interruption loses at most one part (default 64M; 0: one PUT per file)"),
         ],
         urlSchemes: ["dav", "davs"],
+        // Per server, the probe adds resumable-upload (verified ranged PUT) and mtime
+        // (X-OC-Mtime or Ferry's dead property): see `ferry plugins --probe`.
         capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in
             try WebDAVBackend(baseURL: try baseURL(settings.required("url")),
-                              settings: try transportSettings(settings, environment: ProcessInfo.processInfo.environment))
+                              settings: try transportSettings(settings, environment: ProcessInfo.processInfo.environment),
+                              uploadChunkSize: try uploadChunkSize(settings))
         }
     )
+
+    static func uploadChunkSize(_ settings: BackendSettings) throws(BackendError) -> Int64 {
+        guard let text = settings.options["upload_chunk_size"] else { return defaultUploadChunkSize }
+        guard let bytes = byteCount(text), bytes == 0 || bytes >= 1 << 20 else {
+            throw BackendError(.invalidName, "remote '\(settings.remoteName)': upload_chunk_size must be 0 or a size "
+                               + "of at least 1M, such as 64M or 1G (got '\(text)')")
+        }
+        return bytes
+    }
+
+    /// Bytes from `123`, `64k`, `64M`, `1G` (powers of 1024; `KiB`, `MB`, … accepted too).
+    static func byteCount(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 9, let number = Int64(digits) else { return nil }
+        let shift: Int64
+        switch trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces) {
+        case "", "b": shift = 0
+        case "k", "kb", "kib": shift = 10
+        case "m", "mb", "mib": shift = 20
+        case "g", "gb", "gib": shift = 30
+        default: return nil
+        }
+        return number << shift
+    }
 
     /// `dav://` → `http://`, `davs://` → `https://`; http(s) URLs pass through.
     static func baseURL(_ text: String) -> String {

@@ -1,0 +1,112 @@
+import CurlTransport
+import FerryPluginAPI
+import Foundation
+
+/// Finding out what a server really does, once per backend, before relying on it.
+///
+/// A status code alone proves nothing: nginx refuses a ranged `PUT` with 501, but a server
+/// that ignored `Content-Range` and answered 204 would replace the file with the second
+/// part. So the probe writes a small file in the remote's root, appends to it with a ranged
+/// `PUT`, reads it back and compares every byte; sets Ferry's `mtime` property and reads it
+/// back; then removes the file. About eight requests, once per run and remote.
+extension WebDAVBackend {
+    /// The probe file's two parts: different, so an append, an overwrite and an ignored
+    /// range all read back differently.
+    static let probeFirstPart = Data("ferry probe, part one: 0123456\n".utf8)
+    static let probeSecondPart = Data("ferry probe, part two: 7890123\n".utf8)
+    /// A time with nanoseconds, to see how precisely the property keeps it.
+    static let probeModificationTime: Int64 = 1_650_000_000_123_456_789
+
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        _ = try await serverFeatures()
+        return capabilities
+    }
+
+    /// The server's features, probed on first use; free afterwards.
+    public func serverFeatures() async throws(BackendError) -> WebDAVServerFeatures {
+        try await serverFeatureRecord.features { [self] in
+            do throws(BackendError) {
+                return .success(try await probeServer())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Runs the probe now (uncached): a scratch file `.ferry-probe-<random>.ferry-part` in
+    /// the remote's root, a name that listings and scans skip, removed afterwards. Errors
+    /// that would stop any upload (credentials refused, server unreachable, the root not
+    /// writable) are thrown; a feature the server refuses is reported as unsupported.
+    public func probeServer() async throws(BackendError) -> WebDAVServerFeatures {
+        try await makeDirectory(.root)
+        let name = ".ferry-probe-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + TemporaryName.suffix
+        let probe = try RemotePath.root.appending(name)
+        do {
+            let features = try await probeFeatures(on: probe)
+            await removeProbe(probe)
+            return features
+        } catch {
+            await removeProbe(probe)
+            throw error
+        }
+    }
+
+    private func probeFeatures(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures {
+        let url = urls.url(probe, isFolder: false)
+        let created = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, headers: [Self.ocMtimeHeader(Self.probeModificationTime)],
+            body: .data(Self.probeFirstPart), responseBody: .memory(limit: 64 * 1024)))
+        guard created.isSuccess else {
+            throw HTTPErrorMapping.error(status: created.status, method: "PUT", path: probe.description,
+                                         retryAfter: created.header("retry-after"))
+        }
+        let honoursOCMtime = created.header("x-oc-mtime")?.lowercased() == "accepted"
+        let rangedPut = try await probeRangedPut(url: url, path: probe)
+        let property = try await probeModificationTimeProperty(on: probe)
+        return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime)
+    }
+
+    /// Appends the second part with `Content-Range` and reads the whole file back.
+    private func probeRangedPut(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        let first = Int64(Self.probeFirstPart.count)
+        let total = first + Int64(Self.probeSecondPart.count)
+        let appended = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, headers: [("Content-Range", "bytes \(first)-\(total - 1)/\(total)")],
+            body: .data(Self.probeSecondPart), responseBody: .memory(limit: 64 * 1024)))
+        if appended.status == 401 {
+            throw HTTPErrorMapping.error(status: 401, method: "PUT", path: path.description)
+        }
+        guard appended.isSuccess else { return .unsupported("HTTP \(appended.status) on a ranged PUT") }
+        let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
+        guard readBack.status == 200 else {
+            return .unsupported("HTTP \(readBack.status) reading the probe file back")
+        }
+        guard readBack.body == Self.probeFirstPart + Self.probeSecondPart else {
+            return .unsupported("HTTP \(appended.status) on a ranged PUT, but the file read back "
+                                + "(\(readBack.body.count) bytes) is not the two parts in order")
+        }
+        return .supported
+    }
+
+    /// Sets Ferry's `mtime` property on the probe file and checks that a listing returns it.
+    private func probeModificationTimeProperty(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        guard let entry = try await stat(probe) else { return .unsupported("the probe file vanished") }
+        guard let stamp = ModificationTimeProperty.versionStamp(size: entry.size, lastModifiedNanos: entry.modifiedNanos,
+                                                                etag: entry.etag) else {
+            return .unsupported("the server lists neither an ETag nor a modification time")
+        }
+        let set = try await setModificationTimeProperty(probe, nanos: Self.probeModificationTime, versionStamp: stamp)
+        guard set.isSupported else { return set }
+        guard let after = try await stat(probe), after.modifiedNanos == Self.probeModificationTime else {
+            return .unsupported("PROPPATCH succeeded, but PROPFIND does not return the time")
+        }
+        return .supported
+    }
+
+    /// Best effort: a probe file left behind (the connection dropped) has a temporary
+    /// name, which listings and scans skip.
+    private func removeProbe(_ probe: RemotePath) async {
+        _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(probe, isFolder: false),
+                                                     responseBody: .discard))
+    }
+}
