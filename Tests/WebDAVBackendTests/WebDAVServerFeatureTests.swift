@@ -44,14 +44,17 @@ private struct LoggedRequest {
 }
 
 private extension TestServer {
-    /// The requests logged after the first `start` lines. Servers write a line after the
-    /// response has gone out, so the log is read once it stops growing.
+    /// The requests logged after the first `start` lines. Servers write a line once a
+    /// request is finished, which for nginx refusing a request before reading its body
+    /// (a ranged PUT) can be well after the client has its answer, so the log is read once
+    /// it has stopped growing for a while.
     func requests(since start: Int = 0) async throws -> [LoggedRequest] {
         var lines = accessLog
-        for _ in 0..<20 {
-            try await Task.sleep(for: .milliseconds(50))
+        var quietPolls = 0
+        for _ in 0..<50 where quietPolls < 3 {
+            try await Task.sleep(for: .milliseconds(100))
             let again = accessLog
-            if again.count == lines.count { break }
+            quietPolls = again.count == lines.count ? quietPolls + 1 : 0
             lines = again
         }
         return Array(lines.compactMap(LoggedRequest.init).dropFirst(start))
