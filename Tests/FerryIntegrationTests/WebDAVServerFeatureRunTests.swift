@@ -34,6 +34,62 @@ struct WebDAVServerFeatureRunTests {
         #expect(fresh.int("skipped") == written.count)
     }
 
+    @Test("Apache: kill -9 in the middle of a large file; the next push continues it from what the server kept")
+    func apacheKillResumes() async throws {
+        let server = try TestServer(.apache)
+        let work = Workspace()
+        let size = 24 << 20
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 78, modified: 1_700_000_000.25)
+        let config = """
+            remotes:
+              apache:
+                type: webdav
+                url: \(server.url("/dav/photos"))
+                upload_chunk_size: 4M
+            folders:
+              photos:
+                path: src
+                remote: apache
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let partial = server.directory + "/root/photos/.VID_0001.mp4.ferry-part"
+        let running = try FerryProcess(["push", "photos", "--state", work.state, "--json", "--bwlimit", "2M"],
+                                       in: work.directory.path)
+        // Two chunks of 4 MiB done and the third under way.
+        let reached = await Self.waitUntil {
+            ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0) > 9 << 20
+        }
+        #expect(reached, "the partial file did not grow past 9 MiB")
+        running.killHard()
+        _ = await running.wait()
+        #expect(!FileManager.default.fileExists(atPath: server.directory + "/root/photos/VID_0001.mp4"))
+
+        let resumed = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path)
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first)
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        let sent = (event["bytes"] as? NSNumber)?.intValue ?? 0
+        #expect(resumedFrom >= 8 << 20, "resumed from \(resumedFrom)")
+        #expect(resumedFrom + sent == size)
+        // The server's files have the server's mtimes; Ferry's mtime is a property beside them.
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos", compareModificationTimes: false,
+                                               ignoringFolders: server.bookkeepingFolders) == [])
+    }
+
+    /// Polls a condition (at most 60 s) on a Dispatch thread, so that a busy cooperative
+    /// pool cannot make the poll miss the middle of a transfer.
+    static func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async {
+                for _ in 0..<6000 {
+                    if condition() { continuation.resume(returning: true); return }
+                    usleep(10_000)
+                }
+                continuation.resume(returning: false)
+            }
+        }
+    }
+
     @Test("ferry plugins --probe reports what each server supports", arguments: TestServer.Kind.allCases)
     func probeCommand(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
