@@ -6,9 +6,11 @@ import Foundation
 ///
 /// A status code alone proves nothing: nginx refuses a ranged `PUT` with 501, but a server
 /// that ignored `Content-Range` and answered 204 would replace the file with the second
-/// part. So the probe writes a small file in the remote's root, appends to it with a ranged
-/// `PUT`, reads it back and compares every byte; sets Ferry's `mtime` property and reads it
-/// back; then removes the file. About eight requests, once per run and remote.
+/// part. So the probe writes a small file, appends to it with a ranged `PUT`, reads it back
+/// and compares every byte; sets Ferry's `mtime` property and reads it back; then removes
+/// the file. About eight requests, once per run and remote. The file goes into the folder
+/// of the upload that needs the answer (a folder that upload must be able to write anyway;
+/// Apache answers 500 to a file created in a folder it may not write), or the root.
 extension WebDAVBackend {
     /// The probe file's two parts: different, so an append, an overwrite and an ignored
     /// range all read back differently.
@@ -22,11 +24,12 @@ extension WebDAVBackend {
         return capabilities
     }
 
-    /// The server's features, probed on first use; free afterwards.
-    public func serverFeatures() async throws(BackendError) -> WebDAVServerFeatures {
+    /// The server's features, probed on first use (in `folder`, which must exist); free
+    /// afterwards.
+    public func serverFeatures(probingIn folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
         try await serverFeatureRecord.features { [self] in
             do throws(BackendError) {
-                return .success(try await probeServer())
+                return .success(try await probeServer(in: folder))
             } catch {
                 return .failure(error)
             }
@@ -34,13 +37,14 @@ extension WebDAVBackend {
     }
 
     /// Runs the probe now (uncached): a scratch file `.ferry-probe-<random>.ferry-part` in
-    /// the remote's root, a name that listings and scans skip, removed afterwards. Errors
-    /// that would stop any upload (credentials refused, server unreachable, the root not
-    /// writable) are thrown; a feature the server refuses is reported as unsupported.
-    public func probeServer() async throws(BackendError) -> WebDAVServerFeatures {
-        try await makeDirectory(.root)
+    /// `folder` (created if missing), a name that listings and scans skip, removed
+    /// afterwards. Errors that would stop any upload there (credentials refused, server
+    /// unreachable or failing) are thrown; a feature the server refuses is reported as
+    /// unsupported.
+    public func probeServer(in folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
+        try await makeDirectory(folder)
         let name = ".ferry-probe-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + TemporaryName.suffix
-        let probe = try RemotePath.root.appending(name)
+        let probe = try folder.appending(name)
         do {
             let features = try await probeFeatures(on: probe)
             await removeProbe(probe)
@@ -57,8 +61,15 @@ extension WebDAVBackend {
             method: "PUT", url: url, headers: [Self.ocMtimeHeader(Self.probeModificationTime)],
             body: .data(Self.probeFirstPart), responseBody: .memory(limit: 64 * 1024)))
         guard created.isSuccess else {
-            throw HTTPErrorMapping.error(status: created.status, method: "PUT", path: probe.description,
-                                         retryAfter: created.header("retry-after"))
+            let error = HTTPErrorMapping.error(status: created.status, method: "PUT", path: probe.description,
+                                               retryAfter: created.header("retry-after"))
+            // Credentials refused or a passing failure: uploads would meet it too. A folder
+            // that refuses this one name only means nothing can be learnt: upload as
+            // every server allows.
+            if error.code == .authenticationFailed || error.isRetryable { throw error }
+            let reason = "the probe file was refused: HTTP \(created.status)"
+            return WebDAVServerFeatures(rangedPut: .unsupported(reason), modificationTimeProperty: .unsupported(reason),
+                                        honoursOCMtime: false)
         }
         let honoursOCMtime = created.header("x-oc-mtime")?.lowercased() == "accepted"
         let rangedPut = try await probeRangedPut(url: url, path: probe)

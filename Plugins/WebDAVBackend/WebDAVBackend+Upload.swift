@@ -37,7 +37,7 @@ extension WebDAVBackend {
         }
         let temporary = try parent.appending(TemporaryName.for(request.destination.name))
         try await makeDirectory(parent)
-        let features = try await serverFeatures()
+        let features = try await serverFeatures(probingIn: parent)
 
         let fill = try await fillTemporary(temporary, from: request, rangedPut: features.rangedPut.isSupported,
                                            observer: observer)
@@ -56,11 +56,15 @@ extension WebDAVBackend {
                        observer: any TransferObserver) async throws(BackendError) -> TemporaryFill {
         var sent: Int64 = 0
         if rangedPut, request.mayResume, let offset = try await verifiedPartialSize(of: temporary, for: request) {
-            sent += try await putRanges(of: request, to: temporary, from: offset, observer: observer)
-            if try await temporaryIsComplete(temporary, for: request) {
-                return TemporaryFill(resumedFrom: offset, bytesSent: sent)
+            do {
+                sent += try await putRanges(of: request, to: temporary, from: offset, observer: observer)
+                if try await temporaryIsComplete(temporary, for: request) {
+                    return TemporaryFill(resumedFrom: offset, bytesSent: sent)
+                }
+                // What the server holds is not what was sent: trust none of it.
+            } catch where error.code == .protocolViolation {
+                // The server refused to continue at this offset (416, or another surprise): start over.
             }
-            // What the server holds is not what was sent: trust none of it.
         }
         let firstPart = rangedPut && uploadChunkSize > 0 ? min(request.size, uploadChunkSize) : request.size
         sent += try await putFirstPart(of: request, to: temporary, length: firstPart, observer: observer)
@@ -113,6 +117,12 @@ extension WebDAVBackend {
                           Self.ocMtimeHeader(request.modifiedNanos)],
                 body: .file(path: request.source, offset: position, length: end - position),
                 responseBody: .memory(limit: 64 * 1024)), observer: observer)
+            if response.status == 404 || response.status == 409 {
+                // Someone removed the partial file (or its folder) meanwhile: the next
+                // attempt finds no partial file and starts over.
+                throw BackendError(.io, "the partial upload vanished from the server", path: request.destination.description,
+                                   cause: "HTTP \(response.status) on a ranged PUT", retryable: true)
+            }
             guard response.isSuccess else {
                 throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                              retryAfter: response.header("retry-after"))

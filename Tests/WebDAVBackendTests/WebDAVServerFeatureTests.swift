@@ -133,6 +133,27 @@ struct WebDAVServerFeatureTests {
         #expect(try await server.requests(since: before).isEmpty)
     }
 
+    @Test("Apache: a remote whose root refuses new files still takes uploads into a writable folder, where the probe runs")
+    func probeInUploadFolder() async throws {
+        let server = try TestServer(.apache)
+        let scratch = TemporaryDirectory("ferry-dav-readonly-root")
+        let root = server.directory + "/root/ro"
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        let owner = try String(contentsOfFile: server.directory + "/data-owner", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").map(String.init)
+        for folder in [root, root + "/sub"] {
+            try FileManager.default.setAttributes([.ownerAccountName: owner[0], .groupOwnerAccountName: owner[1]], ofItemAtPath: folder)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: root)
+
+        let backend = try WebDAVBackend(baseURL: server.url("/dav/ro/"), settings: CurlTransportSettings())
+        let request = try sourceFile(scratch, size: 1000, seed: 12, to: "sub/IMG_1.jpg")
+        let result = try await backend.upload(request, observer: NullTransferObserver())
+        #expect(result.entry.modifiedNanos == request.modifiedNanos)
+        #expect(backend.serverFeatureRecord.current?.rangedPut == .supported)
+        #expect(try bytes(root + "/sub/IMG_1.jpg") == bytes(request.source))
+    }
+
     // MARK: Resumed uploads
 
     @Test("Apache: an upload cut in the third chunk continues from what the server kept, sending only the rest")
