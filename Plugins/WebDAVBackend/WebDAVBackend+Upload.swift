@@ -44,7 +44,7 @@ extension WebDAVBackend {
         try await checkSourceUnchanged(request, temporary: temporary)
         try await move(from: temporary, to: request.destination, overwrite: true)
         var entry = try await confirmUpload(request)
-        if !features.honoursOCMtime && features.modificationTimeProperty.isSupported {
+        if setsModificationTimeProperty(features) {
             entry = await keepModificationTime(of: request, on: entry)
         }
         return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)

@@ -24,6 +24,10 @@ public struct WebDAVBackend: Backend {
     /// Large uploads are sent in ranged `PUT`s of this many bytes where the server honours
     /// them, so an interruption loses at most one chunk; 0 sends every file in one `PUT`.
     public let uploadChunkSize: Int64
+    /// Set Ferry's mtime property after each upload where the server stores it but
+    /// ignores `X-OC-Mtime`: one `PROPPATCH` per file, which on Apache takes longer than
+    /// the `PUT` of a small file (see docs/webdav-servers.md).
+    public let writesModificationTimeProperty: Bool
     /// Folders known to exist, so MKCOL is sent once per folder per run.
     let knownFolders = FolderCache()
     /// What the server supports, probed once per backend (see WebDAVBackend+Probe.swift).
@@ -32,11 +36,13 @@ public struct WebDAVBackend: Backend {
     public static let defaultUploadChunkSize: Int64 = 64 << 20
 
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits(),
-                uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize) throws(BackendError) {
+                uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize,
+                writesModificationTimeProperty: Bool = true) throws(BackendError) {
         urls = try WebDAVURL(base: baseURL)
         transport = CurlTransport(settings: settings)
         self.limits = limits
         self.uploadChunkSize = max(0, uploadChunkSize)
+        self.writesModificationTimeProperty = writesModificationTimeProperty
     }
 
     public var displayName: String { "webdav:" + urls.origin + urls.rootPath }
@@ -47,8 +53,18 @@ public struct WebDAVBackend: Backend {
         let features = serverFeatureRecord.current
         return BackendCapabilities(
             resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, serverSideMove: true,
-            preservesModificationTime: features?.preservesModificationTime ?? false, listingHasETags: false,
+            preservesModificationTime: features.map(keepsModificationTime) ?? false, listingHasETags: false,
             atomicUpload: true, serverSideCopy: true)
+    }
+
+    /// Whether uploads keep their modification time on a server with these features.
+    func keepsModificationTime(_ features: WebDAVServerFeatures) -> Bool {
+        features.honoursOCMtime || (writesModificationTimeProperty && features.modificationTimeProperty.isSupported)
+    }
+
+    /// Whether an upload sets Ferry's property (the server does not take `X-OC-Mtime`).
+    func setsModificationTimeProperty(_ features: WebDAVServerFeatures) -> Bool {
+        !features.honoursOCMtime && writesModificationTimeProperty && features.modificationTimeProperty.isSupported
     }
 
     // MARK: Listing

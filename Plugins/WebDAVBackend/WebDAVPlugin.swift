@@ -21,6 +21,9 @@ extension WebDAVBackend {
             .init("upload_chunk_size", .string,
                   summary: "where the server honours ranged PUT, send larger files in parts of this size, "
                       + "so an interruption loses at most one part (default 64M; 0: one PUT per file)"),
+            .init("keep_mtime", .boolean,
+                  summary: "on servers that ignore X-OC-Mtime but store WebDAV properties (Apache), keep each file's "
+                      + "modification time in a property: one PROPPATCH per upload (default true)"),
         ],
         urlSchemes: ["dav", "davs"],
         // Per server, the probe adds resumable-upload (verified ranged PUT) and mtime
@@ -29,7 +32,8 @@ extension WebDAVBackend {
         make: { settings throws(BackendError) in
             try WebDAVBackend(baseURL: try baseURL(settings.required("url")),
                               settings: try transportSettings(settings, environment: ProcessInfo.processInfo.environment),
-                              uploadChunkSize: try uploadChunkSize(settings))
+                              uploadChunkSize: try uploadChunkSize(settings),
+                              writesModificationTimeProperty: settings.options["keep_mtime"] != "false")
         }
     )
 

@@ -30,8 +30,6 @@ public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible
     /// Nextcloud), so no property is needed.
     public var honoursOCMtime: Bool
 
-    public var preservesModificationTime: Bool { honoursOCMtime || modificationTimeProperty.isSupported }
-
     public var description: String {
         "ranged PUT: \(rangedPut); mtime property: \(modificationTimeProperty); X-OC-Mtime: \(honoursOCMtime ? "yes" : "no")"
     }

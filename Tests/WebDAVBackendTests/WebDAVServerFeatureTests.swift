@@ -321,4 +321,18 @@ struct WebDAVServerFeatureTests {
         let propPatches = try await server.requests().filter { $0.method == "PROPPATCH" }
         #expect(propPatches.count == 4 && propPatches.allSatisfy { $0.status == 207 }, "\(propPatches.map(\.status))")
     }
+
+    @Test("Apache with keep_mtime: false: no PROPPATCH but the probe's, and uploads report the server's time")
+    func apacheWithoutModificationTimeProperty() async throws {
+        let server = try TestServer(.apache)
+        let scratch = TemporaryDirectory("ferry-dav-apache-no-mtime")
+        let settings = BackendSettings(remoteName: "nas", options: ["url": server.url("/dav/fast/"), "keep_mtime": "false"])
+        let backend = try #require(try WebDAVBackend.plugin.make(settings) as? WebDAVBackend)
+        let request = try sourceFile(scratch, size: 100, seed: 40, to: "IMG_0.jpg")
+        let result = try await backend.upload(request, observer: NullTransferObserver())
+        #expect(result.entry.modifiedNanos != request.modifiedNanos)
+        #expect(!backend.capabilities.preservesModificationTime)
+        #expect(backend.capabilities.resumableUpload)
+        #expect(try await server.requests().filter { $0.method == "PROPPATCH" }.count == 1)
+    }
 }
