@@ -36,15 +36,21 @@ extension WebDAVBackend {
         }
     }
 
-    /// Runs the probe now (uncached): a scratch file `.ferry-probe-<random>.ferry-part` in
-    /// `folder` (created if missing), a name that listings and scans skip, removed
-    /// afterwards. Errors that would stop any upload there (credentials refused, server
-    /// unreachable or failing) are thrown; a feature the server refuses is reported as
-    /// unsupported.
+    /// The probe file's name: a temporary name, which listings and scans skip. Always the
+    /// same, so that a probe file a dropped connection left behind is replaced and removed
+    /// by the next probe rather than piling up (nginx does not even list it). Two probes
+    /// at once in one folder write the same bytes at the same offsets; the worst one can do
+    /// to the other is remove the file under it, which reads back wrong: "unsupported",
+    /// the safe answer.
+    static let probeName = ".ferry-probe" + TemporaryName.suffix
+
+    /// Runs the probe now (uncached) on `probeName` in `folder` (created if missing),
+    /// removed afterwards. Errors that would stop any upload there (credentials refused,
+    /// server unreachable or failing) are thrown; a feature the server refuses is reported
+    /// as unsupported.
     public func probeServer(in folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
         try await makeDirectory(folder)
-        let name = ".ferry-probe-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + TemporaryName.suffix
-        let probe = try folder.appending(name)
+        let probe = try folder.appending(Self.probeName)
         do {
             let features = try await probeFeatures(on: probe)
             await removeProbe(probe)
@@ -114,10 +120,20 @@ extension WebDAVBackend {
         return .supported
     }
 
-    /// Best effort: a probe file left behind (the connection dropped) has a temporary
-    /// name, which listings and scans skip.
+    /// Removes the probe file, trying again a few times after a dropped connection or a
+    /// 5xx; a file still left has a temporary name and goes with the next probe.
     private func removeProbe(_ probe: RemotePath) async {
-        _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(probe, isFolder: false),
-                                                     responseBody: .discard))
+        for attempt in 0..<5 {
+            if attempt > 0 { try? await Task.sleep(for: .milliseconds(20 << attempt)) }
+            do {
+                let response = try await transport.perform(HTTPRequest(
+                    method: "DELETE", url: urls.url(probe, isFolder: false), responseBody: .discard))
+                if response.status < 500 { return }
+            } catch where error.isRetryable {
+                continue
+            } catch {
+                return
+            }
+        }
     }
 }

@@ -56,12 +56,11 @@ struct WebDAVServerFeatureRunTests {
         let running = try FerryProcess(["push", "photos", "--state", work.state, "--json", "--bwlimit", "2M"],
                                        in: work.directory.path)
         // Two chunks of 4 MiB done and the third under way.
-        let reached = await Self.waitUntil {
+        let reached = await Self.kill(running) {
             ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0) > 9 << 20
         }
-        #expect(reached, "the partial file did not grow past 9 MiB")
-        running.killHard()
         _ = await running.wait()
+        #expect(reached, "the partial file did not grow past 9 MiB")
         #expect(!FileManager.default.fileExists(atPath: server.directory + "/root/photos/VID_0001.mp4"))
 
         let resumed = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path)
@@ -76,13 +75,19 @@ struct WebDAVServerFeatureRunTests {
                                                ignoringFolders: server.bookkeepingFolders) == [])
     }
 
-    /// Polls a condition (at most 60 s) on a Dispatch thread, so that a busy cooperative
-    /// pool cannot make the poll miss the middle of a transfer.
-    static func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    /// Kills the process with SIGKILL as soon as `condition` holds (polled for at most 60 s)
+    /// and says whether it did. Polling and killing happen on a Dispatch thread: with other
+    /// tests keeping the cooperative pool busy, a kill sent from the test's task came seconds
+    /// late, after the transfer had finished.
+    static func kill(_ process: FerryProcess, when condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
                 for _ in 0..<6000 {
-                    if condition() { continuation.resume(returning: true); return }
+                    if condition() {
+                        process.killHard()
+                        continuation.resume(returning: true)
+                        return
+                    }
                     usleep(10_000)
                 }
                 continuation.resume(returning: false)

@@ -60,6 +60,17 @@ private extension TestServer {
         return Array(lines.compactMap(LoggedRequest.init).dropFirst(start))
     }
 
+    /// Hands files made by the test in `root/` to the user the server writes as (see
+    /// scripts/test-servers/README.md, "Running as root"), so it can change them.
+    func giveToServer(_ relativePaths: [String]) throws {
+        let owner = try String(contentsOfFile: directory + "/data-owner", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").map(String.init)
+        for path in relativePaths {
+            try FileManager.default.setAttributes([.ownerAccountName: owner[0], .groupOwnerAccountName: owner[1]],
+                                                  ofItemAtPath: directory + "/root/" + path)
+        }
+    }
+
     /// The size of a file in the served folder once it stops changing: a server may still
     /// be writing what it received when the client gave up.
     func settledSize(_ relative: String) async throws -> Int64? {
@@ -98,6 +109,12 @@ struct WebDAVServerFeatureTests {
           arguments: TestServer.Kind.allCases)
     func probeOutcomes(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
+        // A probe file an earlier run could not remove (its DELETE failed).
+        let leftover = server.directory + "/root/probe/" + WebDAVBackend.probeName
+        try FileManager.default.createDirectory(atPath: server.directory + "/root/probe", withIntermediateDirectories: true)
+        try Data("left behind".utf8).write(to: URL(fileURLWithPath: leftover))
+        try server.giveToServer(["probe", "probe/" + WebDAVBackend.probeName])
+
         let backend = try WebDAVBackend(baseURL: server.url("/dav/probe/"), settings: CurlTransportSettings())
         #expect(!backend.capabilities.resumableUpload && !backend.capabilities.preservesModificationTime)
 
@@ -120,7 +137,7 @@ struct WebDAVServerFeatureTests {
         #expect(!features.honoursOCMtime)
         #expect(capabilities.serverSideCopy && capabilities.atomicUpload)
 
-        let probeRequests = try await server.requests().filter { $0.uri.contains(".ferry-probe-") }
+        let probeRequests = try await server.requests().filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }
         #expect(probeRequests.filter { $0.method == "PUT" }.count == 2, "\(probeRequests.map(\.method))")
         #expect(probeRequests.filter { $0.method == "DELETE" }.count == 1)
         // `.DAV` is where Apache keeps dead properties; WebDAV clients never see it.
@@ -139,11 +156,7 @@ struct WebDAVServerFeatureTests {
         let scratch = TemporaryDirectory("ferry-dav-readonly-root")
         let root = server.directory + "/root/ro"
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
-        let owner = try String(contentsOfFile: server.directory + "/data-owner", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").map(String.init)
-        for folder in [root, root + "/sub"] {
-            try FileManager.default.setAttributes([.ownerAccountName: owner[0], .groupOwnerAccountName: owner[1]], ofItemAtPath: folder)
-        }
+        try server.giveToServer(["ro", "ro/sub"])
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: root)
 
         let backend = try WebDAVBackend(baseURL: server.url("/dav/ro/"), settings: CurlTransportSettings())
