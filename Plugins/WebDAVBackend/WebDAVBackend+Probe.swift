@@ -67,13 +67,9 @@ extension WebDAVBackend {
             method: "PUT", url: url, headers: [Self.ocMtimeHeader(Self.probeModificationTime)],
             body: .data(Self.probeFirstPart), responseBody: .memory(limit: 64 * 1024)))
         guard created.isSuccess else {
-            let error = HTTPErrorMapping.error(status: created.status, method: "PUT", path: probe.description,
-                                               retryAfter: created.header("retry-after"))
-            // Credentials refused or a passing failure: uploads would meet it too. A folder
-            // that refuses this one name only means nothing can be learnt: upload as
-            // every server allows.
-            if error.code == .authenticationFailed || error.isRetryable { throw error }
-            let reason = "the probe file was refused: HTTP \(created.status)"
+            // A folder that refuses this one name only means nothing can be learnt:
+            // upload as every server allows.
+            let reason = try refusal(created, method: "PUT", path: probe) + " (the probe file)"
             return WebDAVServerFeatures(rangedPut: .unsupported(reason), modificationTimeProperty: .unsupported(reason),
                                         honoursOCMtime: false)
         }
@@ -90,13 +86,10 @@ extension WebDAVBackend {
         let appended = try await transport.perform(HTTPRequest(
             method: "PUT", url: url, headers: [("Content-Range", "bytes \(first)-\(total - 1)/\(total)")],
             body: .data(Self.probeSecondPart), responseBody: .memory(limit: 64 * 1024)))
-        if appended.status == 401 {
-            throw HTTPErrorMapping.error(status: 401, method: "PUT", path: path.description)
-        }
-        guard appended.isSuccess else { return .unsupported("HTTP \(appended.status) on a ranged PUT") }
+        guard appended.isSuccess else { return .unsupported(try refusal(appended, method: "a ranged PUT", path: path)) }
         let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
         guard readBack.status == 200 else {
-            return .unsupported("HTTP \(readBack.status) reading the probe file back")
+            return .unsupported(try refusal(readBack, method: "GET", path: path) + " reading the probe file back")
         }
         guard readBack.body == Self.probeFirstPart + Self.probeSecondPart else {
             return .unsupported("HTTP \(appended.status) on a ranged PUT, but the file read back "
@@ -118,6 +111,17 @@ extension WebDAVBackend {
             return .unsupported("PROPPATCH succeeded, but PROPFIND does not return the time")
         }
         return .supported
+    }
+
+    /// `HTTP 501 on a ranged PUT`: the reason a feature is unsupported. A refusal that
+    /// says nothing about the feature is thrown instead of remembered for the run: the
+    /// credentials (401), or a passing failure (5xx, 429, 408) that would make a flaky
+    /// moment look like a missing feature.
+    func refusal(_ response: HTTPResponse, method: String, path: RemotePath) throws(BackendError) -> String {
+        let error = HTTPErrorMapping.error(status: response.status, method: method, path: path.description,
+                                           retryAfter: response.header("retry-after"))
+        if error.code == .authenticationFailed || error.isRetryable { throw error }
+        return "HTTP \(response.status) on \(method)"
     }
 
     /// Removes the probe file, trying again a few times after a dropped connection or a

@@ -242,7 +242,8 @@ extension WebDAVBackend {
     }
 
     /// `PROPPATCH` of Ferry's `mtime` and `mtime-version` properties: supported when the
-    /// server answers 207 with every property set.
+    /// server answers 207 with every property set. Credentials refused and passing
+    /// failures are thrown.
     func setModificationTimeProperty(_ path: RemotePath, nanos: Int64, versionStamp: String)
         async throws(BackendError) -> WebDAVServerFeatures.Support {
         let body = ModificationTimeProperty.propertyUpdate(nanos: nanos, versionStamp: versionStamp)
@@ -250,14 +251,8 @@ extension WebDAVBackend {
             method: "PROPPATCH", url: urls.url(path, isFolder: false),
             headers: [("Content-Type", "application/xml; charset=utf-8")],
             body: .data(Data(body.utf8)), responseBody: .memory(limit: 64 * 1024)))
-        switch response.status {
-        case 207:
-            return PropPatchResponse.allPropertiesSet(response.body)
-                ? .supported : .unsupported("the server refused the property in its PROPPATCH answer")
-        case 401:
-            throw HTTPErrorMapping.error(status: 401, method: "PROPPATCH", path: path.description)
-        default:
-            return .unsupported("HTTP \(response.status) on PROPPATCH")
-        }
+        guard response.status == 207 else { return .unsupported(try refusal(response, method: "PROPPATCH", path: path)) }
+        return PropPatchResponse.allPropertiesSet(response.body)
+            ? .supported : .unsupported("the server refused the property in its PROPPATCH answer")
     }
 }

@@ -150,6 +150,18 @@ struct WebDAVServerFeatureTests {
         #expect(try await server.requests(since: before).isEmpty)
     }
 
+    @Test("a probe that fails on the way (5xx, dropped connections) is thrown, not remembered as 'unsupported'")
+    func failedProbeIsNotRemembered() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstream: server.origin, share: 1.0)
+        let backend = try WebDAVBackend(baseURL: proxy.origin + "/dav/flaky/", settings: CurlTransportSettings())
+        await #expect {
+            _ = try await backend.discoverCapabilities()
+        } throws: { ($0 as? BackendError)?.isRetryable == true }
+        #expect(backend.serverFeatureRecord.current == nil)
+        #expect(!backend.capabilities.resumableUpload)
+    }
+
     @Test("Apache: a remote whose root refuses new files still takes uploads into a writable folder, where the probe runs")
     func probeInUploadFolder() async throws {
         let server = try TestServer(.apache)
