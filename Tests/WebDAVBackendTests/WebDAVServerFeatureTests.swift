@@ -60,6 +60,19 @@ private extension TestServer {
         return Array(lines.compactMap(LoggedRequest.init).dropFirst(start))
     }
 
+    /// The requests logged once `expected` holds for them (or after 7 s). In busy test
+    /// runs nginx wrote the line of the ranged PUT it refuses (501, `Connection: close`)
+    /// after the quiet period of `requests(since:)`; likely its lingering close (up to
+    /// 5 s), which logs a request when its connection ends.
+    func requests(awaiting expected: ([LoggedRequest]) -> Bool) async throws -> [LoggedRequest] {
+        for _ in 0..<70 {
+            let logged = accessLog.compactMap(LoggedRequest.init)
+            if expected(logged) { return try await requests() }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await requests()
+    }
+
     /// Hands files made by the test in `root/` to the user the server writes as (see
     /// scripts/test-servers/README.md, "Running as root"), so it can change them.
     func giveToServer(_ relativePaths: [String]) throws {
@@ -137,7 +150,9 @@ struct WebDAVServerFeatureTests {
         #expect(!features.honoursOCMtime)
         #expect(capabilities.serverSideCopy && capabilities.atomicUpload)
 
-        let probeRequests = try await server.requests().filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }
+        let probeRequests = try await server.requests(awaiting: { lines in
+            lines.filter { $0.method == "PUT" && $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }.count >= 2
+        }).filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }
         #expect(probeRequests.filter { $0.method == "PUT" }.count == 2, "\(probeRequests.map(\.method))")
         #expect(probeRequests.filter { $0.method == "DELETE" }.count == 1)
         // `.DAV` is where Apache keeps dead properties; WebDAV clients never see it.
