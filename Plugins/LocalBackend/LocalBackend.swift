@@ -24,7 +24,7 @@ public struct LocalBackend: Backend {
         acceptsBarePaths: true,
         capabilities: BackendCapabilities(
             resumableUpload: true, rangedDownload: true, serverSideMove: true,
-            preservesModificationTime: true, listingHasETags: false, atomicUpload: true),
+            preservesModificationTime: true, listingHasETags: false, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in LocalBackend(root: try settings.required("path")) }
     )
 
@@ -154,6 +154,49 @@ public struct LocalBackend: Backend {
             try LocalFileSystem.rename(from, to: to)
         }
     }
+
+    /// Copies through a temporary name beside the target (flushed, given the source's
+    /// modification time, then renamed), like an upload, so a reader never sees a partial copy.
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        guard let parent = destination.parent else {
+            throw BackendError(.invalidName, "cannot copy onto the remote's root folder")
+        }
+        let from = absolute(source)
+        let to = absolute(destination)
+        let folder = absolute(parent)
+        // Not the upload's temporary name: an interrupted copy must never look like the
+        // partial upload of this destination, which a later upload could continue.
+        let temporary = LocalFileSystem.join(folder, TemporaryName.for(destination.name + Self.copyMarker))
+        try await BlockingIO.run { () throws(BackendError) in
+            let input = try OpenFile(from, mode: .read)
+            let meta = try input.metadata()
+            guard meta.kind == .file else {
+                throw BackendError(.unsupported, "only files can be copied", path: from)
+            }
+            if let existing = try LocalFileSystem.metadata(to) {
+                guard existing.kind != .directory else {
+                    throw BackendError(.alreadyExists, "a folder is in the way of the copy", path: to)
+                }
+                guard overwrite else { throw BackendError(.alreadyExists, "target exists", path: to) }
+            }
+            try LocalFileSystem.makeDirectories(folder)
+            do throws(BackendError) {
+                let output = try OpenFile(temporary, mode: .writeTruncate)
+                try ChunkedCopy.copy(from: input, at: 0, to: output, at: 0, count: meta.size, observer: NullTransferObserver())
+                guard try output.metadata().size == meta.size else {
+                    throw BackendError(.changedDuringTransfer, "the file changed while it was being copied", path: from)
+                }
+                try output.sync()
+                try output.setModificationTime(nanos: meta.modifiedNanos)
+                try LocalFileSystem.rename(temporary, to: to)
+            } catch {
+                try? LocalFileSystem.removeFile(temporary)
+                throw error
+            }
+        }
+    }
+
+    static let copyMarker = ".ferry-copy"
 
     public func delete(_ path: RemotePath) async throws(BackendError) {
         let target = absolute(path)

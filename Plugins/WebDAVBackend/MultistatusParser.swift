@@ -18,6 +18,8 @@ import Foundation
 ///   member of it; each member name must be a valid `RemotePath` component, once;
 /// - only `<propstat>` blocks with a 2xx status give values (missing properties come
 ///   back under 404); a `<response>` with a non-2xx status and no `<propstat>` is skipped;
+/// - a file's modification time is Ferry's `mtime` property (`ModificationTimeProperty`)
+///   when the file still has the version that property was set for, else `getlastmodified`;
 /// - the body's size and the number of entries are bounded by `ListingLimits`.
 ///
 /// The parse streams (`XMLParser(stream:)`, which unlike `XMLParser(data:)` has no 10 MB
@@ -95,12 +97,15 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
     private enum Node {
         case multistatus, response, href, responseStatus, propstat, propstatStatus, prop
         case resourcetype, contentLength, lastModified, etag
+        /// Ferry's own properties (`ModificationTimeProperty`).
+        case preservedMtime, preservedMtimeVersion
         /// Anything we do not read (foreign namespaces, other DAV: properties), with its subtree.
         case other
 
         var collectsText: Bool {
             switch self {
-            case .href, .responseStatus, .propstatStatus, .contentLength, .lastModified, .etag: return true
+            case .href, .responseStatus, .propstatStatus, .contentLength, .lastModified, .etag,
+                 .preservedMtime, .preservedMtimeVersion: return true
             default: return false
             }
         }
@@ -111,12 +116,16 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
         var contentLength: String?
         var lastModified: String?
         var etag: String?
+        var preservedMtime: String?
+        var preservedMtimeVersion: String?
 
         mutating func merge(_ other: Properties) {
             if let value = other.isCollection { isCollection = value }
             if let value = other.contentLength { contentLength = value }
             if let value = other.lastModified { lastModified = value }
             if let value = other.etag { etag = value }
+            if let value = other.preservedMtime { preservedMtime = value }
+            if let value = other.preservedMtimeVersion { preservedMtimeVersion = value }
         }
     }
 
@@ -250,14 +259,22 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
             default: node = .other
             }
         case .prop?:
-            switch isDAV ? elementName : "" {
-            case "resourcetype":
-                propstat?.properties.isCollection = false
-                node = .resourcetype
-            case "getcontentlength": node = .contentLength
-            case "getlastmodified": node = .lastModified
-            case "getetag": node = .etag
-            default: node = .other
+            if namespaceURI == ModificationTimeProperty.namespace {
+                switch elementName {
+                case ModificationTimeProperty.mtimeName: node = .preservedMtime
+                case ModificationTimeProperty.versionName: node = .preservedMtimeVersion
+                default: node = .other
+                }
+            } else {
+                switch isDAV ? elementName : "" {
+                case "resourcetype":
+                    propstat?.properties.isCollection = false
+                    node = .resourcetype
+                case "getcontentlength": node = .contentLength
+                case "getlastmodified": node = .lastModified
+                case "getetag": node = .etag
+                default: node = .other
+                }
             }
         case .resourcetype?:
             if isDAV, elementName == "collection" {
@@ -288,6 +305,8 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
         case .contentLength: propstat?.properties.contentLength = text
         case .lastModified: propstat?.properties.lastModified = text
         case .etag: propstat?.properties.etag = text
+        case .preservedMtime: propstat?.properties.preservedMtime = text
+        case .preservedMtimeVersion: propstat?.properties.preservedMtimeVersion = text
         case .prop, .resourcetype, .other: break
         }
     }
@@ -427,11 +446,24 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
                 if text != lastModified.text { lastModified = (text, HTTPDate.parse(text)) }
                 modified = lastModified.nanos
             }
+            if kind == .file, let preserved = preservedModificationTime(properties, size: size, lastModified: modified, etag: etag) {
+                modified = preserved
+            }
             children.append(RemoteEntry(path: path, kind: kind, size: size, modifiedNanos: modified, etag: etag))
             if children.count > limits.maxEntries {
                 fail(parser, "the folder has more than \(limits.maxEntries) entries (the listing limit)")
             }
         }
+    }
+
+    /// Ferry's `mtime` property, when the file is still the version it was set for.
+    private func preservedModificationTime(_ properties: Properties, size: Int64, lastModified: Int64?,
+                                           etag: String?) -> Int64? {
+        guard let text = properties.preservedMtime, let version = properties.preservedMtimeVersion,
+              let nanos = ModificationTimeProperty.parse(trimXML(text)),
+              let current = ModificationTimeProperty.versionStamp(size: size, lastModifiedNanos: lastModified, etag: etag),
+              trimXML(version) == current[...] else { return nil }
+        return nanos
     }
 
     /// The code of a status line such as `HTTP/1.1 200 OK`.

@@ -7,8 +7,7 @@ import Synchronization
 /// modification time that later listings will show), so that the next run recognises the
 /// file as unchanged. Asking means one PROPFIND per file: a third of the requests of a
 /// small-file push. Some servers make the answer predictable: nginx sets a PUT file's
-/// modification time from the request's `Date` header (to the second), and some servers
-/// return an ETag with the PUT that survives the MOVE.
+/// modification time from the request's `Date` header (to the second).
 ///
 /// So the first uploads to a server are checked with a PROPFIND, and their predicted
 /// version is compared with what the server reports. Once `learningUploads` predictions in
@@ -32,12 +31,11 @@ final class UploadConfirmation: Sendable {
     /// Whether this upload must be followed by a PROPFIND.
     var needsCheck: Bool { current != .predicted }
 
-    /// What the server should hold after an upload: the size sent, the modification time
-    /// taken from the `Date` header sent (whole seconds), and the PUT answer's ETag.
-    static func prediction(path: RemotePath, size: Int64, sentDateNanos: Int64, putETag: String?) -> RemoteEntry {
+    /// What the server should hold after an upload: the size sent, and the modification
+    /// time taken from the `Date` header sent (whole seconds).
+    static func prediction(path: RemotePath, size: Int64, sentDateNanos: Int64) -> RemoteEntry {
         let seconds = sentDateNanos >= 0 ? sentDateNanos / 1_000_000_000 : (sentDateNanos - 999_999_999) / 1_000_000_000
-        let etag = putETag.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
-        return RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: seconds * 1_000_000_000, etag: etag)
+        return RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: seconds * 1_000_000_000)
     }
 
     /// Compares a prediction with the server's answer for the same upload and learns from it.

@@ -9,36 +9,71 @@ import Synchronization
 ///   parsed by `MultistatusParser`, which refuses hostile listings.
 /// - Upload: `PUT` to `.NAME.ferry-part` in the target folder, then `MOVE` onto the final
 ///   name, so a partial file never appears under its final name; missing parents are
-///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder).
+///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder). On a
+///   server that honours ranged `PUT`, large files go in chunks and an interrupted upload
+///   is continued after checking what the server holds (see WebDAVBackend+Upload.swift).
+/// - Modification times: `X-OC-Mtime` on every `PUT` (ownCloud, Nextcloud), else Ferry's
+///   own dead property set with `PROPPATCH` where the server stores it
+///   (`ModificationTimeProperty`).
 /// - Download: `GET` into the core's partial file, continued with `Range` guarded by
 ///   `If-Range` (`RangedDownload`), so a remote file that changed meanwhile is fetched from the start.
 public struct WebDAVBackend: Backend {
     let transport: CurlTransport
     let urls: ServerURL
     let limits: ListingLimits
+    /// Large uploads are sent in ranged `PUT`s of this many bytes where the server honours
+    /// them, so an interruption loses at most one chunk; 0 sends every file in one `PUT`.
+    public let uploadChunkSize: Int64
+    /// Set Ferry's mtime property after each upload where the server stores it but
+    /// ignores `X-OC-Mtime`: one `PROPPATCH` per file, which on Apache takes longer than
+    /// the `PUT` of a small file (see docs/webdav-servers.md).
+    public let writesModificationTimeProperty: Bool
     /// Folders known to exist, so MKCOL is sent once per folder per run.
-    private let knownFolders = FolderCache()
+    let knownFolders = FolderCache()
     /// Whether uploads still need a PROPFIND to learn what the server stored.
     let confirmation = UploadConfirmation()
+    /// What the server supports, probed once per backend (see WebDAVBackend+Probe.swift).
+    let serverFeatureRecord = ServerFeatureRecord()
 
-    public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits()) throws(BackendError) {
+    public static let defaultUploadChunkSize: Int64 = 64 << 20
+
+    public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits(),
+                uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize,
+                writesModificationTimeProperty: Bool = true) throws(BackendError) {
         urls = try ServerURL(base: baseURL)
         transport = CurlTransport(settings: settings, server: urls.origin)
         self.limits = limits
+        self.uploadChunkSize = max(0, uploadChunkSize)
+        self.writesModificationTimeProperty = writesModificationTimeProperty
     }
 
     public var displayName: String { "webdav:" + urls.origin + urls.rootPath }
 
+    /// What every WebDAV server offers, plus what the probe found once it has run
+    /// (`discoverCapabilities()`, or the first upload).
     public var capabilities: BackendCapabilities {
-        BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: true,
-                            preservesModificationTime: false, listingHasETags: false, atomicUpload: true)
+        let features = serverFeatureRecord.current
+        return BackendCapabilities(
+            resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, serverSideMove: true,
+            preservesModificationTime: features.map(keepsModificationTime) ?? false, listingHasETags: false,
+            atomicUpload: true, serverSideCopy: true)
+    }
+
+    /// Whether uploads keep their modification time on a server with these features.
+    func keepsModificationTime(_ features: WebDAVServerFeatures) -> Bool {
+        features.honoursOCMtime || (writesModificationTimeProperty && features.modificationTimeProperty.isSupported)
+    }
+
+    /// Whether an upload sets Ferry's property (the server does not take `X-OC-Mtime`).
+    func setsModificationTimeProperty(_ features: WebDAVServerFeatures) -> Bool {
+        !features.honoursOCMtime && writesModificationTimeProperty && features.modificationTimeProperty.isSupported
     }
 
     // MARK: Listing
 
     static let propfindBody = Data("""
         <?xml version="1.0" encoding="utf-8"?>
-        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>
+        <D:propfind xmlns:D="DAV:" xmlns:f="\(ModificationTimeProperty.namespace)"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/>\(ModificationTimeProperty.propfindElements)</D:prop></D:propfind>
         """.utf8)
 
     public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
@@ -69,8 +104,12 @@ public struct WebDAVBackend: Backend {
     /// afterwards, with the same value: compare ETags without the weakness marker.
     static func normalized(_ entry: RemoteEntry) -> RemoteEntry {
         var entry = entry
-        if let etag = entry.etag, etag.hasPrefix("W/") { entry.etag = String(etag.dropFirst(2)) }
+        entry.etag = entry.etag.map(normalized(etag:))
         return entry
+    }
+
+    static func normalized(etag: String) -> String {
+        etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
     }
 
     private func propfind(url: String, depth: String, path: RemotePath) async throws(BackendError) -> HTTPResponse {
@@ -96,57 +135,22 @@ public struct WebDAVBackend: Backend {
 
     // MARK: Transfers
 
-    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        guard let parent = request.destination.parent else {
-            throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
-        }
-        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
-        try await makeDirectory(parent)
-
-        // nginx sets the stored file's modification time from `Date` (to the second); other
-        // servers ignore it. `UploadConfirmation` learns which kind this server is.
-        let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
-                              headers: [("Date", HTTPDate.format(nanos: request.modifiedNanos))],
-                              body: .file(path: request.source, offset: 0, length: request.size),
-                              responseBody: .memory(limit: 64 * 1024))
-        var response = try await transport.perform(put, observer: observer)
-        if response.status == 409 || response.status == 404 {
-            // The folder vanished since it was cached (or the cache was wrong): create it again.
-            knownFolders.remove(parent)
-            try await makeDirectory(parent)
-            response = try await transport.perform(put, observer: observer)
-        }
-        guard response.isSuccess else {
-            throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
-                                         retryAfter: response.header("retry-after"))
-        }
-        // The source must still be the version that was sent before it goes under its final name.
-        let source = try LocalFileSystem.metadata(request.source)
-        guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
-            try? await delete(temporary)
-            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
-        }
-        try await move(from: temporary, to: request.destination, overwrite: true)
-        let predicted = UploadConfirmation.prediction(
-            path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos,
-            putETag: response.header("etag"))
-        guard confirmation.needsCheck else {
-            return UploadResult(entry: predicted, bytesSent: request.size, resumedFrom: 0)
-        }
-        guard let entry = try await stat(request.destination) else {
-            throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
-        }
-        guard entry.size == request.size else {
-            throw BackendError(.io, "the server stored \(entry.size) bytes instead of \(request.size)",
-                               path: request.destination.description, retryable: true)
-        }
-        confirmation.learn(predicted: predicted, actual: entry)
-        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        var result = try await RangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
+                                                  request: request, observer: observer)
+        result.entry.modifiedNanos = Self.modificationTime(of: result.entry, expected: request.expected)
+        return result
     }
 
-    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        try await RangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
-                                     request: request, observer: observer)
+    /// The listing's time when the server sent the listed version (same ETag): that is
+    /// where a preserved modification time comes from, which `Last-Modified` does not
+    /// carry. Otherwise the file changed since it was listed, and `Last-Modified` is the
+    /// best there is.
+    static func modificationTime(of received: RemoteEntry, expected: RemoteEntry) -> Int64? {
+        if let sent = received.etag, let listed = expected.etag, normalized(etag: sent) == normalized(etag: listed) {
+            return expected.modifiedNanos
+        }
+        return received.modifiedNanos ?? expected.modifiedNanos
     }
 
     // MARK: Namespace operations
@@ -213,6 +217,21 @@ public struct WebDAVBackend: Backend {
             responseBody: .discard))
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "MOVE", path: source.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+    }
+
+    /// `COPY` with `Depth: 0` (a file), after creating the target's parents: nginx answers
+    /// 500 to a COPY into a missing folder, Apache 409.
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        if let parent = destination.parent { try await makeDirectory(parent) }
+        let response = try await transport.perform(HTTPRequest(
+            method: "COPY", url: urls.url(source, isFolder: false),
+            headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F"),
+                      ("Depth", "0")],
+            responseBody: .discard))
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "COPY", path: source.description,
                                          retryAfter: response.header("retry-after"))
         }
     }

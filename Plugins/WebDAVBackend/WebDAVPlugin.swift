@@ -9,14 +9,49 @@ extension WebDAVBackend {
         summary: "a WebDAV server (nginx, Apache mod_dav, Nextcloud, ownCloud, lighttpd, …)",
         options: [
             .init("url", .url, required: true, summary: "the folder's URL, e.g. https://nas.local/dav/photos"),
+            .init("upload_chunk_size", .string,
+                  summary: "where the server honours ranged PUT, send larger files in parts of this size, "
+                      + "so an interruption loses at most one part (default 64M; 0: one PUT per file)"),
+            .init("keep_mtime", .boolean,
+                  summary: "on servers that ignore X-OC-Mtime but store WebDAV properties (Apache), keep each file's "
+                      + "modification time in a property: one PROPPATCH per upload (default true)"),
         ] + RemoteTransportOptions.options,
         urlSchemes: ["dav", "davs"],
-        capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true),
+        // Per server, the probe adds resumable-upload (verified ranged PUT) and mtime
+        // (X-OC-Mtime or Ferry's dead property): see `ferry plugins --probe`.
+        capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in
             try WebDAVBackend(baseURL: try baseURL(settings.required("url")),
-                              settings: try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment))
+                              settings: try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment),
+                              uploadChunkSize: try uploadChunkSize(settings),
+                              writesModificationTimeProperty: settings.options["keep_mtime"] != "false")
         }
     )
+
+    static func uploadChunkSize(_ settings: BackendSettings) throws(BackendError) -> Int64 {
+        guard let text = settings.options["upload_chunk_size"] else { return defaultUploadChunkSize }
+        guard let bytes = byteCount(text), bytes == 0 || bytes >= 1 << 20 else {
+            throw BackendError(.invalidName, "remote '\(settings.remoteName)': upload_chunk_size must be 0 or a size "
+                               + "of at least 1M, such as 64M or 1G (got '\(text)')")
+        }
+        return bytes
+    }
+
+    /// Bytes from `123`, `64k`, `64M`, `1G` (powers of 1024; `KiB`, `MB`, … accepted too).
+    static func byteCount(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 9, let number = Int64(digits) else { return nil }
+        let shift: Int64
+        switch trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces) {
+        case "", "b": shift = 0
+        case "k", "kb", "kib": shift = 10
+        case "m", "mb", "mib": shift = 20
+        case "g", "gb", "gib": shift = 30
+        default: return nil
+        }
+        return number << shift
+    }
 
     /// `dav://` → `http://`, `davs://` → `https://`; http(s) URLs pass through.
     static func baseURL(_ text: String) -> String {

@@ -25,6 +25,22 @@ public protocol Backend: Sendable {
     /// outage from a failure of one file, and to notice when an offline backend is back.
     /// Any answer (even "not found") is success; only failing to get one throws.
     func checkReachable() async throws(BackendError)
+
+    // Optional operations: the extension below gives each a default, so a backend
+    // implements only what it can do.
+
+    /// Copies a file on the backend, without sending its bytes again; creates the
+    /// target's parents. With `overwrite: false` an existing target is an `alreadyExists`
+    /// error. Backends that can do this declare `capabilities.serverSideCopy`; the default
+    /// throws `unsupported`.
+    func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
+
+    /// `capabilities` plus what can only be learnt by asking the backend (a server that
+    /// honours partial uploads, keeps modification times, …). The first call may send
+    /// requests (a WebDAV backend writes and removes a small probe file in its root); the
+    /// answer is kept for the backend's lifetime, so later calls are free. `capabilities`
+    /// reflects what has been learnt so far. The default returns `capabilities`.
+    func discoverCapabilities() async throws(BackendError) -> BackendCapabilities
 }
 
 extension Backend {
@@ -35,9 +51,15 @@ extension Backend {
             return
         }
     }
-}
 
-extension Backend {
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
+    }
+
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        capabilities
+    }
+
     /// Every file below `directory`, walked one folder at a time (servers refuse deep
     /// listings). A missing top folder is an empty tree.
     ///

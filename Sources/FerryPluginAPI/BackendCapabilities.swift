@@ -13,6 +13,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     public var listingHasETags: Bool
     /// Uploads land under a temporary name and appear under the final name only when complete.
     public var atomicUpload: Bool
+    /// Files can be copied on the backend without sending them again (`Backend.copy`).
+    public var serverSideCopy: Bool
 
     public init(
         resumableUpload: Bool = false,
@@ -20,7 +22,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         serverSideMove: Bool = false,
         preservesModificationTime: Bool = false,
         listingHasETags: Bool = false,
-        atomicUpload: Bool = false
+        atomicUpload: Bool = false,
+        serverSideCopy: Bool = false
     ) {
         self.resumableUpload = resumableUpload
         self.rangedDownload = rangedDownload
@@ -28,6 +31,23 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         self.preservesModificationTime = preservesModificationTime
         self.listingHasETags = listingHasETags
         self.atomicUpload = atomicUpload
+        self.serverSideCopy = serverSideCopy
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case resumableUpload, rangedDownload, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
+        case serverSideCopy
+    }
+
+    /// Capabilities written before a flag existed decode with that flag off, so an external
+    /// plugin built against an older Ferry keeps working.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func flag(_ key: CodingKeys) throws -> Bool { try container.decodeIfPresent(Bool.self, forKey: key) ?? false }
+        self.init(resumableUpload: try flag(.resumableUpload), rangedDownload: try flag(.rangedDownload),
+                  serverSideMove: try flag(.serverSideMove), preservesModificationTime: try flag(.preservesModificationTime),
+                  listingHasETags: try flag(.listingHasETags), atomicUpload: try flag(.atomicUpload),
+                  serverSideCopy: try flag(.serverSideCopy))
     }
 
     /// Names of the capabilities that are on, for display.
@@ -39,6 +59,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         if preservesModificationTime { names.append("mtime") }
         if listingHasETags { names.append("etags") }
         if atomicUpload { names.append("atomic-upload") }
+        if serverSideCopy { names.append("server-side-copy") }
         return names
     }
 }

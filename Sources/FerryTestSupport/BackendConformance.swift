@@ -75,7 +75,7 @@ public enum BackendConformance {
                         "list(dir) = \(dir.map(\.path.string))")
         },
         Check(name: "upload keeps the modification time when the backend says it can") { backend, scratch in
-            guard backend.capabilities.preservesModificationTime else { return }
+            guard try await backend.discoverCapabilities().preservesModificationTime else { return }
             let (request, _) = try source(scratch, name: "m", size: 10, seed: 2, to: "m.jpg")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             let entry = try await backend.stat(path("m.jpg"))
@@ -185,6 +185,41 @@ public enum BackendConformance {
             try require(try await fetch(backend, "move/b.jpg", scratch: scratch) == bytesA, "moved file differs")
             try await backend.move(from: path("move/b.jpg"), to: path("moved/elsewhere/c.jpg"), overwrite: false)
             try require(try await backend.stat(path("moved/elsewhere/c.jpg"))?.size == 111, "move into a new folder failed")
+        },
+        Check(name: "copy duplicates a file into a new folder and leaves the source; overwrite: false refuses an existing target") { backend, scratch in
+            guard backend.capabilities.serverSideCopy else {
+                do {
+                    try await backend.copy(from: path("a.jpg"), to: path("b.jpg"), overwrite: true)
+                    throw Failure(message: "copy succeeded on a backend without serverSideCopy")
+                } catch let error as BackendError {
+                    try require(error.code == .unsupported, "expected unsupported, got \(error.code)")
+                }
+                return
+            }
+            let (a, bytesA) = try source(scratch, name: "ca", size: 70_000, seed: 40, to: "copy/a.jpg", modified: 1_600_000_000.5)
+            let (b, bytesB) = try source(scratch, name: "cb", size: 333, seed: 41, to: "copy/b.jpg")
+            _ = try await backend.upload(a, observer: NullTransferObserver())
+            _ = try await backend.upload(b, observer: NullTransferObserver())
+            try await backend.copy(from: path("copy/a.jpg"), to: path("copied/deeper/a.jpg"), overwrite: false)
+            try require(try await fetch(backend, "copied/deeper/a.jpg", scratch: scratch) == bytesA, "the copy differs")
+            try require(try await fetch(backend, "copy/a.jpg", scratch: scratch) == bytesA, "the copy's source changed")
+            do {
+                try await backend.copy(from: path("copy/a.jpg"), to: path("copy/b.jpg"), overwrite: false)
+                throw Failure(message: "copy onto an existing file without overwrite succeeded")
+            } catch let error as BackendError {
+                try require(error.code == .alreadyExists, "expected alreadyExists, got \(error.code)")
+            }
+            try require(try await fetch(backend, "copy/b.jpg", scratch: scratch) == bytesB, "a refused copy changed the target")
+            try await backend.copy(from: path("copy/a.jpg"), to: path("copy/b.jpg"), overwrite: true)
+            try require(try await fetch(backend, "copy/b.jpg", scratch: scratch) == bytesA, "copy with overwrite did not replace")
+            do {
+                try await backend.copy(from: path("copy/missing.jpg"), to: path("copy/c.jpg"), overwrite: false)
+                throw Failure(message: "copy of a missing file succeeded")
+            } catch let error as BackendError {
+                try require(error.code == .notFound, "expected notFound for a missing source, got \(error.code)")
+            }
+            let names = try await backend.list(path("copy")).map(\.path.name)
+            try require(names == ["a.jpg", "b.jpg"], "list(copy) = \(names)")
         },
         Check(name: "delete removes files and empty folders, and a missing file is no error") { backend, scratch in
             let (request, _) = try source(scratch, name: "x", size: 10, seed: 27, to: "gone/x.jpg")

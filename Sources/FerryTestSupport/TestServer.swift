@@ -39,6 +39,13 @@ public final class TestServer: Sendable {
         origin = String(line)
     }
 
+    /// Folders the server keeps for itself inside the data folder, invisible over WebDAV:
+    /// Apache's mod_dav_fs stores dead properties (Ferry's mtime) in a `.DAV` folder
+    /// beside the files. Pass to `TreeComparison` when comparing `root/` with a source.
+    public var bookkeepingFolders: Set<String> {
+        kind == .apache ? [".DAV"] : []
+    }
+
     /// The URL of a location on the server, e.g. `url("/dav/")`.
     public func url(_ path: String) -> String { origin + path }
 

@@ -8,11 +8,17 @@ public enum TreeComparison {
         public var modifiedNanos: Int64
     }
 
-    /// Every regular file below `root`, by relative path. Folders are walked, links not followed.
-    public static func files(in root: String, includeHidden: Bool = true) throws -> [String: FileInfo] {
+    /// Every regular file below `root`, by relative path. Folders are walked, links not
+    /// followed; folders named in `ignoringFolders` (a server's own bookkeeping) are skipped.
+    public static func files(in root: String, includeHidden: Bool = true,
+                             ignoringFolders: Set<String> = []) throws -> [String: FileInfo] {
         var result: [String: FileInfo] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [:] }
         while let relative = enumerator.nextObject() as? String {
+            if !ignoringFolders.isEmpty,
+               relative.split(separator: "/").dropLast().contains(where: { ignoringFolders.contains(String($0)) }) {
+                continue
+            }
             var info = stat()
             guard lstat(root + "/" + relative, &info) == 0 else { continue }
             guard info.st_mode & S_IFMT == S_IFREG else { continue }
@@ -24,9 +30,10 @@ public enum TreeComparison {
     }
 
     /// Differences between two trees, one line each; empty when identical.
-    public static func differences(_ left: String, _ right: String, compareModificationTimes: Bool = true) throws -> [String] {
-        let leftFiles = try files(in: left)
-        let rightFiles = try files(in: right)
+    public static func differences(_ left: String, _ right: String, compareModificationTimes: Bool = true,
+                                   ignoringFolders: Set<String> = []) throws -> [String] {
+        let leftFiles = try files(in: left, ignoringFolders: ignoringFolders)
+        let rightFiles = try files(in: right, ignoringFolders: ignoringFolders)
         var problems: [String] = []
         for path in Set(leftFiles.keys).union(rightFiles.keys).sorted() {
             guard let l = leftFiles[path] else { problems.append("only in \(right): \(path)"); continue }

@@ -1,15 +1,32 @@
 import ArgumentParser
+import FerryCore
 import FerryPluginAPI
+import WebDAVBackend
 
 extension Ferry {
     struct Plugins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the backend plugins, their options and capabilities.")
+            abstract: "List the backend plugins, their options and capabilities.",
+            discussion: """
+                A plugin's capabilities are what every remote of its type has. Some depend on the \
+                server (a WebDAV server may or may not continue partial uploads or keep \
+                modification times): --probe REMOTE asks one, by writing and removing a small \
+                scratch file in its root, as the first upload of a run does.
+                """)
 
-        @Flag(name: .long, help: "One JSON object per plugin per line.")
-        var json = false
+        @Option(name: .long, help: ArgumentHelp(
+            "Probe a remote (a configured name, name:path or URL) and show what it supports.", valueName: "remote"))
+        var probe: String?
+
+        @OptionGroup var global: GlobalOptions
+
+        var json: Bool { global.json }
 
         func run() async throws {
+            if let probe {
+                try await probeRemote(probe)
+                return
+            }
             for plugin in BuiltinBackends.registry.plugins {
                 if json {
                     var object = JSONObject()
@@ -37,6 +54,47 @@ extension Ferry {
                     for option in plugin.options {
                         StandardStreams.output("  \(option.name)\(option.isRequired ? " (required)" : ""): \(option.summary)")
                     }
+                }
+            }
+        }
+
+        /// Runs the backend's capability discovery and prints the outcome, with the
+        /// server's answers for WebDAV.
+        func probeRemote(_ text: String) async throws {
+            let context = try CommandContext.load(global)
+            let selection = FolderSelection(config: context.config, registry: context.registry,
+                                            currentDirectory: context.currentDirectory)
+            let backend: any Backend
+            do {
+                (backend, _) = try selection.adHocRemote(text)
+            } catch {
+                throw CommandFailure.usage(error.message)
+            }
+            let capabilities: BackendCapabilities
+            var details: WebDAVServerFeatures?
+            do {
+                capabilities = try await backend.discoverCapabilities()
+                if let dav = backend as? WebDAVBackend { details = try await dav.serverFeatures() }
+            } catch {
+                throw CommandFailure.runtime("cannot probe \(text): \(error.description)")
+            }
+            if json {
+                var object = JSONObject()
+                object.add("remote", backend.displayName)
+                object.add("capabilities", capabilities.enabledNames)
+                if let details {
+                    object.add("ranged_put", details.rangedPut.description)
+                    object.add("mtime_property", details.modificationTimeProperty.description)
+                    object.add("x_oc_mtime", details.honoursOCMtime)
+                }
+                StandardStreams.output(object.text)
+            } else {
+                StandardStreams.output("\(backend.displayName)")
+                StandardStreams.output("  capabilities: \(capabilities.enabledNames.joined(separator: ", "))")
+                if let details {
+                    StandardStreams.output("  ranged PUT (resumable uploads): \(details.rangedPut)")
+                    StandardStreams.output("  mtime property (PROPPATCH): \(details.modificationTimeProperty)")
+                    StandardStreams.output("  X-OC-Mtime honoured: \(details.honoursOCMtime ? "yes" : "no")")
                 }
             }
         }

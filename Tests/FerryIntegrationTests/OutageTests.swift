@@ -61,7 +61,7 @@ struct OutageTests {
         // Waiting for the server used up no file's attempts: no file failed for good.
         #expect(result.events(named: "failed").isEmpty)
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
-                                               compareModificationTimes: false) == [])
+                                               compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
         #expect(try work.temporaryFiles(in: server.directory + "/root/photos") == [])
     }
 
@@ -94,6 +94,6 @@ struct OutageTests {
         #expect(again.status == 0, "\(again.diagnostics)")
         #expect((again.int("uploaded") ?? 0) + sent == 12)
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
-                                               compareModificationTimes: false) == [])
+                                               compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
     }
 }

@@ -20,7 +20,7 @@ struct WebDAVPushPullTests {
         #expect(second.int("uploaded") == 0)
         #expect(second.int("skipped") == written.count)
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
-                                               compareModificationTimes: false) == [])
+                                               compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
 
         let restored = work.directory.child("restored")
         let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.state, "--json"])

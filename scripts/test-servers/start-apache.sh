@@ -3,10 +3,12 @@
 # 127.0.0.1 port, straight from the apache2 binary (no apache2ctl, no systemd, no
 # /etc/apache2). Usage: scripts/test-servers/start-apache.sh DIR
 # DIR is created if needed and holds everything: httpd.conf, root/ (the served data,
-# kept across restarts), access.log, error.log, httpd.pid, lock/, run/, htpasswd.
+# kept across restarts), access.log, error.log, httpd.pid, lock/, run/, htpasswd,
+# htdigest.
 # Prints exactly one line on stdout, http://127.0.0.1:PORT, once the server answers.
-# Locations (both on DIR/root): /dav/ WebDAV, /private/ WebDAV with basic auth
-# ferry:secret. Stop with stop.sh DIR.
+# Locations (all on DIR/root): /dav/ WebDAV, /private/ WebDAV with basic auth
+# ferry:secret, /digest/ WebDAV with digest auth ferry:secret (realm "Ferry digest").
+# Stop with stop.sh DIR.
 # Apache will not serve as root: started as root, its workers run as nobody:nogroup and
 # DIR/root is chown'ed to them at every start (see README.md).
 set -euo pipefail
@@ -25,7 +27,7 @@ command -v curl >/dev/null || ts_die "curl is not installed (run: bash scripts/b
 
 moddir=/usr/lib/apache2/modules
 # mod_log_config, mod_logio and mod_unixd are compiled into Debian's apache2.
-modules="mpm_event authn_core authz_core authz_user authn_file auth_basic alias dir mime
+modules="mpm_event authn_core authz_core authz_user authn_file auth_basic auth_digest alias dir mime
          rewrite dav dav_fs"
 load_lines=""
 for m in $modules; do
@@ -74,6 +76,13 @@ fi
 [ -n "$hash" ] || ts_die "cannot hash the basic-auth password (need openssl or python3 crypt)"
 printf 'ferry:%s\n' "$hash" >"$dir/htpasswd"
 chmod 0644 "$dir/htpasswd"
+
+# Digest-auth user for /digest/: the htdigest line is user:realm:MD5(user:realm:password),
+# computed here so that apache2-utils (htdigest) is not needed.
+digest_realm="Ferry digest"
+digest_hash=$(printf '%s' "ferry:$digest_realm:secret" | md5sum | cut -d' ' -f1)
+printf 'ferry:%s:%s\n' "$digest_realm" "$digest_hash" >"$dir/htdigest"
+chmod 0644 "$dir/htdigest"
 
 token=$(ts_new_token)
 printf '%s' "$token" >"$dir/server-id"
@@ -136,6 +145,7 @@ Alias "/.ferry-server-id" "$dir/server-id"
 
 Alias "/dav" "$dir/root"
 Alias "/private" "$dir/root"
+Alias "/digest" "$dir/root"
 <Directory "$dir/root">
     Dav On
     Options None
@@ -148,6 +158,15 @@ Alias "/private" "$dir/root"
     AuthName "Ferry test server"
     AuthBasicProvider file
     AuthUserFile "$dir/htpasswd"
+    Require valid-user
+</Location>
+
+<Location "/digest">
+    AuthType Digest
+    AuthName "$digest_realm"
+    AuthDigestDomain "/digest/"
+    AuthDigestProvider file
+    AuthUserFile "$dir/htdigest"
     Require valid-user
 </Location>
 CONF

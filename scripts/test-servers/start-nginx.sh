@@ -2,11 +2,12 @@
 # Starts a throw-away nginx WebDAV/HTTP server on a free 127.0.0.1 port.
 # Usage: scripts/test-servers/start-nginx.sh DIR
 # DIR is created if needed and holds everything: nginx.conf, root/ (the served data,
-# kept across restarts), access.log, error.log, nginx.pid, tmp/, htpasswd.
+# kept across restarts), access.log, error.log, nginx.pid, tmp/, htpasswd, bearer-token.
 # Prints exactly one line on stdout, http://127.0.0.1:PORT, once the server answers.
 # Locations (all on DIR/root): /dav/ WebDAV, /files/ plain HTTP (GET/PUT/DELETE/MKCOL/MOVE,
 # JSON index), /plain/ (GET/PUT/DELETE, JSON index), /html/ (read-only, HTML index),
-# /private/ WebDAV with basic auth ferry:secret. Stop with stop.sh DIR.
+# /private/ WebDAV with basic auth ferry:secret, /bearer/ WebDAV that wants
+# "Authorization: Bearer TOKEN" with the token in DIR/bearer-token. Stop with stop.sh DIR.
 set -euo pipefail
 ts_name=start-nginx
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -59,6 +60,12 @@ printf 'ferry:%s\n' "$hash" >"$dir/htpasswd"
 
 token=$(ts_new_token)
 printf '%s' "$token" >"$dir/server-id"
+
+# Bearer token for /bearer/: random per start (a server restarted on the same DIR keeps it).
+if [ ! -s "$dir/bearer-token" ]; then
+  printf 'ferry-%s' "$(ts_new_token)" >"$dir/bearer-token"
+fi
+bearer_token=$(cat "$dir/bearer-token")
 
 # Workers default to user nobody when the master runs as root; they must write DIR/root.
 user_line="# not started as root: workers run as $(id -un)"
@@ -179,6 +186,21 @@ http {
             client_body_temp_path "$dir/tmp/client_body";
             autoindex on;
             autoindex_format json;
+        }
+
+        # WebDAV like /dav/, for clients that send "Authorization: Bearer <DIR/bearer-token>".
+        location /bearer/ {
+            alias "$dir/root/";
+            if (\$http_authorization != "Bearer $bearer_token") {
+                return 401;
+            }
+            dav_methods PUT DELETE MKCOL COPY MOVE;
+            dav_ext_methods PROPFIND OPTIONS;
+            dav_access user:rw group:rw all:r;
+            create_full_put_path on;
+            min_delete_depth 0;
+            client_max_body_size 0;
+            client_body_temp_path "$dir/tmp/client_body";
         }
 
         location / {

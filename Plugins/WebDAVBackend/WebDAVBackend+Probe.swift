@@ -1,0 +1,143 @@
+import CurlTransport
+import FerryPluginAPI
+import Foundation
+
+/// Finding out what a server really does, once per backend, before relying on it.
+///
+/// A status code alone proves nothing: nginx refuses a ranged `PUT` with 501, but a server
+/// that ignored `Content-Range` and answered 204 would replace the file with the second
+/// part. So the probe writes a small file, appends to it with a ranged `PUT`, reads it back
+/// and compares every byte; sets Ferry's `mtime` property and reads it back; then removes
+/// the file. About eight requests, once per run and remote. The file goes into the folder
+/// of the upload that needs the answer (a folder that upload must be able to write anyway;
+/// Apache answers 500 to a file created in a folder it may not write), or the root.
+extension WebDAVBackend {
+    /// The probe file's two parts: different, so an append, an overwrite and an ignored
+    /// range all read back differently.
+    static let probeFirstPart = Data("ferry probe, part one: 0123456\n".utf8)
+    static let probeSecondPart = Data("ferry probe, part two: 7890123\n".utf8)
+    /// A time with nanoseconds, to see how precisely the property keeps it.
+    static let probeModificationTime: Int64 = 1_650_000_000_123_456_789
+
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        _ = try await serverFeatures()
+        return capabilities
+    }
+
+    /// The server's features, probed on first use (in `folder`, which must exist); free
+    /// afterwards.
+    public func serverFeatures(probingIn folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
+        try await serverFeatureRecord.features { [self] in
+            do throws(BackendError) {
+                return .success(try await probeServer(in: folder))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// The probe file's name: a temporary name, which listings and scans skip. Always the
+    /// same, so that a probe file a dropped connection left behind is replaced and removed
+    /// by the next probe rather than piling up (nginx does not even list it). Two probes
+    /// at once in one folder write the same bytes at the same offsets; the worst one can do
+    /// to the other is remove the file under it, which reads back wrong: "unsupported",
+    /// the safe answer.
+    static let probeName = ".ferry-probe" + TemporaryName.suffix
+
+    /// Runs the probe now (uncached) on `probeName` in `folder` (created if missing),
+    /// removed afterwards. Errors that would stop any upload there (credentials refused,
+    /// server unreachable or failing) are thrown; a feature the server refuses is reported
+    /// as unsupported.
+    public func probeServer(in folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
+        try await makeDirectory(folder)
+        let probe = try folder.appending(Self.probeName)
+        do {
+            let features = try await probeFeatures(on: probe)
+            await removeProbe(probe)
+            return features
+        } catch {
+            await removeProbe(probe)
+            throw error
+        }
+    }
+
+    private func probeFeatures(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures {
+        let url = urls.url(probe, isFolder: false)
+        let created = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, headers: [Self.ocMtimeHeader(Self.probeModificationTime)],
+            body: .data(Self.probeFirstPart), responseBody: .memory(limit: 64 * 1024)))
+        guard created.isSuccess else {
+            // A folder that refuses this one name only means nothing can be learnt:
+            // upload as every server allows.
+            let reason = try refusal(created, method: "PUT", path: probe) + " (the probe file)"
+            return WebDAVServerFeatures(rangedPut: .unsupported(reason), modificationTimeProperty: .unsupported(reason),
+                                        honoursOCMtime: false)
+        }
+        let honoursOCMtime = created.header("x-oc-mtime")?.lowercased() == "accepted"
+        let rangedPut = try await probeRangedPut(url: url, path: probe)
+        let property = try await probeModificationTimeProperty(on: probe)
+        return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime)
+    }
+
+    /// Appends the second part with `Content-Range` and reads the whole file back.
+    private func probeRangedPut(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        let first = Int64(Self.probeFirstPart.count)
+        let total = first + Int64(Self.probeSecondPart.count)
+        let appended = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, headers: [("Content-Range", "bytes \(first)-\(total - 1)/\(total)")],
+            body: .data(Self.probeSecondPart), responseBody: .memory(limit: 64 * 1024)))
+        guard appended.isSuccess else { return .unsupported(try refusal(appended, method: "a ranged PUT", path: path)) }
+        let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
+        guard readBack.status == 200 else {
+            return .unsupported(try refusal(readBack, method: "GET", path: path) + " reading the probe file back")
+        }
+        guard readBack.body == Self.probeFirstPart + Self.probeSecondPart else {
+            return .unsupported("HTTP \(appended.status) on a ranged PUT, but the file read back "
+                                + "(\(readBack.body.count) bytes) is not the two parts in order")
+        }
+        return .supported
+    }
+
+    /// Sets Ferry's `mtime` property on the probe file and checks that a listing returns it.
+    private func probeModificationTimeProperty(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        guard let entry = try await stat(probe) else { return .unsupported("the probe file vanished") }
+        guard let stamp = ModificationTimeProperty.versionStamp(size: entry.size, lastModifiedNanos: entry.modifiedNanos,
+                                                                etag: entry.etag) else {
+            return .unsupported("the server lists neither an ETag nor a modification time")
+        }
+        let set = try await setModificationTimeProperty(probe, nanos: Self.probeModificationTime, versionStamp: stamp)
+        guard set.isSupported else { return set }
+        guard let after = try await stat(probe), after.modifiedNanos == Self.probeModificationTime else {
+            return .unsupported("PROPPATCH succeeded, but PROPFIND does not return the time")
+        }
+        return .supported
+    }
+
+    /// `HTTP 501 on a ranged PUT`: the reason a feature is unsupported. A refusal that
+    /// says nothing about the feature is thrown instead of remembered for the run: the
+    /// credentials (401), or a passing failure (5xx, 429, 408) that would make a flaky
+    /// moment look like a missing feature.
+    func refusal(_ response: HTTPResponse, method: String, path: RemotePath) throws(BackendError) -> String {
+        let error = HTTPErrorMapping.error(status: response.status, method: method, path: path.description,
+                                           retryAfter: response.header("retry-after"))
+        if error.code == .authenticationFailed || error.isRetryable { throw error }
+        return "HTTP \(response.status) on \(method)"
+    }
+
+    /// Removes the probe file, trying again a few times after a dropped connection or a
+    /// 5xx; a file still left has a temporary name and goes with the next probe.
+    private func removeProbe(_ probe: RemotePath) async {
+        for attempt in 0..<5 {
+            if attempt > 0 { try? await Task.sleep(for: .milliseconds(20 << attempt)) }
+            do {
+                let response = try await transport.perform(HTTPRequest(
+                    method: "DELETE", url: urls.url(probe, isFolder: false), responseBody: .discard))
+                if response.status < 500 { return }
+            } catch where error.isRetryable {
+                continue
+            } catch {
+                return
+            }
+        }
+    }
+}

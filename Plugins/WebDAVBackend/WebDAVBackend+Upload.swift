@@ -1,0 +1,274 @@
+import CurlTransport
+import FerryPluginAPI
+import Foundation
+
+/// Uploads: the temporary file `.NAME.ferry-part` beside the target is the upload session.
+///
+/// 1. Fill the temporary file. On a server whose ranged `PUT` the probe verified:
+///    - continue a partial temporary file when the core allows it (`mayResume`) and the
+///      last bytes the server holds equal the local file's bytes at the same place;
+///    - send files larger than `uploadChunkSize` as a plain `PUT` of the first chunk and
+///      ranged `PUT`s of the rest, so an interruption loses at most one chunk (Apache
+///      throws away an interrupted plain `PUT`, but keeps what an interrupted ranged
+///      `PUT` wrote);
+///    - after any ranged `PUT`, check the server's size and last bytes before relying on
+///      them; a mismatch after continuing starts the file over from zero.
+///    Elsewhere the file goes in one plain `PUT`, from the start.
+/// 2. Check that the local file is still the version that was sent.
+/// 3. `MOVE` it onto the final name, then confirm size with a `PROPFIND`.
+/// 4. Keep the modification time: `X-OC-Mtime` went with every `PUT`; where the server
+///    does not honour it but stores dead properties, `PROPPATCH` Ferry's `mtime`.
+extension WebDAVBackend {
+    /// Bytes compared at the end of a partial or finished temporary file: enough to catch
+    /// a torn or misplaced write, cheap enough to do on every continued upload.
+    static let verificationWindow: Int64 = 64 * 1024
+
+    /// What filling the temporary file took.
+    struct TemporaryFill {
+        /// Where this call continued the server's partial file; 0 when it started over.
+        var resumedFrom: Int64
+        /// File bytes sent by this call.
+        var bytesSent: Int64
+    }
+
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        guard let parent = request.destination.parent else {
+            throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
+        }
+        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
+        try await makeDirectory(parent)
+        let features = try await serverFeatures(probingIn: parent)
+
+        let fill = try await fillTemporary(temporary, from: request, rangedPut: features.rangedPut.isSupported,
+                                           observer: observer)
+        try await checkSourceUnchanged(request, temporary: temporary)
+        try await move(from: temporary, to: request.destination, overwrite: true)
+        let keepsTime = setsModificationTimeProperty(features)
+        // The PROPPATCH is keyed to the stored version's ETag, so it needs the PROPFIND.
+        var entry = try await confirmUpload(request, force: keepsTime)
+        if keepsTime {
+            entry = await keepModificationTime(of: request, on: entry)
+        }
+        return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)
+    }
+
+    // MARK: Filling the temporary file
+
+    func fillTemporary(_ temporary: RemotePath, from request: UploadRequest, rangedPut: Bool,
+                       observer: any TransferObserver) async throws(BackendError) -> TemporaryFill {
+        var sent: Int64 = 0
+        if rangedPut, request.mayResume, let offset = try await verifiedPartialSize(of: temporary, for: request) {
+            do {
+                sent += try await putRanges(of: request, to: temporary, from: offset, observer: observer)
+                if try await temporaryIsComplete(temporary, for: request) {
+                    return TemporaryFill(resumedFrom: offset, bytesSent: sent)
+                }
+                // What the server holds is not what was sent: trust none of it.
+            } catch where error.code == .protocolViolation {
+                // The server refused to continue at this offset (416, or another surprise): start over.
+            }
+        }
+        let firstPart = rangedPut && uploadChunkSize > 0 ? min(request.size, uploadChunkSize) : request.size
+        sent += try await putFirstPart(of: request, to: temporary, length: firstPart, observer: observer)
+        if firstPart < request.size {
+            sent += try await putRanges(of: request, to: temporary, from: firstPart, observer: observer)
+            guard try await temporaryIsComplete(temporary, for: request) else {
+                throw BackendError(.io, "the server did not store the chunks as sent (size or content differs)",
+                                   path: request.destination.description, retryable: true)
+            }
+        }
+        return TemporaryFill(resumedFrom: 0, bytesSent: sent)
+    }
+
+    /// A plain `PUT` of the file's first `length` bytes, replacing whatever the temporary
+    /// file held. Returns the bytes sent.
+    func putFirstPart(of request: UploadRequest, to temporary: RemotePath, length: Int64,
+                      observer: any TransferObserver) async throws(BackendError) -> Int64 {
+        let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
+                              headers: Self.modificationTimeHeaders(request.modifiedNanos),
+                              body: .file(path: request.source, offset: 0, length: length),
+                              responseBody: .memory(limit: 64 * 1024))
+        var response = try await transport.perform(put, observer: observer)
+        if response.status == 409 || response.status == 404, let parent = temporary.parent {
+            // The folder vanished since it was cached (or the cache was wrong): create it again.
+            knownFolders.remove(parent)
+            try await makeDirectory(parent)
+            response = try await transport.perform(put, observer: observer)
+        }
+        guard response.isSuccess else {
+            throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
+                                         retryAfter: response.header("retry-after"))
+        }
+        return length
+    }
+
+    /// Ranged `PUT`s of the file from `offset` to its end, `uploadChunkSize` bytes each (one
+    /// when chunking is off). Returns the bytes sent.
+    func putRanges(of request: UploadRequest, to temporary: RemotePath, from offset: Int64,
+                   observer: any TransferObserver) async throws(BackendError) -> Int64 {
+        let chunk = uploadChunkSize > 0 ? uploadChunkSize : max(1, request.size - offset)
+        var position = offset
+        while position < request.size {
+            if observer.isCancelled {
+                throw BackendError(.cancelled, "transfer cancelled", path: request.destination.description)
+            }
+            let end = min(request.size, position + chunk)
+            let response = try await transport.perform(HTTPRequest(
+                method: "PUT", url: urls.url(temporary, isFolder: false),
+                headers: [("Content-Range", "bytes \(position)-\(end - 1)/\(request.size)")]
+                    + Self.modificationTimeHeaders(request.modifiedNanos),
+                body: .file(path: request.source, offset: position, length: end - position),
+                responseBody: .memory(limit: 64 * 1024)), observer: observer)
+            if response.status == 404 || response.status == 409 {
+                // Someone removed the partial file (or its folder) meanwhile: the next
+                // attempt finds no partial file and starts over.
+                throw BackendError(.io, "the partial upload vanished from the server", path: request.destination.description,
+                                   cause: "HTTP \(response.status) on a ranged PUT", retryable: true)
+            }
+            guard response.isSuccess else {
+                throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
+                                             retryAfter: response.header("retry-after"))
+            }
+            position = end
+        }
+        return request.size - offset
+    }
+
+    /// The headers that make some servers keep the source's modification time: nginx
+    /// takes a PUT file's time from `Date`, ownCloud and Nextcloud from `X-OC-Mtime` (whole
+    /// seconds both); other servers ignore them.
+    static func modificationTimeHeaders(_ nanos: Int64) -> [(String, String)] {
+        [("Date", HTTPDate.format(nanos: nanos)), ocMtimeHeader(nanos)]
+    }
+
+    /// ownCloud and Nextcloud set the file's modification time from this header (whole
+    /// seconds); other servers ignore it.
+    static func ocMtimeHeader(_ nanos: Int64) -> (String, String) {
+        let seconds = nanos >= 0 ? nanos / 1_000_000_000 : (nanos + 1) / 1_000_000_000 - 1
+        return ("X-OC-Mtime", String(seconds))
+    }
+
+    // MARK: Verifying what the server holds
+
+    /// The size of the server's partial temporary file when it may be continued: shorter
+    /// than (or as long as) the local file, and ending with the same bytes. Nil means
+    /// start over.
+    func verifiedPartialSize(of temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Int64? {
+        guard request.size > 0, let partial = try await stat(temporary), partial.kind == .file,
+              partial.size > 0, partial.size <= request.size else { return nil }
+        guard try await remoteBytesMatchLocal(temporary, source: request.source, range: Self.tail(endingAt: partial.size))
+        else { return nil }
+        return partial.size
+    }
+
+    /// Whether the temporary file has the local file's size and ends with its bytes.
+    func temporaryIsComplete(_ temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Bool {
+        guard let stored = try await stat(temporary), stored.size == request.size else { return false }
+        if request.size == 0 { return true }
+        return try await remoteBytesMatchLocal(temporary, source: request.source, range: Self.tail(endingAt: request.size))
+    }
+
+    static func tail(endingAt end: Int64) -> Range<Int64> {
+        max(0, end - verificationWindow)..<end
+    }
+
+    /// Fetches `range` of a remote file with a ranged `GET` and compares it with the same
+    /// bytes of a local file. A server that ignores the range (200, or more bytes than
+    /// asked) gives false: what it holds cannot be checked cheaply.
+    func remoteBytesMatchLocal(_ remote: RemotePath, source: String, range: Range<Int64>) async throws(BackendError) -> Bool {
+        let length = Int(range.upperBound - range.lowerBound)
+        let response: HTTPResponse
+        do {
+            response = try await transport.perform(HTTPRequest(
+                method: "GET", url: urls.url(remote, isFolder: false),
+                headers: [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")],
+                responseBody: .memory(limit: length)))
+        } catch where error.code == .protocolViolation {
+            return false
+        }
+        guard response.status == 206, response.body.count == length else { return false }
+        let local = try await Self.readLocal(source, range: range)
+        return local == response.body
+    }
+
+    /// The bytes of a local file in `range` (fewer when the file is shorter).
+    static func readLocal(_ path: String, range: Range<Int64>) async throws(BackendError) -> Data {
+        try await BlockingIO.run { () throws(BackendError) -> Data in
+            let file = try OpenFile(path, mode: .read)
+            var result = Data()
+            var position = range.lowerBound
+            while position < range.upperBound {
+                var buffer = [UInt8](repeating: 0, count: Int(range.upperBound - position))
+                let count = try file.read(into: &buffer, at: position)
+                if count == 0 { break }
+                result.append(contentsOf: buffer.prefix(count))
+                position += Int64(count)
+            }
+            return result
+        }
+    }
+
+    // MARK: Putting the file in place
+
+    /// The source must still be the version that was sent before it goes under its final name.
+    func checkSourceUnchanged(_ request: UploadRequest, temporary: RemotePath) async throws(BackendError) {
+        let source = try LocalFileSystem.metadata(request.source)
+        guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
+            try? await delete(temporary)
+            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+        }
+    }
+
+    /// The file as the server lists it under its final name, with the size that was sent.
+    /// What the server holds after the upload. Where `UploadConfirmation` has learnt that
+    /// the prediction (the size, and the sent `Date` as modification time) is what a
+    /// PROPFIND would say, the prediction is the answer and no request is made, unless `force`.
+    func confirmUpload(_ request: UploadRequest, force: Bool) async throws(BackendError) -> RemoteEntry {
+        let predicted = UploadConfirmation.prediction(
+            path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos)
+        if !force && !confirmation.needsCheck { return predicted }
+        guard let entry = try await stat(request.destination) else {
+            throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
+        }
+        guard entry.size == request.size else {
+            throw BackendError(.io, "the server stored \(entry.size) bytes instead of \(request.size)",
+                               path: request.destination.description, retryable: true)
+        }
+        confirmation.learn(predicted: predicted, actual: entry)
+        return entry
+    }
+
+    /// Sets Ferry's `mtime` property on the uploaded file, for the version `entry` lists,
+    /// and returns the entry with that time when the server stored it. The file is
+    /// complete and in place by now: a failure here costs the modification time, not the
+    /// upload, and the entry then keeps the server's time, which is what gets recorded.
+    func keepModificationTime(of request: UploadRequest, on entry: RemoteEntry) async -> RemoteEntry {
+        guard let stamp = ModificationTimeProperty.versionStamp(size: entry.size, lastModifiedNanos: entry.modifiedNanos,
+                                                                etag: entry.etag) else { return entry }
+        var entry = entry
+        do {
+            if try await setModificationTimeProperty(request.destination, nanos: request.modifiedNanos, versionStamp: stamp)
+                .isSupported {
+                entry.modifiedNanos = request.modifiedNanos
+            }
+        } catch {
+            return entry
+        }
+        return entry
+    }
+
+    /// `PROPPATCH` of Ferry's `mtime` and `mtime-version` properties: supported when the
+    /// server answers 207 with every property set. Credentials refused and passing
+    /// failures are thrown.
+    func setModificationTimeProperty(_ path: RemotePath, nanos: Int64, versionStamp: String)
+        async throws(BackendError) -> WebDAVServerFeatures.Support {
+        let body = ModificationTimeProperty.propertyUpdate(nanos: nanos, versionStamp: versionStamp)
+        let response = try await transport.perform(HTTPRequest(
+            method: "PROPPATCH", url: urls.url(path, isFolder: false),
+            headers: [("Content-Type", "application/xml; charset=utf-8")],
+            body: .data(Data(body.utf8)), responseBody: .memory(limit: 64 * 1024)))
+        guard response.status == 207 else { return .unsupported(try refusal(response, method: "PROPPATCH", path: path)) }
+        return PropPatchResponse.allPropertiesSet(response.body)
+            ? .supported : .unsupported("the server refused the property in its PROPPATCH answer")
+    }
+}

@@ -1,0 +1,69 @@
+import FerryPluginAPI
+import Synchronization
+
+/// What one WebDAV server turned out to support, learnt by `WebDAVBackend.probeServer()`.
+///
+/// Kept in memory for the backend's lifetime (one run), not in the journal: a server can
+/// be upgraded or reconfigured between runs, and the probe costs a handful of requests.
+public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible {
+    public enum Support: Sendable, Equatable, CustomStringConvertible {
+        case supported
+        /// With what the probe saw, e.g. `HTTP 501 on a ranged PUT`.
+        case unsupported(String)
+
+        public var isSupported: Bool { self == .supported }
+
+        public var description: String {
+            switch self {
+            case .supported: return "yes"
+            case let .unsupported(reason): return "no (\(reason))"
+            }
+        }
+    }
+
+    /// `PUT` with `Content-Range` writes at the offset and keeps what is there: the probe
+    /// appended to a file and read back exactly the bytes sent.
+    public var rangedPut: Support
+    /// `PROPPATCH` stores Ferry's `mtime` property and `PROPFIND` returns it.
+    public var modificationTimeProperty: Support
+    /// The server sets the file's own modification time from `X-OC-Mtime` (ownCloud,
+    /// Nextcloud), so no property is needed.
+    public var honoursOCMtime: Bool
+
+    public var description: String {
+        "ranged PUT: \(rangedPut); mtime property: \(modificationTimeProperty); X-OC-Mtime: \(honoursOCMtime ? "yes" : "no")"
+    }
+}
+
+/// The features of one server once known, and the probe that finds them, run at most once
+/// at a time: concurrent uploads that need the answer wait for the same probe.
+final class ServerFeatureRecord: Sendable {
+    private let known = Mutex<WebDAVServerFeatures?>(nil)
+    private let running = Mutex<Task<Result<WebDAVServerFeatures, BackendError>, Never>?>(nil)
+
+    /// What is known so far, without asking the server.
+    var current: WebDAVServerFeatures? { known.withLock { $0 } }
+
+    /// The features, probing with `probe` if nobody has yet. A failed probe (the server
+    /// unreachable, the credentials refused) is not remembered: the next caller tries again.
+    func features(
+        probe: @escaping @Sendable () async -> Result<WebDAVServerFeatures, BackendError>
+    ) async throws(BackendError) -> WebDAVServerFeatures {
+        if let features = current { return features }
+        let task = running.withLock { running in
+            if let task = running { return task }
+            let task = Task { await probe() }
+            running = task
+            return task
+        }
+        let outcome = await task.value
+        switch outcome {
+        case let .success(features):
+            known.withLock { $0 = features }
+            return features
+        case let .failure(error):
+            running.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
+    }
+}
