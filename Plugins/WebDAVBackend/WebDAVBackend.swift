@@ -196,13 +196,23 @@ public struct WebDAVBackend: Backend {
         for (index, segment) in segments.enumerated() {
             path += segment + "/"
             let status = try await mkcol(urls.origin + path)
-            if index == segments.count - 1 {
-                guard (200..<300).contains(status) || status == 405 else {
-                    throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
-                }
+            // Parallel first uploads race to create the root; Apache answers the loser with
+            // 403 rather than 405. The folder existing now is success.
+            if index == segments.count - 1, !((200..<300).contains(status) || status == 405),
+               !(try await rootExists()) {
+                throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
             }
         }
         knownFolders.insert(.root)
+    }
+
+    /// Whether the remote's own folder exists (a Depth-0 PROPFIND answers 207).
+    private func rootExists() async throws(BackendError) -> Bool {
+        let response = try await transport.perform(HTTPRequest(
+            method: "PROPFIND", url: urls.origin + urls.path(.root, isFolder: true),
+            headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
+            body: .data(Self.propfindBody), responseBody: .discard))
+        return response.status == 207
     }
 
     private func mkcol(_ url: String) async throws(BackendError) -> Int {
