@@ -722,7 +722,11 @@ enum XMLProlog {
             if current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D {
                 index += 1
             } else if matches(index, "<?") {
-                guard let end = find("?>", from: index + 2) else { return nil }
+                // An unclosed declaration still reaches libxml2's encoding switch, which
+                // crashed on `encoding="utf-7"` (found by fuzzing): refuse it here.
+                guard let end = find("?>", from: index + 2) else {
+                    return "the PROPFIND response's XML declaration is not closed"
+                }
                 let isDeclaration = matches(index, "<?xml") && index + 5 < count
                     && [0x20, 0x09, 0x0A, 0x0D].contains(unit(index + 5))
                 // Foundation's XMLParser on Linux dereferences NULL for a processing

@@ -77,6 +77,13 @@ struct MultistatusHostileTests {
         expectRefusal(xml, mentioning: "processing instruction")
     }
 
+    /// libxml2 switched to a UTF-7 decoder and crashed (found by `make fuzz`).
+    @Test("an unclosed XML declaration is refused before libxml2 reads its encoding")
+    func unclosedDeclaration() {
+        expectRefusal("<?xml version=\"1.0\" encoding=\"utf-7\" ?D<\n>:multistatus xmlns:D=\"DAV:\"/>",
+                      mentioning: "not closed")
+    }
+
     @Test("a control character arriving unencoded in an href is refused")
     func rawControlCharacter() {
         expectRefusal(multistatus(fileResponse("/dav/photos/2024%20Alps/a&#9;b")))
