@@ -81,7 +81,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",

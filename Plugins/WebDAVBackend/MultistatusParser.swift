@@ -688,6 +688,11 @@ enum XMLProlog {
             detected = (.utf8, 0)
         }
         let (layout, start) = detected
+        // libxml2 2.9 crashed on malformed UTF-16 fed in chunks (found by fuzzing), and no
+        // WebDAV server answers in UTF-16.
+        if layout != .utf8 {
+            return "the PROPFIND response is encoded in UTF-16, which is not accepted (WebDAV servers answer in UTF-8)"
+        }
         let width = layout == .utf8 ? 1 : 2
         let count = (bytes.count - start) / width
 

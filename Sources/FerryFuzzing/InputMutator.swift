@@ -1,24 +1,19 @@
+import FerryTestSupport
 import Foundation
 
 /// A small, seeded, structure-blind mutator (the kinds of edits libFuzzer makes), for the
 /// bounded fuzz pass that runs in `make test` where a sanitizer build would take too long.
 public struct InputMutator: Sendable {
-    private var state: UInt64
+    private var random: DeterministicBytes
     private let dictionary: [[UInt8]]
 
     public init(seed: UInt64, dictionary: [String]) {
-        state = seed
+        random = DeterministicBytes(seed: seed)
         self.dictionary = dictionary.map { Array($0.utf8) }
     }
 
-    /// SplitMix64: fast, and the same sequence for the same seed on every machine.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    /// The same sequence for the same seed on every machine.
+    public mutating func next() -> UInt64 { random.next() }
 
     mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 
