@@ -273,8 +273,8 @@ struct MultistatusHostileTests {
         expectRefusal(Data([0xFF, 0xFE, 0x00]) + Data(" <?xml version='1.0' ?><m/>".utf8), mentioning: "UTF-16")
     }
 
-    @Test("encodings a byte-level check could be fooled by are refused", arguments: [
-        "UTF-7", "EBCDIC-US", "UTF-32", "Shift_JIS",
+    @Test("any declared encoding but UTF-8 and ASCII is refused (libxml2 crashed switching to some)", arguments: [
+        "UTF-7", "EBCDIC-US", "UTF-32", "Shift_JIS", "iso8859-8", "ISO-8859-1", "windows-1252", "UTF-16",
     ])
     func unacceptedEncodings(encoding: String) {
         let xml = multistatus(fileResponse("/dav/photos/2024%20Alps/x.jpg")).replacingOccurrences(of: "utf-8", with: encoding)
