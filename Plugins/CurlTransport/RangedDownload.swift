@@ -35,12 +35,14 @@ public enum RangedDownload {
             response = try await transport.perform(HTTPRequest(
                 method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
         }
-        guard response.isSuccess else {
+        guard response.isSuccess || (offset > 0 && response.status == 416) else {
             throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
                                          retryAfter: response.header("retry-after"))
         }
-        if offset > 0, let total = response.header("content-range").flatMap(contentRangeTotal),
-           total != request.expected.size {
+        // 416: the range starts past the end, so the file is not the one the partial bytes
+        // came from (it shrank): fetch it from the start, like a total that differs.
+        if offset > 0, response.status == 416
+            || response.header("content-range").flatMap(contentRangeTotal).map({ $0 != request.expected.size }) == true {
             offset = 0
             response = try await transport.perform(HTTPRequest(
                 method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)

@@ -100,6 +100,14 @@ public struct LocalBackend: Backend {
             guard try output.metadata().size == request.size else {
                 throw BackendError(.io, "temporary file has the wrong size after writing", path: temporary, retryable: true)
             }
+            // The source must still be the version that was copied before the copy goes
+            // under its final name: a file rewritten in place during the copy would
+            // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
+            let after = try source.metadata()
+            guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
+                  let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
+                throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+            }
             try output.sync()
             try output.setModificationTime(nanos: request.modifiedNanos)
             try LocalFileSystem.rename(temporary, to: final)

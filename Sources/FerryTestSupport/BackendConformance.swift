@@ -144,6 +144,19 @@ public enum BackendConformance {
                         "resumed from \(result.resumedFrom), received \(result.bytesReceived)")
             try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes, "resumed download differs")
         },
+        Check(name: "a download whose partial file is already complete finishes (no unsatisfiable range)") { backend, scratch in
+            guard backend.capabilities.rangedDownload else { return }
+            let (request, bytes) = try source(scratch, name: "c", size: 50_000, seed: 29, to: "complete.bin")
+            _ = try await backend.upload(request, observer: NullTransferObserver())
+            guard let entry = try await backend.stat(path("complete.bin")) else { throw Failure(message: "no entry") }
+            let partial = scratch + "/complete.partial"
+            try Data(bytes).write(to: URL(fileURLWithPath: partial))
+            _ = try await backend.download(
+                DownloadRequest(source: entry.path, partialFile: partial, offset: Int64(bytes.count), expected: entry),
+                observer: NullTransferObserver())
+            try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes,
+                        "a download resumed at the end left different bytes")
+        },
         Check(name: "a download restarts when the remote file is not the expected version") { backend, scratch in
             let (request, bytes) = try source(scratch, name: "s", size: 50_000, seed: 24, to: "stale.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())

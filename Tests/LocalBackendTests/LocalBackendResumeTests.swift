@@ -24,6 +24,33 @@ final class FinalNameWatcher: TransferObserver {
     var isCancelled: Bool { false }
 }
 
+/// Rewrites the source in place (same size, new bytes, new mtime) once the copy is under
+/// way, as a camera app saving over a file would.
+final class RewriteInPlace: TransferObserver {
+    let source: String
+    let done = Mutex(false)
+
+    init(source: String) {
+        self.source = source
+    }
+
+    func bytesTransferred(_ count: Int) -> Duration {
+        let first = done.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first, let handle = FileHandle(forWritingAtPath: source) {
+            let size = (try? handle.seekToEnd()) ?? 0
+            try? handle.seek(toOffset: 0)
+            handle.write(Data(repeating: 0x5A, count: Int(size)))
+            try? handle.close()
+        }
+        return .zero
+    }
+
+    var isCancelled: Bool { false }
+}
+
 /// Cancels the transfer after a number of bytes, as a crash would stop it.
 final class StopAfter: TransferObserver {
     let limit: Int
@@ -61,6 +88,17 @@ struct LocalBackendResumeTests {
         #expect(watcher.chunks.withLock { $0 } >= 5)
         #expect(!watcher.sawFinalName.withLock { $0 })
         #expect(FileManager.default.fileExists(atPath: root.path + "/clips/source.mov"))
+    }
+
+    @Test("a source rewritten in place during the copy is never put under the final name")
+    func rewriteInPlaceIsRefused() async throws {
+        let root = TemporaryDirectory()
+        let scratch = TemporaryDirectory()
+        let (request, source) = try makeSource(scratch, size: 5 << 20)
+        await #expect(throws: BackendError.self) {
+            _ = try await LocalBackend(root: root.path).upload(request, observer: RewriteInPlace(source: source))
+        }
+        #expect(!FileManager.default.fileExists(atPath: root.path + "/clips/source.mov"))
     }
 
     @Test("an interrupted upload continues from its temporary file when allowed")

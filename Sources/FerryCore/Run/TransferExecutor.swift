@@ -152,9 +152,13 @@ struct TransferExecutor: Sendable {
         if remote.size >= Self.resumableSize { try await journal.save(record) }
 
         let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)
+        // A partial file that is already complete (killed between the last byte and the
+        // rename) needs no request: a range starting at the end is unsatisfiable (HTTP 416).
         // A remote file deleted since the listing is not an error: there is nothing to fetch.
-        let outcome = await downloadOutcome(
-            DownloadRequest(source: source, partialFile: partial, offset: offset, expected: expected), observer: observer)
+        let outcome = offset > 0 && offset == remote.size
+            ? .success(DownloadResult(entry: expected, bytesReceived: 0, resumedFrom: offset))
+            : await downloadOutcome(
+                DownloadRequest(source: source, partialFile: partial, offset: offset, expected: expected), observer: observer)
         let result: DownloadResult
         switch outcome {
         case let .success(value):
