@@ -28,16 +28,26 @@ def run(command, env=None):
                    env={**os.environ, **(env or {})})
 
 
-def timed(make_command, prepare=None):
-    samples = []
+def once(make_command, prepare=None):
+    command, env = make_command()
+    if prepare:
+        prepare()
+    os.sync()  # no writeback of the previous run's files in this one's time
+    start = time.perf_counter()
+    run(command, env)
+    return time.perf_counter() - start
+
+
+def compare(tools):
+    """Medians of RUNS rounds; each round runs every tool once, in turn, so that a busy
+    moment of the machine falls on all of them alike. tools: {name: make_command or
+    (make_command, prepare)}."""
+    samples = {name: [] for name in tools}
     for _ in range(RUNS):
-        command, env = make_command()
-        if prepare:
-            prepare()
-        start = time.perf_counter()
-        run(command, env)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for name, tool in tools.items():
+            make, prepare = tool if isinstance(tool, tuple) else (tool, None)
+            samples[name].append(once(make, prepare))
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main():
@@ -92,17 +102,18 @@ def main():
                 return ["curl", "-s", "-Z", "--parallel-max", "4", "-K", config], None
             return make
 
-        if "small" in CASES: rows.append(("2,000 × 4 KiB push", {
-            "ferry": timed(ferry_push(small)),
-            "rclone copy": timed(rclone_copy(small)),
-            "curl -Z (plain PUT)": timed(curl_parallel(small)),
-        }))
-        if "push" in CASES: rows.append(("1 GiB push", {
-            "ferry": timed(ferry_push(big)),
-            "rclone copy": timed(rclone_copy(big)),
-            "curl -T": timed(lambda: (["curl", "-s", "-T", os.path.join(big, "VID_0001.mp4"),
-                                       f"{origin}/dav/{fresh_name('t')}/VID_0001.mp4"], None)),
-        }))
+        os.sync()
+        if "small" in CASES: rows.append(("2,000 × 4 KiB push", compare({
+            "ferry": ferry_push(small),
+            "rclone copy": rclone_copy(small),
+            "curl -Z (plain PUT)": curl_parallel(small),
+        })))
+        if "push" in CASES: rows.append(("1 GiB push", compare({
+            "ferry": ferry_push(big),
+            "rclone copy": rclone_copy(big),
+            "curl -T": lambda: (["curl", "-s", "-T", os.path.join(big, "VID_0001.mp4"),
+                                 f"{origin}/dav/{fresh_name('t')}/VID_0001.mp4"], None),
+        })))
 
         # Pull the 1 GiB file back from a copy pushed first.
         restored = os.path.join(work, "restored")
@@ -114,15 +125,15 @@ def main():
         if "pull" in CASES:
             shutil.rmtree(state, ignore_errors=True)
             run([FERRY, "push", big, "--to", f"dav://{host}/dav/pullsrc", "--state", state])
-        if "pull" in CASES: rows.append(("1 GiB pull", {
-            "ferry": timed(lambda: ([FERRY, "pull", restored, "--from", f"dav://{host}/dav/pullsrc", "--state", state], None),
-                           clear_restored),
-            "rclone copy": timed(lambda: (["rclone", "copy", ":webdav:pullsrc", restored],
-                                          {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}),
-                                 clear_restored),
-            "curl -o": timed(lambda: (["curl", "-s", "-o", os.path.join(work, "pulled.bin"),
-                                       f"{origin}/dav/pullsrc/VID_0001.mp4"], None)),
-        }))
+        if "pull" in CASES: rows.append(("1 GiB pull", compare({
+            "ferry": (lambda: ([FERRY, "pull", restored, "--from", f"dav://{host}/dav/pullsrc", "--state", state], None),
+                      clear_restored),
+            "rclone copy": (lambda: (["rclone", "copy", ":webdav:pullsrc", restored],
+                                     {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}),
+                            clear_restored),
+            "curl -o": lambda: (["curl", "-s", "-o", os.path.join(work, "pulled.bin"),
+                                 f"{origin}/dav/pullsrc/VID_0001.mp4"], None),
+        })))
 
         # No-op: everything already on the server.
         if "noop" not in CASES:
@@ -130,14 +141,14 @@ def main():
         shutil.rmtree(state, ignore_errors=True)
         run([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state, "--transfers", "4"])
         before = sum(1 for _ in open(os.path.join(server, "access.log")))
-        noop_ferry = timed(lambda: ([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state], None))
+        noop_ferry = compare({"ferry": lambda: ([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state], None)})["ferry"]
         after = sum(1 for _ in open(os.path.join(server, "access.log")))
         run(["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
             {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})
         rows.append((f"no-op push, 2,000 files ({(after - before) // RUNS} requests per ferry run)", {
             "ferry": noop_ferry,
-            "rclone copy": timed(lambda: (["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
-                                          {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})),
+            "rclone copy": compare({"rclone": lambda: (["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
+                                                       {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})})["rclone"],
         }))
     finally:
         subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), server])
