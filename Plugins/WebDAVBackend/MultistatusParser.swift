@@ -651,14 +651,11 @@ enum DAVHref {
 ///
 /// A multistatus body never needs a document type declaration, and a DTD is the only way
 /// to define entities, so refusing `<!DOCTYPE` here rules out entity expansion bombs and
-/// external entities whatever libxml2's own protections are. The encoding is restricted to
-/// UTF-8, UTF-16 and ASCII-compatible single-byte ones, so that a DTD cannot hide in an
-/// encoding (UTF-7, EBCDIC, UTF-32) that this byte-level check would not read.
+/// external entities whatever libxml2's own protections are. Only UTF-8 (or ASCII) is
+/// accepted: a DTD cannot then hide in an encoding this byte-level check would not read
+/// (UTF-7, EBCDIC, UTF-32), and libxml2 2.9 crashed switching to others (UTF-16 fed in
+/// chunks, iso8859-8, utf-7: found by fuzzing). WebDAV servers answer in UTF-8.
 enum XMLProlog {
-    private enum Layout {
-        case utf8, utf16BigEndian, utf16LittleEndian
-    }
-
     /// Why the document is refused, or nil to let the XML parser judge it.
     static func problem(in body: Data) -> String? {
         body.withUnsafeBytes { problem(in: $0) }
@@ -668,46 +665,27 @@ enum XMLProlog {
         func starts(with prefix: [UInt8]) -> Bool {
             bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
         }
-        let detected: (layout: Layout, start: Int)
+        let start: Int
         if starts(with: [0xEF, 0xBB, 0xBF]) {
-            detected = (.utf8, 3)
+            start = 3
         } else if starts(with: [0xFF, 0xFE, 0x00, 0x00]) || starts(with: [0x00, 0x00])
                     || starts(with: [0x3C, 0x00, 0x00, 0x00]) {
             return "the PROPFIND response is encoded in UTF-32, which is not accepted"
         } else if starts(with: [0x4C, 0x6F, 0xA7, 0x94]) {
             return "the PROPFIND response is encoded in EBCDIC, which is not accepted"
-        } else if starts(with: [0xFE, 0xFF]) {
-            detected = (.utf16BigEndian, 2)
-        } else if starts(with: [0xFF, 0xFE]) {
-            detected = (.utf16LittleEndian, 2)
-        } else if starts(with: [0x00, 0x3C]) {
-            detected = (.utf16BigEndian, 0)
-        } else if starts(with: [0x3C, 0x00]) {
-            detected = (.utf16LittleEndian, 0)
-        } else {
-            detected = (.utf8, 0)
-        }
-        let (layout, start) = detected
-        // libxml2 2.9 crashed on malformed UTF-16 fed in chunks (found by fuzzing), and no
-        // WebDAV server answers in UTF-16.
-        if layout != .utf8 {
+        } else if starts(with: [0xFE, 0xFF]) || starts(with: [0xFF, 0xFE]) || starts(with: [0x00, 0x3C])
+                    || starts(with: [0x3C, 0x00]) {
             return "the PROPFIND response is encoded in UTF-16, which is not accepted (WebDAV servers answer in UTF-8)"
+        } else {
+            start = 0
         }
-        let width = layout == .utf8 ? 1 : 2
-        let count = (bytes.count - start) / width
+        let count = bytes.count - start
 
-        func unit(_ index: Int) -> UInt16 {
-            let offset = start + index * width
-            switch layout {
-            case .utf8: return UInt16(bytes[offset])
-            case .utf16BigEndian: return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-            case .utf16LittleEndian: return UInt16(bytes[offset + 1]) << 8 | UInt16(bytes[offset])
-            }
-        }
+        func unit(_ index: Int) -> UInt8 { bytes[start + index] }
         func matches(_ index: Int, _ text: String) -> Bool {
             var index = index
             for byte in text.utf8 {
-                guard index < count, unit(index) == UInt16(byte) else { return false }
+                guard index < count, unit(index) == byte else { return false }
                 index += 1
             }
             return true
@@ -741,9 +719,9 @@ enum XMLProlog {
                 for position in (index + 5)..<end {
                     let value = unit(position)
                     guard value < 0x80 else { return "the XML declaration has non-ASCII characters" }
-                    declaration.unicodeScalars.append(Unicode.Scalar(UInt8(value)))
+                    declaration.unicodeScalars.append(Unicode.Scalar(value))
                 }
-                if let problem = encodingProblem(declaration, utf16: layout != .utf8) { return problem }
+                if let problem = encodingProblem(declaration) { return problem }
                 index = end + 2
             } else if matches(index, "<!--") {
                 guard let end = find("-->", from: index + 4) else { return nil }
@@ -763,7 +741,7 @@ enum XMLProlog {
     static let processingInstruction = "the PROPFIND response has a processing instruction (<?…?>), which is not accepted"
 
     /// Checks the `encoding="…"` of an XML declaration (the part after `<?xml`).
-    private static func encodingProblem(_ declaration: String, utf16: Bool) -> String? {
+    private static func encodingProblem(_ declaration: String) -> String? {
         guard let key = declaration.range(of: "encoding") else { return nil }
         var rest = declaration[key.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard rest.first == "=" else { return "the XML declaration is malformed" }
@@ -772,7 +750,7 @@ enum XMLProlog {
         let value = rest.dropFirst().prefix { $0 != quote }.lowercased()
         // Only UTF-8 (and its subset ASCII): libxml2 2.9's switch to another encoding
         // crashed on a declared iso8859-8 and utf-7 (found by fuzzing), and servers answer in UTF-8.
-        let accepted = !utf16 && ["utf-8", "utf8", "us-ascii", "ascii"].contains(value)
+        let accepted = ["utf-8", "utf8", "us-ascii", "ascii"].contains(value)
         return accepted
             ? nil : "the PROPFIND response declares the encoding \(value.debugDescription), which is not accepted"
     }
