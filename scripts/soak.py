@@ -7,6 +7,7 @@ few kill trials), all on 127.0.0.1:
 
   kill-push   push, kill -9 at a random moment, clean push, byte-for-byte comparison
   kill-pull   the same for pull
+  last-byte   push and pull killed the moment a partial file is complete, before its rename
   faults      push and pull through fault-proxy.py (500, 503, reset, delay, lost)
   outage      the WebDAV server stopped for 20 s in the middle of a push
   rewrite     a big file rewritten while it is being uploaded; no torn file, ever
@@ -26,7 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVERS = os.path.join(REPO, "scripts", "test-servers")
 PART = ".ferry-part"
 KiB, MiB = 1 << 10, 1 << 20
-KINDS = ["kill-push", "kill-pull", "faults", "outage", "rewrite", "disk-full"]
+KINDS = ["kill-push", "kill-pull", "last-byte", "faults", "outage", "rewrite", "disk-full"]
 BACKENDS = ["local", "nginx", "apache"]
 FAULT_KINDS = "500,503,reset,delay,lost"
 RUN_TIMEOUT = 180        # seconds any single ferry run may take before it counts as hung
@@ -170,12 +171,28 @@ def make_tree(root, seed):
     plan += [(f"Über den Wolken {i}.mov", folders[i % 3], rng.randint(2 * MiB, 6 * MiB)) for i in range(3)]
     total = 0
     for name, folder, size in plan:
-        path = os.path.join(root, folder, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(rng.randbytes(size))
+        write_file(os.path.join(root, folder, name), rng.randbytes(size))
         total += size
     return total
+
+
+def write_file(path, content):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(content)
+
+
+def wait_for_size(path, size, process, timeout):
+    """Polls (without sleeping: the moment lasts milliseconds) until path has size bytes;
+    False when the process ended first or time ran out."""
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            if os.path.getsize(path) == size:
+                return True
+        except OSError:
+            pass
+    return False
 
 
 def copy_tree(source, target):
@@ -442,6 +459,7 @@ class Trial:
     problems: list = field(default_factory=list)   # why it failed (empty: passed)
     notes: list = field(default_factory=list)      # what was seen, pass or fail
     tags: list = field(default_factory=list)       # short outcomes, counted in the table
+    counters: dict = field(default_factory=dict)   # numbers the table sums per row
     files_resent: int = 0
     bytes_resent: int = 0
     skipped: str = ""
@@ -480,11 +498,14 @@ def table(trials):
 def row_notes(trials):
     """A table cell's notes: each distinct tag with how many trials had it, then the
     failed trials."""
-    counts = {}
+    counts, sums = {}, {}
     for trial in trials:
         for tag in trial.tags:
             counts[tag] = counts.get(tag, 0) + 1
-    notes = [tag if len(trials) == 1 else f"{tag} ×{n}" for tag, n in counts.items()]
+        for name, value in trial.counters.items():
+            sums[name] = sums.get(name, 0) + value
+    notes = [f"{value} {name}" for name, value in sums.items()]
+    notes += [tag if len(trials) == 1 else f"{tag} ×{n}" for tag, n in counts.items()]
     failed = [t.label.split(":")[0] for t in trials if not t.passed]
     return notes + ([f"FAILED: {', '.join(failed)}"] if failed else [])
 
@@ -495,6 +516,7 @@ def row_notes(trials):
 @dataclass
 class Pair:
     """The two sides of a ferry run, as ferry sees them and as they lie on this disk."""
+    direction: str              # push or pull
     source: str                 # the tree the run copies (on disk)
     target: str                 # where the copy lands (on disk)
     state: str                  # the run's --state folder
@@ -518,6 +540,9 @@ class Soak:
         self.trials = []
         self.data = os.path.join(work, "data")
         self.tree_size = make_tree(self.data, options.seed)
+        self.one_file = os.path.join(work, "one-file")
+        write_file(os.path.join(self.one_file, "DCIM", "Über den Wolken.mov"),
+                   random.Random(f"one-file:{options.seed}").randbytes(5 * MiB))
         self.servers = {}
         self.counter = 0
         self.configs = {
@@ -542,20 +567,28 @@ class Soak:
         if kind not in self.servers:
             server = Server(kind, os.path.join(self.work, kind))
             server.start()
-            server.seed("pullsrc", self.data)
             self.servers[kind] = server
         return self.servers[kind]
 
     def remote(self, backend, folder, origin=None):
         """(what ferry is given, where the bytes are on this machine) for a remote folder;
-        origin puts a proxy in front of the server."""
+        origin puts a proxy in front of the server. pullsrc holds the data tree."""
+        if folder == "pullsrc":
+            self.remote_tree(backend, folder, self.data)
         if backend == "local":
             path = os.path.join(self.work, "local-remote", folder)
-            if folder == "pullsrc" and not os.path.isdir(path):
-                copy_tree(self.data, path)
             return path, path
         server = self.server(backend)
         return server.dav(folder, origin), os.path.join(server.root, folder)
+
+    def remote_tree(self, backend, folder, source):
+        """Puts a tree into a remote folder once, straight onto the disk."""
+        if backend == "local":
+            path = os.path.join(self.work, "local-remote", folder)
+            if not os.path.isdir(path):
+                copy_tree(source, path)
+        elif not os.path.isdir(os.path.join(self.server(backend).root, folder)):
+            self.server(backend).seed(folder, source)
 
     def pair(self, direction, backend, name, source=None, target=None, folder="pullsrc", origin=None):
         """push: source (default the data tree) to the remote folder `name` (or to the
@@ -575,7 +608,7 @@ class Soak:
         def command(config="plain", bwlimit=None):
             args = [direction, local, flag, remote, "--state", state, "--config", self.configs[config]]
             return args + (["--bwlimit", bwlimit] if bwlimit else [])
-        return Pair(source, target, state, command, skip, self.servers.get(backend))
+        return Pair(direction, source, target, state, command, skip, self.servers.get(backend))
 
     def rng(self, kind):
         """A RNG per trial kind, so --only and --backends replay the same moments."""
@@ -597,7 +630,7 @@ class Soak:
         trial.check(not left, f"temporary files left after {what}: {sorted(left)[:5]}")
         doctor = self.ferry.doctor(pair.state)
         trial.check(doctor == 0, f"ferry doctor exit {doctor} after {what}")
-        if pair.skip:
+        if pair.skip and any(pair.skip(path) for path in tree_files(pair.source)):
             trial.tags.append("hidden folders not compared: nginx does not list them")
         if any(name.startswith(SERVER_TEMP_PREFIX) for _, _, names in os.walk(pair.target) for name in names):
             trial.tags.append("Apache left a .davfs.tmp file")
@@ -636,8 +669,38 @@ class Soak:
                             f"(u={fraction:.4f} of {duration:.2f} s)")
         pair = self.pair(direction, backend, self.fresh(direction))
         mark = pair.server.log_mark() if pair.server else 0
-
         killed = self.ferry.start(pair.command(bwlimit=self.options.bwlimit)).finish(kill_at, planned_kill=True)
+        self.recover(trial, pair, killed, mark)
+        self.record(trial, began)
+
+    def last_byte_trials(self, direction):
+        """One kill per backend at the worst moment: the partial file is complete, the
+        rename has not happened yet."""
+        for backend in self.options.backends:
+            began = time.monotonic()
+            trial = Trial(f"{direction} kill -9 at the last byte / {backend}",
+                          f"{direction}/{backend} last byte: kill when the partial file reaches full size")
+            name = self.fresh(f"lastbyte-{direction}")
+            if direction == "push":
+                pair = self.pair("push", backend, name, source=self.one_file)
+            else:
+                self.remote_tree(backend, "onefile", self.one_file)
+                pair = self.pair("pull", backend, name, folder="onefile")
+            relative, size = next((p, os.path.getsize(a)) for p, a in tree_files(self.one_file).items())
+            part = os.path.join(pair.target, os.path.dirname(relative), "." + os.path.basename(relative) + PART)
+            mark = pair.server.log_mark() if pair.server else 0
+            started = self.ferry.start(pair.command(bwlimit=self.options.last_byte_bwlimit))
+            caught = wait_for_size(part, size, started.process, RUN_TIMEOUT)
+            killed = started.finish(0, planned_kill=True)
+            trial.tags.append("killed with the partial file complete" if caught and killed.killed
+                              else "moment missed: the rename came first")
+            self.recover(trial, pair, killed, mark)
+            self.record(trial, began)
+
+    def recover(self, trial, pair, killed, mark):
+        """After a kill: nothing torn, the journal sound; then a clean run finishes the job
+        without sending a completed file again. Counts what was sent twice."""
+        direction = pair.direction
         done_before = killed.transferred()
         trial.notes.append(f"{len(done_before)} files done before the kill" if killed.killed
                            else f"finished before the kill ({killed.describe()})")
@@ -663,7 +726,6 @@ class Soak:
         self.check_clean_end(trial, clean, pair, f"the clean {direction}")
         if trial.passed:
             pair.discard()
-        self.record(trial, began)
 
     # -- 3: faults between ferry and the server
 
@@ -690,7 +752,9 @@ class Soak:
             offline = len(pushed.of("remote_offline")) + len(pulled.of("remote_offline"))
             trial.notes.append(f"faults {dict(sorted(injected.items()))}, {retries} retries, {offline} offline "
                                f"spells, push {pushed.seconds:.0f} s, pull {pulled.seconds:.0f} s")
-            trial.tags.append(f"{sum(injected.values())} faults of {len(injected)} kinds, {retries} retries")
+            trial.counters.update({"faults injected": sum(injected.values()), "retries": retries,
+                                   "offline spells": offline})
+            trial.tags.append(f"{len(injected)} fault kinds")
             if trial.passed:
                 push.discard(), pull.discard()
             self.record(trial, began)
@@ -744,10 +808,8 @@ class Soak:
                       f"rewrite {how}/{backend}: {len(old) // MiB} MiB, rewritten at {rewrite_at:.2f} s")
         name = self.fresh("rewrite")
         source = os.path.join(self.work, "rewrite-src", name)
-        os.makedirs(source)
         path = os.path.join(source, "Über den Wolken.mov")
-        with open(path, "wb") as f:
-            f.write(old)
+        write_file(path, old)
         pair = self.pair("push", backend, name, source=source)
         final = os.path.join(pair.target, os.path.basename(path))
         watcher = FinalNameWatcher(final, {"old": old, "new": new})
@@ -931,6 +993,8 @@ def parse_arguments():
     parser.add_argument("--backends", default=",".join(BACKENDS),
                         help="backends for the kill and rewrite trials (default local,nginx,apache)")
     parser.add_argument("--bwlimit", default="8M", help="bandwidth limit of the runs that get killed (default 8M)")
+    parser.add_argument("--last-byte-bwlimit", default="2M",
+                        help="bandwidth limit of the last-byte kill trials (default 2M)")
     parser.add_argument("--outage", type=float, default=20, help="seconds the server stays down (default 20)")
     parser.add_argument("--outage-bwlimit", default="2M", help="bandwidth limit of the outage push (default 2M)")
     parser.add_argument("--rewrite-mib", type=int, default=48, help="size of the rewritten file (default 48)")
@@ -957,6 +1021,9 @@ def run_soak(soak, options):
         if f"kill-{direction}" in options.only:
             steps += [(f"{direction} kill -9 / {backend}", soak.kill_trials, (direction, backend, counts[backend]))
                       for backend in options.backends if counts[backend] > 0]
+    if "last-byte" in options.only:
+        steps += [(f"{direction} kill -9 at the last byte", soak.last_byte_trials, (direction,))
+                  for direction in ("push", "pull")]
     if "faults" in options.only:
         steps += [(f"faults {share:.0%}", soak.fault_trials, (share, options.fault_trials)) for share in (0.10, 0.30)]
     if "outage" in options.only:
