@@ -504,7 +504,7 @@ def row_notes(trials):
             counts[tag] = counts.get(tag, 0) + 1
         for name, value in trial.counters.items():
             sums[name] = sums.get(name, 0) + value
-    notes = [f"{value} {name}" for name, value in sums.items()]
+    notes = [f"{name}: {value}" for name, value in sums.items()]
     notes += [tag if len(trials) == 1 else f"{tag} ×{n}" for tag, n in counts.items()]
     failed = [t.label.split(":")[0] for t in trials if not t.passed]
     return notes + ([f"FAILED: {', '.join(failed)}"] if failed else [])
