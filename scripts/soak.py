@@ -256,7 +256,8 @@ class Ferry:
         self.count = 0
 
     def start(self, args):
-        """Starts `ferry ARGS --json`; returns (process, run, output paths)."""
+        """Starts `ferry ARGS --json` in its own session (Ctrl-C reaches only the soak,
+        which then kills it); finish() the result."""
         self.count += 1
         out = os.path.join(self.logs, f"{self.count:04d}.out")
         err = os.path.join(self.logs, f"{self.count:04d}.err")
