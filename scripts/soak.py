@@ -798,8 +798,8 @@ class Soak:
     def rewrite_trials(self, backend):
         rng = self.rng(f"rewrite-{backend}")
         size = self.options.rewrite_mib * MiB
-        for how in ("in place", "by rename"):
-            old, new = rng.randbytes(size), rng.randbytes(size if how == "in place" else size - 8 * MiB)
+        for how in REWRITES:
+            old, new = rng.randbytes(size), rng.randbytes(size if how != "by rename" else size - 8 * MiB)
             self.rewrite_trial(backend, how, old, new, rng.uniform(0.3, 0.7))
 
     def rewrite_trial(self, backend, how, old, new, fraction):
@@ -958,18 +958,22 @@ def describe_mix(content, versions):
     return "matches " + ", ".join(parts)
 
 
+REWRITES = ("in place", "truncated", "by rename")
+
+
 def rewrite(path, content, how):
-    """Gives a file new content: in place (same inode, truncated and rewritten) or by
-    writing a new file and renaming it over the old one, as editors do."""
-    if how == "in place":
-        with open(path, "r+b") as f:
-            f.truncate(0)
-            f.write(content)
+    """Gives a file new content, as programs do: in place (the same inode and size, the
+    bytes overwritten from the start: only the mtime tells), truncated to 0 and written
+    again (same inode), or by rename (a new file of another size renamed over it)."""
+    if how == "by rename":
+        temporary = path + ".new"
+        write_file(temporary, content)
+        os.replace(temporary, path)
         return
-    temporary = path + ".new"
-    with open(temporary, "wb") as f:
+    with open(path, "r+b") as f:
+        if how == "truncated":
+            f.truncate(0)
         f.write(content)
-    os.replace(temporary, path)
 
 
 def parse_rate(text):
