@@ -2,9 +2,11 @@
 """A fault-injecting HTTP proxy for tests: forwards every request to an upstream server,
 except a chosen share, which get a fault instead.
 
-Usage: fault-proxy.py UPSTREAM_ORIGIN SHARE [SEED] [--kinds KIND,...] [--log FILE]
+Usage: fault-proxy.py UPSTREAM_ORIGIN SHARE [SEED] [--kinds KIND,...] [--script METHOD=KIND,...]
+                      [--log FILE]
   e.g. fault-proxy.py http://127.0.0.1:8080 0.2
        fault-proxy.py http://127.0.0.1:8080 0.3 7 --kinds 500,503,reset,delay,lost --log faults.log
+       fault-proxy.py http://127.0.0.1:8080 0 --script MOVE=lost,500
 Prints `http://127.0.0.1:PORT` once listening; runs until killed. Loopback only.
 
 Fault kinds (default: 500,503,reset — the same faults, drawn from the same random
@@ -14,6 +16,10 @@ sequence, as before the other kinds existed):
   delay     wait 0.2–1 s, then forward the request as usual
   lost      forward the request (the server does the work), then close the connection
             without a reply: the client never hears that it succeeded
+--script METHOD=KIND,... (repeatable) replays a sequence exactly: the first request with
+that method gets the first KIND, the second the second, and so on (`ok` forwards it
+untouched); after the list, requests are treated as usual. It turns a fault sequence
+seen once in a random run into a reproducible one.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`.
 
@@ -35,8 +41,17 @@ def parse_arguments():
     parser.add_argument("seed", type=int, nargs="?", default=1, help="random seed (default 1)")
     parser.add_argument("--kinds", default="500,503,reset",
                         help=f"comma-separated fault kinds out of {','.join(KINDS)} (default 500,503,reset)")
+    parser.add_argument("--script", action="append", default=[], metavar="METHOD=KIND,...",
+                        help="fixed faults for the first requests of a method, in order (ok: none)")
     parser.add_argument("--log", help="append one line per request to this file")
     arguments = parser.parse_args()
+    scripts = {}
+    for item in arguments.script:
+        method, _, kinds = item.partition("=")
+        scripts[method.strip().upper()] = [kind.strip() for kind in kinds.split(",") if kind.strip()]
+        if not scripts[method.strip().upper()] or any(k not in KINDS + ["ok"] for k in scripts[method.strip().upper()]):
+            parser.error(f"--script {item}: expected METHOD=KIND,... with KIND out of ok,{','.join(KINDS)}")
+    arguments.script = scripts
     arguments.kinds = [kind.strip() for kind in arguments.kinds.split(",") if kind.strip()]
     unknown = [kind for kind in arguments.kinds if kind not in KINDS]
     if unknown or not arguments.kinds:
@@ -69,8 +84,13 @@ class Proxy(BaseHTTPRequestHandler):
         with lock:
             roll = rng.random()
             kind = rng.choice(arguments.kinds)
+            if roll >= arguments.share:
+                kind = "ok"
+            scripted = arguments.script.get(self.command)
+            if scripted:
+                kind = scripted.pop(0)
             pause = rng.uniform(0.2, 1.0) if kind == "delay" else 0
-        if roll >= arguments.share:
+        if kind == "ok":
             status = self.forward_and_reply(body)
             log(self.command, self.path, f"ok {status}")
         elif kind == "reset":
