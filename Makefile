@@ -3,6 +3,8 @@
 #   make test   install what the tests need, build (warnings are errors), run every test
 #   make bench  compare ferry with cp, rsync and rclone on the same data (writes a table)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
+#   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
+#               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5")
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -10,7 +12,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test deps test-deps bench fuzz clean
+.PHONY: run build test deps test-deps bench fuzz soak clean
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -39,6 +41,10 @@ bench:
 
 fuzz: deps
 	bash scripts/fuzz.sh
+
+soak: test-deps
+	$(SWIFT) build -c release
+	python3 scripts/soak.py $(SOAK_ARGS)
 
 clean:
 	rm -rf .build .build-fuzz .ferry

@@ -1,23 +1,75 @@
 #!/usr/bin/env python3
 """A fault-injecting HTTP proxy for tests: forwards every request to an upstream server,
-except a chosen share, which get a 500 or 503 answer or a dropped connection instead.
+except a chosen share, which get a fault instead.
 
-Usage: fault-proxy.py UPSTREAM_ORIGIN SHARE [SEED]
+Usage: fault-proxy.py UPSTREAM_ORIGIN SHARE [SEED] [--kinds KIND,...] [--script METHOD=KIND,...]
+                      [--log FILE]
   e.g. fault-proxy.py http://127.0.0.1:8080 0.2
+       fault-proxy.py http://127.0.0.1:8080 0.3 7 --kinds 500,503,reset,delay,lost --log faults.log
+       fault-proxy.py http://127.0.0.1:8080 0 --script MOVE=lost,500
 Prints `http://127.0.0.1:PORT` once listening; runs until killed. Loopback only.
-Faults are injected before the request reaches the server, so the server never sees a
-refused request. Every answer closes its connection (no keep-alive), which keeps the
-proxy simple and makes clients reconnect often.
+
+Fault kinds (default: 500,503,reset — the same faults, drawn from the same random
+sequence, as before the other kinds existed):
+  500, 503  answer with that status; the request never reaches the server
+  reset     drop the connection with a TCP reset; the request never reaches the server
+  delay     wait 0.2–1 s, then forward the request as usual
+  lost      forward the request (the server does the work), then close the connection
+            without a reply: the client never hears that it succeeded
+--script METHOD=KIND,... (repeatable) replays a sequence exactly: the first request with
+that method gets the first KIND, the second the second, and so on (`ok` forwards it
+untouched); after the list, requests are treated as usual. It turns a fault sequence
+seen once in a random run into a reproducible one.
+--log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
+`ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`.
+
+Every answer closes its connection (no keep-alive), which keeps the proxy simple and
+makes clients reconnect often.
 """
-import http.client, random, socket, sys, threading
+import argparse, http.client, random, socket, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-upstream = urlsplit(sys.argv[1])
-share = float(sys.argv[2])
-rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
-lock = threading.Lock()
+KINDS = ["500", "503", "reset", "delay", "lost"]
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description="A fault-injecting HTTP proxy for tests.")
+    parser.add_argument("upstream", help="the server's origin, e.g. http://127.0.0.1:8080")
+    parser.add_argument("share", type=float, help="share of requests that get a fault, 0..1")
+    parser.add_argument("seed", type=int, nargs="?", default=1, help="random seed (default 1)")
+    parser.add_argument("--kinds", default="500,503,reset",
+                        help=f"comma-separated fault kinds out of {','.join(KINDS)} (default 500,503,reset)")
+    parser.add_argument("--script", action="append", default=[], metavar="METHOD=KIND,...",
+                        help="fixed faults for the first requests of a method, in order (ok: none)")
+    parser.add_argument("--log", help="append one line per request to this file")
+    arguments = parser.parse_args()
+    scripts = {}
+    for item in arguments.script:
+        method, _, kinds = item.partition("=")
+        scripts[method.strip().upper()] = [kind.strip() for kind in kinds.split(",") if kind.strip()]
+        if not scripts[method.strip().upper()] or any(k not in KINDS + ["ok"] for k in scripts[method.strip().upper()]):
+            parser.error(f"--script {item}: expected METHOD=KIND,... with KIND out of ok,{','.join(KINDS)}")
+    arguments.script = scripts
+    arguments.kinds = [kind.strip() for kind in arguments.kinds.split(",") if kind.strip()]
+    unknown = [kind for kind in arguments.kinds if kind not in KINDS]
+    if unknown or not arguments.kinds:
+        parser.error(f"unknown fault kind(s) {unknown}; choose from {','.join(KINDS)}")
+    return arguments
+
+
+arguments = parse_arguments()
+upstream = urlsplit(arguments.upstream)
+rng = random.Random(arguments.seed)
+lock = threading.Lock()
+log_file = open(arguments.log, "a", buffering=1) if arguments.log else None
+
+
+def log(method, path, outcome):
+    if log_file:
+        with lock:
+            log_file.write(f"{method} {path} {outcome}\n")
 
 
 class Proxy(BaseHTTPRequestHandler):
@@ -31,39 +83,75 @@ class Proxy(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else None
         with lock:
             roll = rng.random()
-            kind = rng.choice(["500", "503", "reset"])
-        if roll < share:
-            if kind == "reset":
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-                self.close_connection = True
-                self.connection.close()
-                return
+            kind = rng.choice(arguments.kinds)
+            if roll >= arguments.share:
+                kind = "ok"
+            scripted = arguments.script.get(self.command)
+            if scripted:
+                kind = scripted.pop(0)
+            pause = rng.uniform(0.2, 1.0) if kind == "delay" else 0
+        if kind == "ok":
+            status = self.forward_and_reply(body)
+            log(self.command, self.path, f"ok {status}")
+        elif kind == "reset":
+            log(self.command, self.path, kind)
+            self.drop(reset=True)
+        elif kind in ("500", "503"):
+            log(self.command, self.path, kind)
             self.send_response(int(kind))
             self.send_header("Content-Length", "0")
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            return
+        elif kind == "delay":
+            time.sleep(pause)
+            status = self.forward_and_reply(body)
+            log(self.command, self.path, f"delay {status}")
+        else:  # lost: the server does the work, the client never hears.
+            (status, _), _, _ = self.forward(body)
+            log(self.command, self.path, f"lost {status}")
+            self.drop(reset=False)
+
+    def drop(self, reset):
+        if reset:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        self.close_connection = True
+        self.connection.close()
+
+    def forward(self, body):
+        """Sends the request upstream; returns (status line, headers, payload)."""
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
         headers["Host"] = upstream.netloc
-        own = f"http://{self.headers.get('Host')}"
         if "Destination" in headers:
-            headers["Destination"] = headers["Destination"].replace(own, f"{upstream.scheme}://{upstream.netloc}", 1)
+            headers["Destination"] = headers["Destination"].replace(self.own_origin(), upstream_origin(), 1)
         connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
-        connection.request(self.command, self.path, body=body, headers=headers)
-        response = connection.getresponse()
-        payload = response.read()
-        self.send_response(response.status, response.reason)
-        for key, value in response.getheaders():
+        try:
+            connection.request(self.command, self.path, body=body, headers=headers)
+            response = connection.getresponse()
+            return (response.status, response.reason), response.getheaders(), response.read()
+        finally:
+            connection.close()
+
+    def forward_and_reply(self, body):
+        (status, reason), headers, payload = self.forward(body)
+        self.send_response(status, reason)
+        for key, value in headers:
             if key.lower() not in HOP and key.lower() != "content-length":
-                self.send_header(key, value.replace(f"{upstream.scheme}://{upstream.netloc}", own))
+                self.send_header(key, value.replace(upstream_origin(), self.own_origin()))
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
         self.close_connection = True
-        connection.close()
+        return status
+
+    def own_origin(self):
+        return f"http://{self.headers.get('Host')}"
+
+
+def upstream_origin():
+    return f"{upstream.scheme}://{upstream.netloc}"
 
 
 for method in ["GET", "HEAD", "PUT", "POST", "DELETE", "MKCOL", "MOVE", "COPY", "PROPFIND", "PROPPATCH", "OPTIONS"]:
