@@ -7,12 +7,14 @@ public final class FaultProxy: Sendable {
     private let pid: pid_t
     private let scratch: TemporaryDirectory
 
-    public init(upstream: String, share: Double, seed: Int = 1) throws {
+    /// `options` go to the script as they are, e.g. `["--script", "MOVE=lost,500"]` to
+    /// replay an exact sequence of faults.
+    public init(upstream: String, share: Double, seed: Int = 1, options: [String] = []) throws {
         scratch = TemporaryDirectory("ferry-proxy")
         let urlFile = scratch.child("url")
         let child = try ChildProcess.spawn(
             ["/usr/bin/env", "python3", TestServer.repositoryRoot + "/scripts/test-servers/fault-proxy.py",
-             upstream, String(share), String(seed)],
+             upstream, String(share), String(seed)] + options,
             output: urlFile, error: scratch.child("err"))
         pid = child
         for _ in 0..<500 {

@@ -96,4 +96,35 @@ struct OutageTests {
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
                                                compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
     }
+
+    /// Found by the soak suite (docs/reliability.md, bug 3), replayed exactly.
+    @Test("a MOVE whose answer is lost, then an offline spell: the file is found in place, not sent again, no temporary file left")
+    func lostMoveThenOffline() async throws {
+        let server = try TestServer(.nginx)
+        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: [
+            "--script", "MOVE=lost,500", "--script", "PROPFIND=ok,ok,reset,lost,reset",
+        ])
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/photo.webp", size: 52_030, seed: 3)
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(proxy.origin)/dav/t
+            folders:
+              photos:
+                path: src
+                remote: nas
+            retry:
+              attempts: 30
+              base_delay: 100ms
+              max_delay: 500ms
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let push = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        #expect(push.int("uploaded") == 1)
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/t", compareModificationTimes: false) == [])
+        #expect(try work.temporaryFiles(in: server.directory + "/root/t") == [], "\(push.diagnostics)")
+    }
 }

@@ -124,6 +124,9 @@ struct TransferEngine: Sendable {
                         } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
+                            // The attempt may have got through before the connection
+                            // failed: the next one looks at the target first.
+                            records[job.path]?.lastError = error.description
                             if outage.jobFailedSuspiciously(ParkedJob(job: job, record: record, error: error, moved: 0)) {
                                 try await commit(&batch)
                                 probe(after: 0)

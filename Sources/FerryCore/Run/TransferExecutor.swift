@@ -75,8 +75,13 @@ struct TransferExecutor: Sendable {
         // An earlier attempt may have reached the server although its answer was lost (a
         // dropped connection after the MOVE, a kill before the result was recorded): look
         // before sending the file again.
-        if planned.attempts > 0 || planned.status == .uploading,
+        if planned.attempts > 0 || planned.status == .uploading || planned.lastError != nil,
            let landed = try await alreadyUploaded(version, to: destination) {
+            // A later attempt may have left its temporary file before failing (a lost
+            // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
+            if let parent = destination.parent, let temporary = try? parent.appending(TemporaryName.for(destination.name)) {
+                try? await pair.backend.delete(temporary)
+            }
             record.markInSync(local: version, remote: landed, at: now())
             return .transferred(record, bytes: 0, resumedFrom: version.size)
         }
