@@ -127,4 +127,38 @@ struct OutageTests {
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/t", compareModificationTimes: false) == [])
         #expect(try work.temporaryFiles(in: server.directory + "/root/t") == [], "\(push.diagnostics)")
     }
+
+    @Test("a transfer that stalls is aborted after stall_timeout and sent again, without waiting for the server")
+    func stalledUploadIsRetried() async throws {
+        let server = try TestServer(.nginx)
+        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=stall"])
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/VID_1.mp4", size: 300_000, seed: 5)
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(proxy.origin)/dav/s
+                stall_timeout: 2
+            folders:
+              photos:
+                path: src
+                remote: nas
+            retry:
+              base_delay: 100ms
+              max_delay: 500ms
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let clock = ContinuousClock()
+        let started = clock.now
+        let push = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
+        let elapsed = started.duration(to: clock.now)
+        #expect(push.status == 0, "\(push.diagnostics)")
+        #expect(push.int("uploaded") == 1)
+        let retries = push.events(named: "retrying")
+        #expect(retries.count == 1 && (retries.first?["error"] as? String)?.contains("stalled") == true, "\(retries)")
+        // Aborted by the stall timeout (2 s), not by the proxy giving up after 60 s.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/s", compareModificationTimes: false) == [])
+    }
 }

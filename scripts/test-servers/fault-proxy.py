@@ -16,6 +16,8 @@ sequence, as before the other kinds existed):
   delay     wait 0.2–1 s, then forward the request as usual
   lost      forward the request (the server does the work), then close the connection
             without a reply: the client never hears that it succeeded
+  stall     take the request, then send nothing for 60 s (a server that hangs); the
+            request never reaches the server
 --script METHOD=KIND,... (repeatable) replays a sequence exactly: the first request with
 that method gets the first KIND, the second the second, and so on (`ok` forwards it
 untouched); after the list, requests are treated as usual. It turns a fault sequence
@@ -30,7 +32,7 @@ import argparse, http.client, random, socket, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-KINDS = ["500", "503", "reset", "delay", "lost"]
+KINDS = ["500", "503", "reset", "delay", "lost", "stall"]
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
 
@@ -107,6 +109,10 @@ class Proxy(BaseHTTPRequestHandler):
             time.sleep(pause)
             status = self.forward_and_reply(body)
             log(self.command, self.path, f"delay {status}")
+        elif kind == "stall":
+            log(self.command, self.path, kind)
+            time.sleep(60)
+            self.drop(reset=False)
         else:  # lost: the server does the work, the client never hears.
             (status, _), _, _ = self.forward(body)
             log(self.command, self.path, f"lost {status}")
