@@ -126,6 +126,29 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Up to `limit` rows of a pair after `path` (nil: from the start), in path order
+    /// (SQLite's BINARY: the bytes of the UTF-8 path). Planning reads a large pair this way,
+    /// a page at a time, instead of loading every row at once.
+    public func records(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [FileRecord] {
+        try await read { db in
+            if let path {
+                return try FileRecord.fetchAll(db, sql: "SELECT * FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?",
+                                               arguments: [pairId, path, limit])
+            }
+            return try FileRecord.fetchAll(db, sql: "SELECT * FROM file WHERE pairId = ? ORDER BY path LIMIT ?",
+                                           arguments: [pairId, limit])
+        }
+    }
+
+    /// Paths of a pair with a component starting with `.` (hidden names some servers leave
+    /// out of listings).
+    public func hiddenPaths(pairId: Int64) async throws(JournalError) -> [String] {
+        try await read { db in
+            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (path LIKE '.%' OR path LIKE '%/.%')",
+                                arguments: [pairId])
+        }
+    }
+
     public func record(pairId: Int64, path: String) async throws(JournalError) -> FileRecord? {
         try await read { db in
             try FileRecord.filter(Column("pairId") == pairId && Column("path") == path).fetchOne(db)

@@ -13,6 +13,8 @@ public struct Plan: Sendable {
     public var unchangedCount: Int
     /// Files recognised as already equal on both sides and recorded without a transfer.
     public var adoptedCount: Int
+    /// Files present locally (the base of the deletion guard on a pull).
+    public var localFileCount: Int = 0
 
     public var uploadCount: Int { jobs.count { $0.action == .upload } }
     public var downloadCount: Int { jobs.count { $0.action == .download } }

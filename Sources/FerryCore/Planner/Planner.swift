@@ -27,16 +27,32 @@ public enum Planner {
         pairId: Int64, records: [String: FileRecord], remote: [String: RemoteEntry],
         options: PlanOptions, classifier: QueueClassifier, now: Double
     ) throws(PlanError) -> Plan {
+        var plan = planPart(pairId: pairId, records: records, remote: remote, options: options,
+                            classifier: classifier, now: now)
+        try checkDeletions(plan.jobs, remoteFiles: remote.count, localFiles: plan.localFileCount, options: options)
+        plan.jobs = ranked(plan.jobs, classifier: classifier)
+        return plan
+    }
+
+    /// The decisions for one part of the paths (a planning run may go through a large
+    /// folder part by part, so that the journal is never in memory at once). Jobs come in
+    /// path order and the deletion guard is not applied: `checkDeletions` and `ranked`
+    /// do that over all the parts.
+    public static func planPart(
+        pairId: Int64, records: [String: FileRecord], remote: [String: RemoteEntry],
+        options: PlanOptions, classifier: QueueClassifier, now: Double
+    ) -> Plan {
         var changed: [FileRecord] = []
         var forgotten: [String] = []
         var jobs: [FileRecord] = []
         var conflicts: [FileRecord] = []
         var unchanged = 0
         var adopted = 0
+        var localFiles = 0
         var paths = Set(records.keys)
         paths.formUnion(remote.keys)
 
-        for path in paths.sorted() {
+        for path in paths.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             let original = records[path]
             let remoteEntry = remote[path]
             var record = original ?? FileRecord(
@@ -48,6 +64,7 @@ public enum Planner {
                 record.queue = classifier.queue(forPath: path, size: remoteEntry.size)
             }
 
+            if record.local != nil { localFiles += 1 }
             switch decide(record, options: options) {
             case .forget:
                 if original != nil { forgotten.append(path) }
@@ -92,28 +109,35 @@ public enum Planner {
             }
         }
 
-        let deletions = jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal }
-        if deletions > 0 && !options.forceDeletes {
-            let targetFiles = options.mode == .push
-                ? remote.count
-                : records.values.count { $0.local != nil }
-            let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
-            if deletions > limit {
-                let side = options.mode == .push ? "remote" : "local folder"
-                throw PlanError(message: """
-                    refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
-                    check that the source is mounted and complete, then raise --max-delete or pass --force-delete
-                    """)
-            }
-        }
+        return Plan(changedRecords: changed, forgottenPaths: forgotten, jobs: jobs, conflicts: conflicts,
+                    unchangedCount: unchanged, adoptedCount: adopted, localFileCount: localFiles)
+    }
 
-        let ranked = jobs.sorted { lhs, rhs in
+    /// The mass-deletion guard: refuses a plan that would delete more than the allowed share
+    /// (or count) of the target side's files. An unmounted disk looks like "everything was
+    /// deleted".
+    public static func checkDeletions(_ jobs: [FileRecord], remoteFiles: Int, localFiles: Int,
+                                      options: PlanOptions) throws(PlanError) {
+        let deletions = jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal }
+        guard deletions > 0 && !options.forceDeletes else { return }
+        let targetFiles = options.mode == .push ? remoteFiles : localFiles
+        let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
+        if deletions > limit {
+            let side = options.mode == .push ? "remote" : "local folder"
+            throw PlanError(message: """
+                refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
+                check that the source is mounted and complete, then raise --max-delete or pass --force-delete
+                """)
+        }
+    }
+
+    /// Jobs in the order the scheduler should prefer: queue priority, then path.
+    public static func ranked(_ jobs: [FileRecord], classifier: QueueClassifier) -> [FileRecord] {
+        jobs.sorted { lhs, rhs in
             let left = classifier.rank(of: lhs.queue)
             let right = classifier.rank(of: rhs.queue)
             return left != right ? left < right : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
         }
-        return Plan(changedRecords: changed, forgottenPaths: forgotten, jobs: ranked, conflicts: conflicts,
-                    unchangedCount: unchanged, adoptedCount: adopted)
     }
 
     static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {

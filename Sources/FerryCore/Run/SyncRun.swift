@@ -105,19 +105,19 @@ public struct SyncRun: Sendable {
         }
 
         let now = Date().timeIntervalSince1970
-        var known: [String: FileRecord] = [:]
+        // The journal is read a page at a time while planning (`PagedPlanning`); here only
+        // its hidden paths, which the listing must be told about.
+        let pairJournal = pairRecord == nil ? nil : journal
+        var knownPaths = scan.entries.map(\.path.string)
         do {
-            if let journal, pairRecord != nil {
-                for record in try await journal.records(pairId: pairId) { known[record.path] = record }
-            }
+            knownPaths += try await pairJournal?.hiddenPaths(pairId: pairId) ?? []
         } catch {
             throw RunError(error.description)
         }
-        let merged = ScanReconciler.reconcile(records: known, scan: scan, pairId: pairId, classifier: classifier, now: now)
 
         // List the remote side.
         var remote: [String: RemoteEntry] = [:]
-        let hints = Self.hiddenFolders(in: Array(merged.keys), below: pair.remoteRoot)
+        let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
         do {
             let policy = config.retry
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
@@ -133,15 +133,20 @@ public struct SyncRun: Sendable {
             throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
         }
 
+        // The plan is on disk before the first job starts (PagedPlanning writes it).
         let plan: Plan
         do {
-            plan = try Planner.plan(
-                pairId: pairId, records: merged, remote: remote,
+            plan = try await PagedPlanning(
+                journal: pairJournal, pairId: pairId,
                 options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
                                      maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes),
-                classifier: classifier, now: now)
+                classifier: classifier, now: now, writesChanges: !options.dryRun
+            ).plan(scan: scan, remote: remote)
         } catch {
-            throw RunError(error.message)
+            switch error {
+            case let .plan(failure): throw RunError(failure.message)
+            case let .journal(failure): throw RunError(failure.description)
+            }
         }
         summary.skippedFiles = plan.unchangedCount + plan.adoptedCount
         summary.conflictFiles = plan.conflicts.count
@@ -161,9 +166,6 @@ public struct SyncRun: Sendable {
 
         guard let journal else { throw RunError("internal error: no journal open") }
         do {
-            // The plan is on disk before the first job starts.
-            try await journal.apply(upserts: plan.changedRecords,
-                                    deletions: plan.forgottenPaths.map { (pairId: pairId, path: $0) })
             try await journal.confirmScan(pairId: pairId, at: now)
 
             let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit

@@ -1,0 +1,108 @@
+import FerryPluginAPI
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import FerryCore
+
+@Suite("planning a page of journal rows at a time")
+struct PagedPlanningTests {
+    static let classifier = try! QueueClassifier(rules: QueueRule.standard, defaultQueue: "media")
+    static let now = 1_800_000_000.0
+
+    /// A pair in every state at once: unchanged, changed locally, changed remotely, new on
+    /// either side, gone from either side, with names that sort differently as bytes and
+    /// as Swift strings would not (upper case, non-ASCII, `.hidden`, nested folders).
+    struct Fixture {
+        var records: [FileRecord] = []
+        var scan: [LocalEntry] = []
+        var remote: [String: RemoteEntry] = [:]
+    }
+
+    static func fixture(pairId: Int64) throws -> Fixture {
+        var fixture = Fixture()
+        var random = DeterministicBytes(seed: 77)
+        let names = ["a.jpg", "B.jpg", "é.jpg", "z/ä.gpx", ".thumbnails/a.jpg", "z/y/x.mp4", "Z.jpg", "a b.jpg", "a-b.jpg", "ab.jpg"]
+        for index in 0..<240 {
+            let path = "d\(index % 9)/" + names[index % names.count].replacingOccurrences(of: ".", with: "\(index).")
+            let local = LocalVersion(size: Int64(index), modifiedNanos: Int64(index) * 1_000_000_000, inode: Int64(index))
+            let remote = RemoteVersion(size: Int64(index), modifiedNanos: Int64(index) * 1_000_000_000, etag: "\"\(index)\"")
+            let state = random.int(below: 6)
+            let known = state != 5
+            if known {
+                var record = FileRecord(pairId: pairId, path: path, queue: "media", status: .inSync, updatedAt: 1)
+                record.local = local
+                record.remote = remote
+                record.syncedLocal = local
+                record.syncedRemote = remote
+                fixture.records.append(record)
+            }
+            // 0 unchanged, 1 changed locally, 2 changed remotely, 3 gone locally, 4 gone remotely, 5 new on both
+            if state != 3 {
+                var version = local
+                if state == 1 { version.modifiedNanos += 7 }
+                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: version))
+            }
+            if state != 4 {
+                var version = remote
+                if state == 2 { version.etag = "\"changed\"" }
+                fixture.remote[path] = RemoteEntry(path: try RemotePath(path), kind: .file, size: version.size,
+                                                   modifiedNanos: version.modifiedNanos, etag: version.etag)
+            }
+        }
+        return fixture
+    }
+
+    static func journal(_ folder: TemporaryDirectory, _ fixture: (Int64) throws -> Fixture) async throws -> (Journal, Int64, Fixture) {
+        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r")
+        let pairId = try #require(pair.id)
+        let data = try fixture(pairId)
+        try await journal.apply(upserts: data.records, deletions: [])
+        return (journal, pairId, data)
+    }
+
+    static func summary(_ plan: Plan) -> [String] {
+        plan.jobs.map { "job \($0.path) \($0.action?.rawValue ?? "-") \($0.status.rawValue)" }
+            + plan.conflicts.map { "conflict \($0.path)" }.sorted()
+            + plan.changedRecords.map { "changed \($0.path) \($0.status.rawValue)" }.sorted()
+            + plan.forgottenPaths.map { "forgotten \($0)" }.sorted()
+            + ["unchanged \(plan.unchangedCount)", "adopted \(plan.adoptedCount)", "local \(plan.localFileCount)"]
+    }
+
+    @Test("any page size gives the plan of the whole journal at once", arguments: [1, 3, 7, 64, 10_000])
+    func sameAsWholePlan(pageSize: Int) async throws {
+        for mode in [SyncMode.push, .pull] {
+            let folder = TemporaryDirectory()
+            let (journal, pairId, data) = try await Self.journal(folder, Self.fixture)
+            let options = PlanOptions(mode: mode, mirror: true, forceDeletes: true)
+            var records: [String: FileRecord] = [:]
+            for record in data.records { records[record.path] = record }
+            let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: data.scan, notes: []),
+                                                  pairId: pairId, classifier: Self.classifier, now: Self.now)
+            let whole = try Planner.plan(pairId: pairId, records: merged, remote: data.remote, options: options,
+                                         classifier: Self.classifier, now: Self.now)
+            var paged = PagedPlanning(journal: journal, pairId: pairId, options: options, classifier: Self.classifier,
+                                      now: Self.now, writesChanges: false)
+            paged.pageSize = pageSize
+            let parts = try await paged.plan(scan: ScanResult(entries: data.scan.shuffled(), notes: []), remote: data.remote)
+            #expect(Self.summary(parts) == Self.summary(whole), "mode \(mode), page size \(pageSize)")
+            #expect(!whole.jobs.isEmpty && whole.unchangedCount > 0)
+        }
+    }
+
+    @Test("a plan refused by the deletion guard writes no deletion job into the journal")
+    func refusedDeletionsAreNotWritten() async throws {
+        let folder = TemporaryDirectory()
+        let (journal, pairId, data) = try await Self.journal(folder, Self.fixture)
+        var planning = PagedPlanning(journal: journal, pairId: pairId, options: PlanOptions(mode: .push, mirror: true, maxDeletes: 0),
+                                     classifier: Self.classifier, now: Self.now, writesChanges: true)
+        planning.pageSize = 5
+        await #expect(throws: PagedPlanning.Failure.self) {
+            _ = try await planning.plan(scan: ScanResult(entries: data.scan, notes: []), remote: data.remote)
+        }
+        let rows = try await journal.records(pairId: pairId)
+        #expect(!rows.contains { $0.action == .deleteRemote }, "deletion jobs written although the plan was refused")
+        #expect(rows.contains { $0.action == .upload }, "the other changes are written as the pages go")
+    }
+}
