@@ -27,7 +27,9 @@ struct PagedPlanning {
     }
 
     func plan(scan: ScanResult, remote: [String: RemoteEntry]) async throws(Failure) -> Plan {
-        let scanned = scan.entries.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        // Paths joined once (RemotePath.string joins its components on every call).
+        let scanned = scan.entries.map { (path: $0.path.string, entry: $0) }
+            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         let listed = remote.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         var scanIndex = 0
         var listedIndex = 0
@@ -50,8 +52,8 @@ struct PagedPlanning {
                 upper.map { !$0.utf8.lexicographicallyPrecedes(path.utf8) } ?? true
             }
             var partScan: [LocalEntry] = []
-            while scanIndex < scanned.count, inPart(scanned[scanIndex].path.string) {
-                partScan.append(scanned[scanIndex])
+            while scanIndex < scanned.count, inPart(scanned[scanIndex].path) {
+                partScan.append(scanned[scanIndex].entry)
                 scanIndex += 1
             }
             var partRemote: [String: RemoteEntry] = [:]
