@@ -127,7 +127,12 @@ public struct WebDAVBackend: Backend {
     /// Any HTTP answer to a Depth-0 PROPFIND of the remote's folder (even 404) shows the
     /// server is there; only a failure to get one is an outage.
     public func checkReachable() async throws(BackendError) {
-        _ = try await transport.perform(HTTPRequest(
+        _ = try await propfindRoot()
+    }
+
+    /// A Depth-0 PROPFIND of the remote's own folder, its body dropped.
+    private func propfindRoot() async throws(BackendError) -> HTTPResponse {
+        try await transport.perform(HTTPRequest(
             method: "PROPFIND", url: urls.origin + urls.path(.root, isFolder: true),
             headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
             body: .data(Self.propfindBody), responseBody: .discard))
@@ -199,20 +204,11 @@ public struct WebDAVBackend: Backend {
             // Parallel first uploads race to create the root; Apache answers the loser with
             // 403 rather than 405. The folder existing now is success.
             if index == segments.count - 1, !((200..<300).contains(status) || status == 405),
-               !(try await rootExists()) {
+               try await propfindRoot().status != 207 {
                 throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
             }
         }
         knownFolders.insert(.root)
-    }
-
-    /// Whether the remote's own folder exists (a Depth-0 PROPFIND answers 207).
-    private func rootExists() async throws(BackendError) -> Bool {
-        let response = try await transport.perform(HTTPRequest(
-            method: "PROPFIND", url: urls.origin + urls.path(.root, isFolder: true),
-            headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],
-            body: .data(Self.propfindBody), responseBody: .discard))
-        return response.status == 207
     }
 
     private func mkcol(_ url: String) async throws(BackendError) -> Int {

@@ -30,27 +30,11 @@ extension WebDAVBackend {
 
     static func uploadChunkSize(_ settings: BackendSettings) throws(BackendError) -> Int64 {
         guard let text = settings.options["upload_chunk_size"] else { return defaultUploadChunkSize }
-        guard let bytes = byteCount(text), bytes == 0 || bytes >= 1 << 20 else {
+        guard !text.contains("."), let bytes = Quantity.bytes(text), bytes == 0 || bytes >= 1 << 20 else {
             throw BackendError(.invalidName, "remote '\(settings.remoteName)': upload_chunk_size must be 0 or a size "
                                + "of at least 1M, such as 64M or 1G (got '\(text)')")
         }
         return bytes
-    }
-
-    /// Bytes from `123`, `64k`, `64M`, `1G` (powers of 1024; `KiB`, `MB`, … accepted too).
-    static func byteCount(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, digits.count <= 9, let number = Int64(digits) else { return nil }
-        let shift: Int64
-        switch trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces) {
-        case "", "b": shift = 0
-        case "k", "kb", "kib": shift = 10
-        case "m", "mb", "mib": shift = 20
-        case "g", "gb", "gib": shift = 30
-        default: return nil
-        }
-        return number << shift
     }
 
     /// `dav://` → `http://`, `davs://` → `https://`; http(s) URLs pass through.

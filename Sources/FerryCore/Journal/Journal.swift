@@ -157,22 +157,22 @@ public final class Journal: Sendable {
 
     /// Writes many rows and removes others, `batchSize` rows per transaction.
     public func apply(upserts: [FileRecord], deletions: [(pairId: Int64, path: String)]) async throws(JournalError) {
-        var start = 0
-        while start < upserts.count {
-            let batch = Array(upserts[start..<min(upserts.count, start + Self.batchSize)])
+        // Upserts first, then deletions, `batchSize` rows per transaction: a small batch
+        // of both (a group of results) is one transaction.
+        var upsertStart = 0
+        var deletionStart = 0
+        while upsertStart < upserts.count || deletionStart < deletions.count {
+            let upsertEnd = min(upserts.count, upsertStart + Self.batchSize)
+            let deletionEnd = min(deletions.count, deletionStart + Self.batchSize - (upsertEnd - upsertStart))
+            let written = Array(upserts[upsertStart..<upsertEnd])
+            let removed = deletions[deletionStart..<deletionEnd].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
             try await write { db in
-                for record in batch { try record.write(db) }
-            }
-            start += Self.batchSize
-        }
-        start = 0
-        while start < deletions.count {
-            let batch = deletions[start..<min(deletions.count, start + Self.batchSize)].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
-            try await write { db in
+                for record in written { try record.write(db) }
                 let statement = try db.cachedStatement(sql: "DELETE FROM file WHERE pairId = ? AND path = ?")
-                for row in batch { try statement.execute(arguments: [row.pairId, row.path]) }
+                for row in removed { try statement.execute(arguments: [row.pairId, row.path]) }
             }
-            start += Self.batchSize
+            upsertStart = upsertEnd
+            deletionStart = deletionEnd
         }
     }
 
@@ -207,10 +207,7 @@ public final class Journal: Sendable {
 
     /// Files in a status, for listings of errors and conflicts.
     public func records(pairId: Int64, status: FileStatus) async throws(JournalError) -> [FileRecord] {
-        try await read { db in
-            try FileRecord.filter(Column("pairId") == pairId && Column("status") == status.rawValue)
-                .order(Column("path")).fetchAll(db)
-        }
+        try await records(pairId: pairId, statuses: [status])
     }
 
     // MARK: Health

@@ -177,8 +177,6 @@ public struct SyncRun: Sendable {
                 queueCaps: config.queues.map(\.concurrency),
                 globalCap: options.transfers ?? config.transfers.maxConcurrent,
                 retry: config.retry,
-                offlineWait: config.retry.offlineWait?.inSeconds,
-                remoteName: pair.remoteLocation,
                 throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
                 progress: progress,
                 sink: sink)

@@ -17,9 +17,6 @@ struct TransferEngine: Sendable {
     let queueCaps: [Int]
     let globalCap: Int
     let retry: RetryPolicy
-    /// Seconds a run waits for an offline backend before it gives up; nil waits forever.
-    let offlineWait: Double?
-    let remoteName: String
     let throttle: ByteThrottle?
     let progress: RunProgress
     let sink: any RunEventSink
@@ -54,7 +51,7 @@ struct TransferEngine: Sendable {
         }
         let retry = self.retry
         var outage = OutageTracker<ParkedJob>(
-            probeDelay: { retry.delay(afterFailures: $0).inSeconds }, giveUpAfter: offlineWait)
+            probeDelay: { retry.delay(afterFailures: $0).inSeconds }, giveUpAfter: retry.offlineWait?.inSeconds)
         var batch = JournalBatch()
         let clock = ContinuousClock()
         let start = clock.now
@@ -62,6 +59,7 @@ struct TransferEngine: Sendable {
             start.duration(to: clock.now).inSeconds
         }
         let backend = executor.pair.backend
+        let remoteName = executor.pair.remoteLocation
 
         var journalFailure: JournalError?
         await withTaskGroup(of: Event.self) { group in
