@@ -29,7 +29,7 @@ public struct WebDAVBackend: Backend {
     /// the `PUT` of a small file (see docs/webdav-servers.md).
     public let writesModificationTimeProperty: Bool
     /// Folders known to exist, so MKCOL is sent once per folder per run.
-    let knownFolders = FolderCache()
+    let knownFolders = KnownFolders()
     /// Whether uploads still need a PROPFIND to learn what the server stored.
     let confirmation = UploadConfirmation()
     /// What the server supports, probed once per backend (see WebDAVBackend+Probe.swift).
@@ -257,12 +257,4 @@ public struct WebDAVBackend: Backend {
         }
         if entry.kind == .directory { knownFolders.remove(path) }
     }
-}
-
-/// Folders known to exist on the server.
-final class FolderCache: Sendable {
-    private let folders = Mutex<Set<RemotePath>>([])
-    func contains(_ path: RemotePath) -> Bool { folders.withLock { $0.contains(path) } }
-    func insert(_ path: RemotePath) { folders.withLock { _ = $0.insert(path) } }
-    func remove(_ path: RemotePath) { folders.withLock { set in set = set.filter { $0.relative(to: path) == nil } } }
 }
