@@ -35,6 +35,7 @@ struct PagedPlanning {
         var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
+        var deletionCount = 0
         var after: String?
 
         while true {
@@ -67,12 +68,15 @@ struct PagedPlanning {
                                                   pairId: pairId, classifier: classifier, now: now)
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
-            total.jobs += part.jobs
+            // Written jobs stay in the journal (the engine reads them back a page at a
+            // time); only a plan that is not written keeps them, to be shown.
+            if !writesChanges { total.jobs += part.jobs }
+            deletionCount += part.jobs.count { $0.action?.isDeletion == true }
             total.conflicts += part.conflicts
             total.unchangedCount += part.unchangedCount
             total.adoptedCount += part.adoptedCount
             total.localFileCount += part.localFileCount
-            let isDeletion = { (record: FileRecord) in record.action == .deleteRemote || record.action == .deleteLocal }
+            let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
             heldDeletions += part.changedRecords.filter(isDeletion)
             let written = part.changedRecords.filter { !isDeletion($0) }
             if writesChanges, let journal {
@@ -90,7 +94,8 @@ struct PagedPlanning {
         }
 
         do {
-            try Planner.checkDeletions(total.jobs, remoteFiles: remote.count, localFiles: total.localFileCount, options: options)
+            try Planner.checkDeletions(count: deletionCount, remoteFiles: remote.count, localFiles: total.localFileCount,
+                                       options: options)
         } catch {
             throw .plan(error)
         }

@@ -180,7 +180,8 @@ public struct SyncRun: Sendable {
                 throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
                 progress: progress,
                 sink: sink)
-            try await engine.run(jobs: plan.jobs, summary: &summary)
+            let feed = try await PendingJobFeed(journal: journal, pairId: pairId, classifier: classifier)
+            try await engine.run(feed: feed, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {
             throw RunError(error.description)
