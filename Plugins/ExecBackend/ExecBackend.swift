@@ -156,6 +156,9 @@ public final class ExecBackend: Backend {
     }
 
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        guard try await discoverCapabilities().serverSideMove else {
+            throw BackendError(.unsupported, "\(displayName) cannot move files on the server", path: source.description)
+        }
         var request = PluginRequest(id: 0, op: "move")
         request.from = source.string
         request.to = destination.string
@@ -164,6 +167,9 @@ public final class ExecBackend: Backend {
     }
 
     public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        guard try await discoverCapabilities().serverSideCopy else {
+            throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
+        }
         var request = PluginRequest(id: 0, op: "copy")
         request.from = source.string
         request.to = destination.string

@@ -126,7 +126,7 @@ struct PluginFailureTests {
     func unknownOperation() async throws {
         let folder = TemporaryDirectory("ferry-plugin-script")
         let path = try TestPlugins.script("""
-            send({"type": "hello", "protocol": {"min": 1, "max": 1}, "capabilities": ["future-thing"]})
+            send({"type": "hello", "protocol": {"min": 1, "max": 1}, "capabilities": ["future-thing", "server-side-copy"]})
             for r in requests():
                 if r["op"] in ("welcome", "mkdir"):
                     reply(r)
@@ -137,6 +137,12 @@ struct PluginFailureTests {
         let backend = ExecBackend(name: "script", executable: path, settings: .init(remoteName: "test"))
         let hello = try await backend.pluginHello()
         #expect(hello.unknownCapabilities == ["future-thing"])
+        do {
+            try await backend.move(from: try RemotePath("a"), to: try RemotePath("b"), overwrite: false)
+            Issue.record("move was sent to a plugin without server-side-move")
+        } catch {
+            #expect(error.code == .unsupported)
+        }
         #expect(hello.maxConcurrency == 1)
         try await backend.makeDirectory(try RemotePath("a"))
         do {
