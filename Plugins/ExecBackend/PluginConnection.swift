@@ -75,7 +75,6 @@ actor PluginConnection {
     static func start(_ launch: Launch) async throws(BackendError) -> PluginConnection {
         let process = try PluginProcess.spawn(launch.executable)
         let connection = PluginConnection(launch: launch, process: process)
-        await connection.startTasks()
         try await connection.handshake()
         return connection
     }
@@ -84,9 +83,8 @@ actor PluginConnection {
     static func introduce(_ launch: Launch) async throws(BackendError) -> PluginHello {
         let process = try PluginProcess.spawn(launch.executable)
         let connection = PluginConnection(launch: launch, process: process)
-        await connection.startTasks()
         do throws(BackendError) {
-            let message = try await connection.wait(for: helloId, operation: "hello", observer: nil) {}
+            let message = try await connection.waitForHello()
             await connection.close()
             return try PluginHello(message, fallbackName: launch.pluginName)
         } catch {
@@ -115,8 +113,13 @@ actor PluginConnection {
         }
     }
 
+    /// Starts reading only once the hello is awaited, so it cannot arrive unawaited.
+    private func waitForHello() async throws(BackendError) -> PluginMessage {
+        try await wait(for: Self.helloId, operation: "hello", observer: nil) { startTasks() }
+    }
+
     private func handshake() async throws(BackendError) {
-        let message = try await wait(for: Self.helloId, operation: "hello", observer: nil) { }
+        let message = try await waitForHello()
         let hello = try PluginHello(message, fallbackName: launch.pluginName)
         guard let version = PluginWireFormat.negotiate(hello.protocolVersions) else {
             let error = BackendError(
