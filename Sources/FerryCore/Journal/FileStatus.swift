@@ -45,4 +45,6 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
         case .download, .deleteLocal: return .needsDownload
         }
     }
+
+    public var isDeletion: Bool { self == .deleteRemote || self == .deleteLocal }
 }

@@ -48,6 +48,11 @@ enum JournalMigrations {
             }
             try db.create(index: "file_by_status", on: "file", columns: ["pairId", "status", "queue"])
         }
+        migrator.registerMigration("v2-index-of-pending-jobs") { db in
+            // Only rows with a job: a run pages through its jobs per queue in path order
+            // (Journal.pendingJobs) without sorting, and in-sync rows cost no index space.
+            try db.execute(sql: "CREATE INDEX file_jobs ON file(pairId, queue, path) WHERE action IS NOT NULL")
+        }
         return migrator
     }
 }

@@ -118,7 +118,13 @@ public enum Planner {
     /// deleted".
     public static func checkDeletions(_ jobs: [FileRecord], remoteFiles: Int, localFiles: Int,
                                       options: PlanOptions) throws(PlanError) {
-        let deletions = jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal }
+        try checkDeletions(count: jobs.count { $0.action?.isDeletion == true }, remoteFiles: remoteFiles,
+                           localFiles: localFiles, options: options)
+    }
+
+    /// The same guard over a count of deletion jobs, for a plan made in parts.
+    public static func checkDeletions(count deletions: Int, remoteFiles: Int, localFiles: Int,
+                                      options: PlanOptions) throws(PlanError) {
         guard deletions > 0 && !options.forceDeletes else { return }
         let targetFiles = options.mode == .push ? remoteFiles : localFiles
         let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))

@@ -26,31 +26,46 @@ struct PagedPlanning {
         case journal(JournalError)
     }
 
-    func plan(scan: ScanResult, remote: [String: RemoteEntry]) async throws(Failure) -> Plan {
+    /// Takes the scan and the listing (`consuming`): their sorted copies replace them, so
+    /// that a huge tree is not held twice.
+    func plan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry]) async throws(Failure) -> Plan {
         // Paths joined once (RemotePath.string joins its components on every call).
         let scanned = scan.entries.map { (path: $0.path.string, entry: $0) }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        scan = ScanResult(entries: [], notes: [])
+        let remoteCount = remote.count
         let listed = remote.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        remote = [:]
         var scanIndex = 0
         var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
+        var deletionCount = 0
         var after: String?
 
         while true {
-            let page: [FileRecord]
+            var page: [FileRecord]
             do {
                 page = try await journal?.records(pairId: pairId, after: after, limit: pageSize) ?? []
             } catch {
                 throw .journal(error)
             }
-            let isLast = page.count < pageSize
-            // Everything up to the page's last path belongs to this part; after the last
-            // page, everything that is left.
-            let upper = isLast ? nil : page.last?.path
-            func inPart(_ path: String) -> Bool {
-                upper.map { !$0.utf8.lexicographicallyPrecedes(path.utf8) } ?? true
+            // A part ends at the first of: the page's last row, the `pageSize`th scanned
+            // path, the `pageSize`th listed path still to come; so a part is small whichever
+            // side is large (a first push has an empty journal and a huge scan). After the
+            // last part, everything that is left.
+            func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+            var upper = page.count < pageSize ? nil : page.last?.path
+            for candidate in [scanIndex + pageSize - 1 < scanned.count ? scanned[scanIndex + pageSize - 1].path : nil,
+                              listedIndex + pageSize - 1 < listed.count ? listed[listedIndex + pageSize - 1].key : nil] {
+                if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
             }
+            let isLast = upper == nil
+            func inPart(_ path: String) -> Bool {
+                upper.map { !precedes($0, path) } ?? true
+            }
+            // Rows after the part's end are read again with the next part.
+            if let end = page.firstIndex(where: { !inPart($0.path) }) { page.removeSubrange(end...) }
             var partScan: [LocalEntry] = []
             while scanIndex < scanned.count, inPart(scanned[scanIndex].path) {
                 partScan.append(scanned[scanIndex].entry)
@@ -67,12 +82,15 @@ struct PagedPlanning {
                                                   pairId: pairId, classifier: classifier, now: now)
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
-            total.jobs += part.jobs
+            // Written jobs stay in the journal (the engine reads them back a page at a
+            // time); only a plan that is not written keeps them, to be shown.
+            if !writesChanges { total.jobs += part.jobs }
+            deletionCount += part.jobs.count { $0.action?.isDeletion == true }
             total.conflicts += part.conflicts
             total.unchangedCount += part.unchangedCount
             total.adoptedCount += part.adoptedCount
             total.localFileCount += part.localFileCount
-            let isDeletion = { (record: FileRecord) in record.action == .deleteRemote || record.action == .deleteLocal }
+            let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
             heldDeletions += part.changedRecords.filter(isDeletion)
             let written = part.changedRecords.filter { !isDeletion($0) }
             if writesChanges, let journal {
@@ -90,7 +108,8 @@ struct PagedPlanning {
         }
 
         do {
-            try Planner.checkDeletions(total.jobs, remoteFiles: remote.count, localFiles: total.localFileCount, options: options)
+            try Planner.checkDeletions(count: deletionCount, remoteFiles: remoteCount, localFiles: total.localFileCount,
+                                       options: options)
         } catch {
             throw .plan(error)
         }

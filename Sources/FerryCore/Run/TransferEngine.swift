@@ -40,14 +40,15 @@ struct TransferEngine: Sendable {
         case probed(BackendError?)
     }
 
-    func run(jobs: [FileRecord], summary: inout RunSummary) async throws(JournalError) {
+    /// Runs the jobs `feed` reads from the journal. Only the jobs loaded (a few pages),
+    /// running, or waiting for a retry are in memory.
+    func run(feed: PendingJobFeed, summary: inout RunSummary) async throws(JournalError) {
+        var feed = feed
+        // The jobs loaded and not yet over, by path.
         var records: [String: FileRecord] = [:]
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
-        for job in jobs {
-            records[job.path] = job
-            let rank = classifier.rank(of: job.queue)
-            state.add(SchedulerState.Job(path: job.path, rank: rank))
-            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
+        for entry in feed.totals {
+            progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
         let retry = self.retry
         var outage = OutageTracker<ParkedJob>(
@@ -68,6 +69,7 @@ struct TransferEngine: Sendable {
             // Set once the run stopped waiting for an offline backend: what still fails for
             // want of it is handed back at once instead of waiting again.
             var abandoning = false
+            var abandonMessage = ""
             func probe(after delay: Double) {
                 probing = true
                 group.addTask {
@@ -82,6 +84,25 @@ struct TransferEngine: Sendable {
             }
 
             while journalFailure == nil {
+                do throws(JournalError) {
+                    // After giving up on an offline backend, the jobs not read yet are
+                    // handed back too, without an attempt each.
+                    repeat {
+                        guard outage.isDispatching || abandoning, !feed.isExhausted else { break }
+                        for record in try await feed.refill(waiting: { state.readyCount(rank: $0) }) {
+                            if abandoning {
+                                progress.began(queue: record.queue)
+                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
+                            } else {
+                                records[record.path] = record
+                                state.add(SchedulerState.Job(path: record.path, rank: classifier.rank(of: record.queue)))
+                            }
+                        }
+                    } while abandoning
+                } catch {
+                    journalFailure = error
+                    break
+                }
                 if outage.isDispatching {
                     for job in state.start(now: elapsed()) {
                         guard let record = records[job.path] else { continue }
@@ -93,7 +114,7 @@ struct TransferEngine: Sendable {
                         }
                     }
                 }
-                if state.isIdle && outage.isSettled && !probing { break }
+                if state.isIdle && outage.isSettled && !probing && feed.isExhausted { break }
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
                 var wake: Double?
@@ -118,6 +139,7 @@ struct TransferEngine: Sendable {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
                             progress.began(queue: record.queue)
+                            records[job.path] = nil
                             try await abandon(record, message: error.description, batch: &batch, summary: &summary)
                         } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
@@ -133,6 +155,8 @@ struct TransferEngine: Sendable {
                                                                            summary: &summary, now: elapsed()) {
                             records[job.path] = updated
                             state.add(job, readyAt: retryAt)
+                        } else {
+                            records[job.path] = nil
                         }
                     case let .probed(failure):
                         probing = false
@@ -145,6 +169,8 @@ struct TransferEngine: Sendable {
                                     summary: &summary, now: elapsed()) {
                                     records[held.job.path] = updated
                                     state.add(held.job, readyAt: retryAt)
+                                } else {
+                                    records[held.job.path] = nil
                                 }
                             }
                         case let .wentOffline(next):
@@ -158,13 +184,13 @@ struct TransferEngine: Sendable {
                             for held in parked { state.add(held.job) }
                         case let .gaveUp(parked, seconds):
                             abandoning = true
-                            let message = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
+                            abandonMessage = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
                                 + "the file stays queued: run again when the server is back"
                             let waiting = parked.map(\.job) + state.drainWaiting()
                             for job in waiting {
-                                guard let record = records[job.path] else { continue }
+                                guard let record = records.removeValue(forKey: job.path) else { continue }
                                 progress.began(queue: record.queue)
-                                try await abandon(record, message: message, batch: &batch, summary: &summary)
+                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
                             }
                         }
                     }
