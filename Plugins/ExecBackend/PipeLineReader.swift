@@ -19,6 +19,10 @@ enum PipeLine: Sendable {
 final class PipeLineReader: Sendable {
     let lines: AsyncStream<PipeLine>
     private let stopped = Atomic<Bool>(false)
+    private let produced = Atomic<Int>(0)
+
+    /// Lines handed to the stream so far (whether or not anyone has taken them yet).
+    var linesProduced: Int { produced.load(ordering: .acquiring) }
 
     init(descriptor: Int32, maxLineBytes: Int, name: String) {
         let (stream, continuation) = AsyncStream<PipeLine>.makeStream(bufferingPolicy: .unbounded)
@@ -55,6 +59,7 @@ final class PipeLineReader: Sendable {
             var start = 0
             for index in 0..<count where buffer[index] == 0x0A {
                 pending.append(contentsOf: buffer[start..<index])
+                produced.add(1, ordering: .releasing)
                 continuation.yield(.line(pending))
                 pending.removeAll(keepingCapacity: true)
                 start = index + 1

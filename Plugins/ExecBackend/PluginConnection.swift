@@ -55,6 +55,9 @@ actor PluginConnection {
     private var nextId = 1
     private var failure: BackendError?
     private var lastHeard: ContinuousClock.Instant
+    /// Lines of stdout taken from the reader so far; fewer than it produced means the
+    /// plugin spoke and this actor has not caught up yet.
+    private var linesTaken = 0
     private var lastErrorLines: [String] = []
     private var errorOutputEnded = false
 
@@ -208,6 +211,7 @@ actor PluginConnection {
         guard failure == nil else { return }
         switch event {
         case let .line(bytes):
+            linesTaken += 1
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
             guard let message = PluginMessage.decode(bytes) else {
                 fail(BackendError(.protocolViolation,
@@ -301,6 +305,9 @@ actor PluginConnection {
 
     private func checkForStalls() {
         guard failure == nil else { return }
+        // Lines read but not handled yet: the plugin did speak, and this process was too
+        // busy to listen (a starved thread pool). Judge once they are handled.
+        guard reader.linesProduced <= linesTaken else { return }
         let now = clock.now
         for (id, waiting) in pending where now - waiting.lastActivity > waiting.limit {
             let seconds = Int(waiting.limit.inSeconds.rounded())
