@@ -19,7 +19,6 @@ actor PluginSupervisor {
     private var failedStarts = 0
     private var lastFailureAt: ContinuousClock.Instant?
     private(set) var restarts = 0
-    private(set) var lastHello: PluginHello?
 
     init(launch: PluginConnection.Launch, backoff: RestartBackoff = RestartBackoff(), concurrencyCap: Int?) {
         self.launch = launch
@@ -61,7 +60,6 @@ actor PluginSupervisor {
             failedStarts = 0
             current = connection
             let hello = await connection.hello
-            lastHello = hello
             let allowed = min(hello?.maxConcurrency ?? 1, concurrencyCap ?? Int.max)
             await limit.setCapacity(allowed)
             return connection
