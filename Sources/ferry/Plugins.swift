@@ -63,6 +63,15 @@ extension Ferry {
                     }
                 }
             }
+            if !json {
+                for family in BuiltinBackends.registry.families {
+                    StandardStreams.output("\(family.prefix)NAME: \(family.summary)")
+                    if let example = family.plugin("NAME") {
+                        for option in example.options { StandardStreams.output("  \(option.name): \(option.summary)") }
+                        if example.acceptsOtherOptions { StandardStreams.output("  (any other key goes to the plugin)") }
+                    }
+                }
+            }
             await listExternalPlugins()
         }
 
