@@ -89,7 +89,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",

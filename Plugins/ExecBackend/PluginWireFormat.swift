@@ -225,3 +225,18 @@ public struct PluginHello: Sendable {
         maxConcurrency = min(max(message.maxConcurrency ?? 1, 1), 256)
     }
 }
+
+/// Everything Ferry checks in one line from a plugin before acting on it, as a single
+/// function of bytes: the parser of untrusted input that `make fuzz` exercises.
+public enum PluginLineCheck {
+    /// Whether Ferry would act on the line: a message whose hello, entries and error all
+    /// pass their checks.
+    public static func accepts(_ line: [UInt8]) -> Bool {
+        guard let message = PluginMessage.decode(line) else { return false }
+        if message.type == "hello" { return (try? PluginHello(message, fallbackName: "plugin")) != nil }
+        for entry in message.entries ?? [] where (try? entry.remoteEntry()) == nil { return false }
+        if let entry = message.entry, (try? entry.remoteEntry()) == nil { return false }
+        if let error = message.error { _ = error.backendError(plugin: "plugin", operation: "check", path: nil) }
+        return true
+    }
+}
