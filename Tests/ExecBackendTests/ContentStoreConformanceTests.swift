@@ -16,13 +16,15 @@ struct ContentStoreConformanceTests {
         try await check.run(backend, scratch.path)
     }
 
-    @Test("the same checks pass through ConformanceRun, each in a folder of its own, which it removes")
+    @Test("ConformanceRun gives each check a folder of its own, and removes them")
     func conformanceRun() async throws {
         let store = TemporaryDirectory("ferry-cas-store")
         let backend = TestPlugins.contentStoreBackend(in: store)
-        let quick = BackendConformance.checks.filter { !$0.name.contains("64 MiB") }
+        // A few checks that leave files and folders behind; the full list runs above.
+        let quick = BackendConformance.checks.filter { $0.name.hasPrefix("an empty root") || $0.name.hasPrefix("upload creates")
+            || $0.name.hasPrefix("listTree") || $0.name.hasPrefix("move refuses") }
         let outcomes = await ConformanceRun(backend: backend, folder: try RemotePath("suite")).run(quick)
-        #expect(outcomes.count == quick.count)
+        #expect(quick.count == 4 && outcomes.count == quick.count)
         #expect(outcomes.filter { !$0.passed }.map { "\($0.check): \($0.failure ?? "")" } == [])
         #expect(try await backend.list(.root).isEmpty)
     }

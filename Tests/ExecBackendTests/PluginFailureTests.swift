@@ -13,7 +13,7 @@ struct PluginFailureTests {
         let store = TemporaryDirectory("ferry-faulty")
         let scratch = TemporaryDirectory("ferry-faulty-src")
         let backend = TestPlugins.faultyBackend("crash", in: store)
-        let request = try TestPlugins.source(scratch, name: "big", size: 24 << 20, seed: 1, to: "VID_1.mp4")
+        let request = try TestPlugins.source(scratch, name: "big", size: 8 << 20, seed: 1, to: "VID_1.mp4")
         do {
             _ = try await backend.upload(request, observer: NullTransferObserver())
             Issue.record("the upload succeeded although the plugin was killed")
@@ -27,7 +27,7 @@ struct PluginFailureTests {
         let observer = CountingObserver()
         let result = try await backend.upload(request, observer: observer)
         #expect(result.resumedFrom > 0, "the retry started from zero")
-        #expect(result.resumedFrom + result.bytesSent == 24 << 20)
+        #expect(result.resumedFrom + result.bytesSent == 8 << 20)
         #expect(observer.total == result.bytesSent)
         #expect(await backend.restarts == 1)
         #expect(try await fetch(backend, "VID_1.mp4", scratch: scratch) == [UInt8](try Data(contentsOf: URL(fileURLWithPath: request.source))))

@@ -75,7 +75,7 @@ struct ExecPluginRunTests {
     @Test("the plugin killed mid-transfer: the run says so, retries, and continues the partial upload")
     func pluginKilledMidTransfer() async throws {
         let work = Workspace()
-        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 24 << 20, seed: 5, modified: 1_700_000_000.5)
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 8 << 20, seed: 5, modified: 1_700_000_000.5)
         for index in 0..<5 { try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 2000, seed: UInt64(index)) }
         let config = try faultyConfig(work, fault: "crash", minSize: 1 << 20)
         let push = try await work.ferry(["push", "media", "--config", config, "--state", work.state, "--json"])
@@ -94,7 +94,7 @@ struct ExecPluginRunTests {
     @Test("ferry killed -9 in the middle of an upload through the plugin: the next push continues it")
     func ferryKilledMidUpload() async throws {
         let work = Workspace()
-        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 16 << 20, seed: 9, modified: 1_700_000_000.5)
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 6 << 20, seed: 9, modified: 1_700_000_000.5)
         // The faulty plugin freezes the upload after its first progress message, so the
         // kill lands with a partial upload on the plugin's side, whatever the machine's speed.
         let config = try faultyConfig(work, fault: "freeze", minSize: 1 << 20)
@@ -111,7 +111,7 @@ struct ExecPluginRunTests {
         let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
         let sent = (event["bytes"] as? NSNumber)?.intValue ?? 0
         #expect(resumedFrom >= 1 << 20, "\(event)")
-        #expect(resumedFrom + sent == 16 << 20)
+        #expect(resumedFrom + sent == 6 << 20)
 
         let pull = try await work.ferry(["pull", "back", "--config", config, "--state", work.state, "--json"])
         #expect(pull.status == 0, "\(pull.diagnostics)")
