@@ -180,8 +180,8 @@ public struct SyncRun: Sendable {
                 throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
                 progress: progress,
                 sink: sink)
-            let feed = try await PendingJobFeed(journal: journal, pairId: pairId, classifier: classifier)
-            try await engine.run(feed: feed, summary: &summary)
+            let pages = try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
+            try await engine.run(pages: pages, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {
             throw RunError(error.description)

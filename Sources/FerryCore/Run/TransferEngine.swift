@@ -40,14 +40,14 @@ struct TransferEngine: Sendable {
         case probed(BackendError?)
     }
 
-    /// Runs the jobs `feed` reads from the journal. Only the jobs loaded (a few pages),
+    /// Runs the jobs `pages` reads from the journal. Only the jobs loaded (a few pages),
     /// running, or waiting for a retry are in memory.
-    func run(feed: PendingJobFeed, summary: inout RunSummary) async throws(JournalError) {
-        var feed = feed
+    func run(pages: PendingJobPages, summary: inout RunSummary) async throws(JournalError) {
+        var pages = pages
         // The jobs loaded and not yet over, by path.
         var records: [String: FileRecord] = [:]
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
-        for entry in feed.totals {
+        for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
         let retry = self.retry
@@ -88,8 +88,8 @@ struct TransferEngine: Sendable {
                     // After giving up on an offline backend, the jobs not read yet are
                     // handed back too, without an attempt each.
                     repeat {
-                        guard outage.isDispatching || abandoning, !feed.isExhausted else { break }
-                        for record in try await feed.refill(waiting: { state.readyCount(rank: $0) }) {
+                        guard outage.isDispatching || abandoning, !pages.isExhausted else { break }
+                        for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
                             if abandoning {
                                 progress.began(queue: record.queue)
                                 try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
@@ -114,7 +114,7 @@ struct TransferEngine: Sendable {
                         }
                     }
                 }
-                if state.isIdle && outage.isSettled && !probing && feed.isExhausted { break }
+                if state.isIdle && outage.isSettled && !probing && pages.isExhausted { break }
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
                 var wake: Double?

@@ -4,7 +4,7 @@ import Testing
 @testable import FerryCore
 
 @Suite("reading a run's jobs from the journal a page at a time")
-struct PendingJobFeedTests {
+struct PendingJobPagesTests {
     static let classifier = try! QueueClassifier(rules: QueueRule.standard, defaultQueue: "media")
 
     /// 3,000 rows over four queues (and one queue the config no longer names), a third of
@@ -38,15 +38,15 @@ struct PendingJobFeedTests {
     func readsEachJobOnce() async throws {
         let folder = TemporaryDirectory()
         let (journal, pairId, pending) = try await Self.filledJournal(folder)
-        var feed = try await PendingJobFeed(journal: journal, pairId: pairId, classifier: Self.classifier, pageSize: 97)
-        #expect(feed.totals.map(\.queue) == ["thumbnails", "media", "gpx", "archives", "retired"])
-        #expect(feed.totals.reduce(0) { $0 + $1.total.files } == pending.count)
+        var pages = try await PendingJobPages(journal: journal, pairId: pairId, classifier: Self.classifier, pageSize: 97)
+        #expect(pages.totals.map(\.queue) == ["thumbnails", "media", "gpx", "archives", "retired"])
+        #expect(pages.totals.reduce(0) { $0 + $1.total.files } == pending.count)
 
         var seen: [FileRecord] = []
         var rounds = 0
-        while !feed.isExhausted {
+        while !pages.isExhausted {
             // The scheduler holds nothing between rounds: every queue is refilled.
-            let page = try await feed.refill { _ in 0 }
+            let page = try await pages.refill { _ in 0 }
             seen += page
             // Results written behind the cursors must not come back.
             var done = page.prefix(10).map { $0 }
@@ -67,11 +67,11 @@ struct PendingJobFeedTests {
     func refillsOnlyLowQueues() async throws {
         let folder = TemporaryDirectory()
         let (journal, pairId, _) = try await Self.filledJournal(folder)
-        var feed = try await PendingJobFeed(journal: journal, pairId: pairId, classifier: Self.classifier, pageSize: 50)
-        let first = try await feed.refill { _ in 0 }
+        var pages = try await PendingJobPages(journal: journal, pairId: pairId, classifier: Self.classifier, pageSize: 50)
+        let first = try await pages.refill { _ in 0 }
         #expect(Set(first.map(\.queue)).count == 5)
         let thumbnailsRank = Self.classifier.rank(of: "thumbnails")
-        let second = try await feed.refill { rank in rank == thumbnailsRank ? 0 : PendingJobFeed.lowWater }
+        let second = try await pages.refill { rank in rank == thumbnailsRank ? 0 : PendingJobPages.lowWater }
         #expect(!second.isEmpty && second.allSatisfy { $0.queue == "thumbnails" })
     }
 

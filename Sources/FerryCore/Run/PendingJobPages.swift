@@ -2,9 +2,9 @@
 /// a million files holds a few thousand jobs in memory, not a million.
 ///
 /// Planning has written every job before the run starts (status pending, `action` set);
-/// the feed walks each queue in path order with its own cursor, so each job is read once
+/// it walks each queue in path order with its own cursor, so each job is read once
 /// even while the engine rewrites rows behind the cursor (retries, results).
-struct PendingJobFeed: Sendable {
+struct PendingJobPages: Sendable {
     /// Jobs read per page.
     static let pageSize = 2_000
     /// A queue is refilled when fewer than this many of its jobs wait in the scheduler.
@@ -26,7 +26,7 @@ struct PendingJobFeed: Sendable {
     let totals: [(queue: String, rank: Int, total: PendingJobTotal)]
 
     init(journal: Journal, pairId: Int64, classifier: QueueClassifier,
-         pageSize: Int = PendingJobFeed.pageSize) async throws(JournalError) {
+         pageSize: Int = PendingJobPages.pageSize) async throws(JournalError) {
         self.journal = journal
         self.pairId = pairId
         self.pageSize = max(1, pageSize)
