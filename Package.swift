@@ -46,6 +46,12 @@ let package = Package(
             dependencies: ["FerryPluginAPI", "CurlTransport"],
             path: "Plugins/HTTPBackend"
         ),
+        // External plugins: any executable that speaks docs/plugin-protocol.md.
+        .target(
+            name: "ExecBackend",
+            dependencies: ["FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
+            path: "Plugins/ExecBackend"
+        ),
         .target(
             name: "CurlTransport",
             dependencies: ["CCurl", "FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
@@ -72,6 +78,8 @@ let package = Package(
                 "WebDAVBackend",
                 "HTTPBackend",
                 "CurlTransport",
+                "ExecBackend",
+                "FerryConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,7 +89,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -89,10 +97,17 @@ let package = Package(
             path: "Fuzz/ferry-fuzz"
         ),
 
+        // The backend conformance suite: run by every backend's tests and by
+        // `ferry plugin-test` against external plugins.
+        .target(
+            name: "FerryConformance",
+            dependencies: ["FerryPluginAPI"]
+        ),
+
         // Test support: tree generators, tree comparison, a runner for the ferry binary.
         .target(
             name: "FerryTestSupport",
-            dependencies: ["FerryPluginAPI"]
+            dependencies: ["FerryPluginAPI", "FerryConformance"]
         ),
 
         .testTarget(
@@ -110,6 +125,10 @@ let package = Package(
         .testTarget(
             name: "HTTPBackendTests",
             dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "ExecBackendTests",
+            dependencies: ["ExecBackend", "FerryPluginAPI", "FerryTestSupport", "FerryConformance"]
         ),
         .testTarget(
             name: "FerryIntegrationTests",

@@ -4,6 +4,11 @@
 Prepares the data once, runs each tool 3 times on a fresh target (and the no-op case on
 an up-to-date target), and prints a Markdown table of medians and ratios to stdout and
 to bench-results/local.md. Run by `make bench` after a release build.
+
+The `exec` case pushes the small files through the example external plugin
+(Plugins/ContentStorePlugin/ferry-backend-cas, `type: exec:cas`) and compares that with
+ferry's built-in local backend: the ratio is the plugin's time over the local one's.
+BENCH_CASES=small,big,noop,exec picks cases (default: all).
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -12,6 +17,9 @@ from bench_table import write_table  # noqa: E402
 
 FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+CASES = set(os.environ.get("BENCH_CASES", "small,big,noop,exec").split(","))
+SMALL_COUNT = int(os.environ.get("BENCH_SMALL_COUNT", "2000"))
+PLUGIN_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Plugins", "ContentStorePlugin"))
 
 
 def make_small(root, count=2000, size=4096):
@@ -50,15 +58,19 @@ def main():
     rows = []
     try:
         small, big = os.path.join(work, "small"), os.path.join(work, "big")
-        make_small(small)
-        make_big(big)
+        make_small(small, count=SMALL_COUNT)
+        if "big" in CASES:
+            make_big(big)
         dst, state = os.path.join(work, "dst"), os.path.join(work, "state")
 
         def fresh():
             shutil.rmtree(dst, ignore_errors=True)
             shutil.rmtree(state, ignore_errors=True)
 
-        for label, src in [("2,000 × 4 KiB files", small), ("one 1 GiB file", big)]:
+        small_label = f"{SMALL_COUNT:,} × 4 KiB files"
+        for key, label, src in [("small", small_label, small), ("big", "one 1 GiB file", big)]:
+            if key not in CASES:
+                continue
             times = {
                 "ferry": timed([FERRY, "push", src, "--to", dst, "--state", state, "--transfers", "4"], fresh),
                 "cp -r": timed(["cp", "-r", src, dst], fresh),
@@ -68,24 +80,61 @@ def main():
                 times["rclone copy"] = timed(["rclone", "copy", "--transfers", "4", src, dst], fresh)
             rows.append((label, times))
 
-        # No-op: the target is already up to date.
-        fresh()
-        subprocess.run([FERRY, "push", small, "--to", dst, "--state", state], check=True, stdout=subprocess.DEVNULL)
-        times = {
-            "ferry": timed([FERRY, "push", small, "--to", dst, "--state", state]),
-            "rsync -a": timed(["rsync", "-a", small + "/", dst + "/"]),
-        }
-        if have_rclone:
-            times["rclone copy"] = timed(["rclone", "copy", "--transfers", "4", small, dst])
-        rows.append(("no-op push, 2,000 files", times))
+        if "exec" in CASES:
+            rows.append((f"{small_label}: exec:cas plugin vs local backend", exec_case(work, small, dst, state, fresh)))
+
+        if "noop" in CASES:
+            # No-op: the target is already up to date.
+            fresh()
+            subprocess.run([FERRY, "push", small, "--to", dst, "--state", state], check=True, stdout=subprocess.DEVNULL)
+            times = {
+                "ferry": timed([FERRY, "push", small, "--to", dst, "--state", state]),
+                "rsync -a": timed(["rsync", "-a", small + "/", dst + "/"]),
+            }
+            if have_rclone:
+                times["rclone copy"] = timed(["rclone", "copy", "--transfers", "4", small, dst])
+            rows.append((f"no-op push, {SMALL_COUNT:,} files", times))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    write_results(rows)
 
+
+def exec_case(work, small, dst, state, fresh):
+    """The same push to the built-in local backend and through ferry-backend-cas (Python),
+    both from a config file with 4 transfers; `ferry` is the local backend's time."""
+    config = os.path.join(work, "exec.yml")
+    with open(config, "w") as f:
+        f.write(f"""remotes:
+  plugin:
+    type: exec:cas
+    path: {dst}
+    plugin_dir: {PLUGIN_DIR}
+  local:
+    type: local
+    path: {dst}
+folders:
+  via-plugin:
+    path: {small}
+    remote: plugin
+  via-local:
+    path: {small}
+    remote: local
+transfers:
+  max: 4
+""")
+    return {
+        "ferry": timed([FERRY, "push", "via-local", "--config", config, "--state", state], fresh),
+        "ferry exec:cas": timed([FERRY, "push", "via-plugin", "--config", config, "--state", state], fresh),
+    }
+
+
+def write_results(rows):
     write_table(
         f"Local-directory benchmark, medians of {RUNS} runs, same disk ({platform.node()}, "
         f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}). Ratio = the tool's time / ferry's "
         "(ferry's speed relative to the tool; above 1: ferry is faster). ferry fsyncs every file before its rename; cp and rsync do not.",
         rows, "local.md")
+    return 0
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config multistatus json-index html-index)
+[ ${#targets[@]} -gt 0 ] || targets=(config multistatus json-index html-index plugin-message)
 
 swift build -c release --product ferry-fuzz --scratch-path .build-fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING

@@ -1,3 +1,4 @@
+import ExecBackend
 import FerryCore
 import FerryPluginAPI
 import Foundation
@@ -19,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case jsonIndex = "json-index"
     /// An HTML folder index: Apache, nginx, python's http.server (the http backend).
     case htmlIndex = "html-index"
+    /// One line from an external plugin (hello, reply with entries, progress, error).
+    case pluginMessage = "plugin-message"
 
     public func run(_ input: Data) {
         switch self {
@@ -31,10 +34,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .htmlIndex:
             _ = try? HTMLIndexParser.parse(input, origin: "http://127.0.0.1:8080", folderPath: "/files/Alps%202024/",
                                            directory: Self.photos, limits: Self.indexLimits)
+        case .pluginMessage:
+            _ = PluginLineCheck.accepts([UInt8](input))
         }
     }
 
-    static let configLoader = ConfigLoader(registry: BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin, HTTPBackend.plugin]))
+    static let configLoader = ConfigLoader(registry: BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin, HTTPBackend.plugin],
+                                                                         families: [ExecBackend.family]))
     static let photos = try! RemotePath("photos")
     static let limits = ListingLimits(maxBytes: 1 << 20, maxEntries: 10_000)
     static let indexLimits = IndexLimits(maxBytes: 1 << 20, maxEntries: 10_000)
@@ -44,7 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .config:
             return [": ", "- ", "\n  ", "&a ", "*a", "!!str ", "!!binary ", "{", "}", "[", "]", "---\n", "...\n", "\"", "'",
-                    "remotes:", "folders:", "queues:", "type: webdav", "type: local", "url: ", "path: ", "match: ",
+                    "remotes:", "folders:", "queues:", "type: webdav", "type: local", "type: exec:x", "url: ", "path: ", "match: ",
                     "max_size: ", "1G", "5m", "50%", "retry:", "transfers:", "scan:", "ignore: ", "**/", "{a,b}", "\t", "\u{0}"]
         case .multistatus:
             return ["<D:response>", "</D:response>", "<D:href>", "</D:href>", "<D:propstat>", "<D:status>HTTP/1.1 200 OK</D:status>",
@@ -60,6 +66,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return ["<a href=\"", "\">", "</a>", "<A HREF=", "../", "/files/Alps%202024/", "?C=N;O=D", "#top", "http://evil/",
                     "//evil/x", "%2F", "%2e%2e/", "&amp;", "&#47;", "&#x2F;", "<!--", "-->", "<script>", "</script>", "<base href=\"/\">",
                     "<title>", "<textarea>", "'", "\"", "\u{0}", "<pre>", "sub/"]
+        case .pluginMessage:
+            return ["{", "}", "[", "]", ",", ":", "\"type\":\"hello\"", "\"type\":\"reply\"", "\"type\":\"progress\"",
+                    "\"protocol\":{\"min\":1,\"max\":1}", "\"entries\":", "\"entry\":", "\"kind\":\"file\"", "\"kind\":\"dir\"",
+                    "\"path\":\"a/b\"", "\"../\"", "\"size\":", "\"modified_ns\":", "\"etag\":", "\"error\":{\"class\":\"retryable\"",
+                    "\"code\":\"not_found\"", "\"max_concurrency\":", "-1", "1e308", "9223372036854775807", "null", "true",
+                    "\\u0000", "\\ud800", "\"\""]
         }
     }
 }

@@ -35,11 +35,14 @@ public struct BackendPlugin: Sendable {
     public var acceptsBarePaths: Bool
     /// Capabilities every instance has; an instance may discover more.
     public var capabilities: BackendCapabilities
+    /// Whether a remote may carry keys beyond `options` (as strings): an external plugin
+    /// declares its own options, which Ferry cannot know before running it.
+    public var acceptsOtherOptions: Bool
     public var make: @Sendable (BackendSettings) throws(BackendError) -> any Backend
 
     public init(
         type: String, summary: String, options: [Option], urlSchemes: [String] = [],
-        acceptsBarePaths: Bool = false, capabilities: BackendCapabilities,
+        acceptsBarePaths: Bool = false, capabilities: BackendCapabilities, acceptsOtherOptions: Bool = false,
         make: @escaping @Sendable (BackendSettings) throws(BackendError) -> any Backend
     ) {
         self.type = type
@@ -48,6 +51,7 @@ public struct BackendPlugin: Sendable {
         self.urlSchemes = urlSchemes
         self.acceptsBarePaths = acceptsBarePaths
         self.capabilities = capabilities
+        self.acceptsOtherOptions = acceptsOtherOptions
         self.make = make
     }
 }

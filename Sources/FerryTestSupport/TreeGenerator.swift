@@ -1,3 +1,4 @@
+import FerryConformance
 import Foundation
 
 /// Writes a reproducible folder tree for tests: nested folders, names with spaces and
@@ -52,29 +53,10 @@ public enum TreeGenerator {
 
     /// Writes one file of `size` reproducible bytes with the given modification time.
     public static func write(at path: String, size: Int, seed: UInt64, modified: Double? = nil) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        var random = DeterministicBytes(seed: seed)
-        var remaining = size
-        while remaining > 0 {
-            let chunk = min(remaining, 1 << 20)
-            try handle.write(contentsOf: Data(random.bytes(chunk)))
-            remaining -= chunk
-        }
-        try handle.close()
-        if let modified { try setModificationTime(path, seconds: modified) }
+        try SampleFile.write(at: path, size: size, seed: seed, modified: modified)
     }
 
     public static func setModificationTime(_ path: String, seconds: Double) throws {
-        let whole = floor(seconds)
-        let spec = timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
-        let times = [spec, spec]
-        guard utimensat(AT_FDCWD, path, times, 0) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
+        try SampleFile.setModificationTime(path, seconds: seconds)
     }
 }

@@ -1,11 +1,12 @@
+import ExecBackend
 import FerryPluginAPI
 import HTTPBackend
 import LocalBackend
 import WebDAVBackend
 
-/// The backend plugins compiled into this ferry binary.
+/// The backend plugins compiled into this ferry binary, and `exec:NAME` for external ones.
 enum BuiltinBackends {
     static var registry: BackendRegistry {
-        BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin, HTTPBackend.plugin])
+        BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin, HTTPBackend.plugin], families: [ExecBackend.family])
     }
 }

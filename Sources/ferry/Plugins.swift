@@ -1,6 +1,8 @@
 import ArgumentParser
+import ExecBackend
 import FerryCore
 import FerryPluginAPI
+import Foundation
 import WebDAVBackend
 
 extension Ferry {
@@ -12,6 +14,11 @@ extension Ferry {
                 server (a WebDAV server may or may not continue partial uploads or keep \
                 modification times): --probe REMOTE asks one, by writing and removing a small \
                 scratch file in its root, as the first upload of a run does.
+
+                External plugins (`type: exec:NAME`) are the executables ferry-backend-NAME \
+                found in the plugin_dir of configured exec remotes, $FERRY_PLUGIN_PATH, \
+                ~/.config/ferry/plugins and $PATH; each is started briefly to read what it \
+                says about itself.
                 """)
 
         @Option(name: .long, help: ArgumentHelp(
@@ -53,6 +60,61 @@ extension Ferry {
                     StandardStreams.output("  capabilities: \(plugin.capabilities.enabledNames.joined(separator: ", "))")
                     for option in plugin.options {
                         StandardStreams.output("  \(option.name)\(option.isRequired ? " (required)" : ""): \(option.summary)")
+                    }
+                }
+            }
+            if !json {
+                for family in BuiltinBackends.registry.families {
+                    StandardStreams.output("\(family.prefix)NAME: \(family.summary)")
+                    if let example = family.plugin("NAME") {
+                        for option in example.options { StandardStreams.output("  \(option.name): \(option.summary)") }
+                        if example.acceptsOtherOptions { StandardStreams.output("  (any other key goes to the plugin)") }
+                    }
+                }
+            }
+            await listExternalPlugins()
+        }
+
+        /// Every `ferry-backend-NAME` found, with what its hello says (or why it has none).
+        func listExternalPlugins() async {
+            let context = try? CommandContext.load(global)
+            let pluginDirs = context?.config.remotes.filter { $0.type.hasPrefix("exec:") }.compactMap { $0.options["plugin_dir"] } ?? []
+            let folders = PluginExecutable.searchFolders(extra: pluginDirs, environment: ProcessInfo.processInfo.environment)
+            for found in PluginExecutable.discover(in: folders) {
+                let outcome: Result<PluginHello, BackendError>
+                do throws(BackendError) {
+                    outcome = .success(try await ExecBackend.introduce(executable: found.path, timeout: .seconds(5)))
+                } catch {
+                    outcome = .failure(error)
+                }
+                if json {
+                    var object = JSONObject()
+                    object.add("type", "exec:" + found.name)
+                    object.add("kind", "external")
+                    object.add("executable", found.path)
+                    switch outcome {
+                    case let .success(hello):
+                        object.add("plugin", hello.name)
+                        object.add("version", hello.version)
+                        object.add("protocol", "\(hello.protocolVersions.lowerBound)-\(hello.protocolVersions.upperBound)")
+                        object.add("capabilities", hello.capabilities.enabledNames)
+                        object.add("max_concurrency", hello.maxConcurrency)
+                    case let .failure(error):
+                        object.add("error", error.description)
+                    }
+                    StandardStreams.output(object.text)
+                } else {
+                    StandardStreams.output("exec:\(found.name) (external): \(found.path)")
+                    switch outcome {
+                    case let .success(hello):
+                        let speaks = hello.protocolVersions.lowerBound == hello.protocolVersions.upperBound
+                            ? "\(hello.protocolVersions.lowerBound)"
+                            : "\(hello.protocolVersions.lowerBound)–\(hello.protocolVersions.upperBound)"
+                        StandardStreams.output("  \(hello.name) \(hello.version), protocol \(speaks), up to \(hello.maxConcurrency) requests at once")
+                        StandardStreams.output("  capabilities: \(hello.capabilities.enabledNames.joined(separator: ", "))"
+                            + (hello.unknownCapabilities.isEmpty ? "" : " (unknown to this ferry: \(hello.unknownCapabilities.joined(separator: ", ")))"))
+                    case let .failure(error):
+                        StandardStreams.output("  cannot start: \(error.description)")
                     }
                 }
             }

@@ -76,6 +76,10 @@ struct ConfigReader {
             var options: [String: String] = [:]
             for field in fields where field.key != "type" {
                 guard let option = plugin.options.first(where: { $0.name == field.key }) else {
+                    if plugin.acceptsOtherOptions {
+                        options[field.key] = try string(field.value, key: key + "." + field.key)
+                        continue
+                    }
                     let known = (["type"] + plugin.options.map(\.name)).joined(separator: ", ")
                     throw error(field.keyNode, key + "." + field.key, "unknown key for a '\(type)' remote (expected one of: \(known))")
                 }

@@ -26,7 +26,7 @@ public enum BackendConformance {
     static func source(_ scratch: String, name: String, size: Int, seed: UInt64, to destination: String,
                        modified: Double = 1_650_000_000.25) throws -> (UploadRequest, [UInt8]) {
         let local = scratch + "/src-" + String(seed)
-        try TreeGenerator.write(at: local, size: size, seed: seed, modified: modified)
+        try SampleFile.write(at: local, size: size, seed: seed, modified: modified)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: local)))
         let info = try FileManager.default.attributesOfItem(atPath: local)
         _ = info

@@ -1,0 +1,67 @@
+import FerryPluginAPI
+import Foundation
+
+/// Runs every conformance check against one backend, each in a fresh empty folder of it
+/// (`SubfolderBackend`) with a fresh local scratch folder, and collects what passed.
+/// The folders are removed afterwards, whatever the outcome.
+public struct ConformanceRun: Sendable {
+    public struct Outcome: Sendable {
+        public var check: String
+        /// nil when the check passed.
+        public var failure: String?
+        public var seconds: Double
+        public var passed: Bool { failure == nil }
+    }
+
+    public var backend: any Backend
+    /// The folder on the backend under which each check gets a folder of its own.
+    public var folder: RemotePath
+
+    public init(backend: any Backend, folder: RemotePath) {
+        self.backend = backend
+        self.folder = folder
+    }
+
+    /// Runs the checks in order, calling `report` after each one.
+    public func run(_ checks: [BackendConformance.Check] = BackendConformance.checks,
+                    report: (Outcome) -> Void = { _ in }) async -> [Outcome] {
+        var outcomes: [Outcome] = []
+        let clock = ContinuousClock()
+        // Capabilities come from the backend itself (an external plugin's handshake), so
+        // ask once before the checks read them.
+        _ = try? await backend.discoverCapabilities()
+        for (index, check) in checks.enumerated() {
+            let started = clock.now
+            var failure: String?
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-conformance-\(UUID().uuidString)").path
+            do {
+                try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+                let checkFolder = folder.appending(try RemotePath("check-\(index + 1)"))
+                try await backend.makeDirectory(checkFolder)
+                try await check.run(SubfolderBackend(backend, folder: checkFolder), scratch)
+            } catch {
+                failure = "\(error)"
+            }
+            try? FileManager.default.removeItem(atPath: scratch)
+            let outcome = Outcome(check: check.name, failure: failure, seconds: (clock.now - started).inSeconds)
+            report(outcome)
+            outcomes.append(outcome)
+        }
+        await removeTree(folder)
+        return outcomes
+    }
+
+    /// Deletes a folder and everything below it, files first, deepest folders first.
+    private func removeTree(_ root: RemotePath) async {
+        var folders: [RemotePath] = [root]
+        var index = 0
+        while index < folders.count {
+            let entries = (try? await backend.list(folders[index])) ?? []
+            for entry in entries {
+                if entry.kind == .directory { folders.append(entry.path) } else { try? await backend.delete(entry.path) }
+            }
+            index += 1
+        }
+        for folder in folders.reversed() { try? await backend.delete(folder) }
+    }
+}

@@ -1,0 +1,81 @@
+import FerryPluginAPI
+
+/// Another backend seen through one of its folders: every path is taken relative to
+/// `folder`, and every path in an answer is given back relative to it. Lets the
+/// conformance suite give each check an empty root on a backend that is not empty (an
+/// external plugin's store, a shared server).
+public struct SubfolderBackend: Backend {
+    public let base: any Backend
+    public let folder: RemotePath
+
+    public init(_ base: any Backend, folder: RemotePath) {
+        self.base = base
+        self.folder = folder
+    }
+
+    public var capabilities: BackendCapabilities { base.capabilities }
+    public var displayName: String { "\(base.displayName)/\(folder)" }
+
+    private func inner(_ path: RemotePath) -> RemotePath { folder.appending(path) }
+
+    private func outer(_ entry: RemoteEntry) throws(BackendError) -> RemoteEntry {
+        guard let relative = entry.path.relative(to: folder) else {
+            throw BackendError(.protocolViolation, "\(base.displayName) answered with '\(entry.path)', outside \(folder)")
+        }
+        var result = entry
+        result.path = relative
+        return result
+    }
+
+    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        var entries: [RemoteEntry] = []
+        for entry in try await base.list(inner(directory)) { entries.append(try outer(entry)) }
+        return entries
+    }
+
+    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+        guard let entry = try await base.stat(inner(path)) else { return nil }
+        return try outer(entry)
+    }
+
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        var moved = request
+        moved.destination = inner(request.destination)
+        var result = try await base.upload(moved, observer: observer)
+        result.entry = try outer(result.entry)
+        return result
+    }
+
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        var moved = request
+        moved.source = inner(request.source)
+        moved.expected.path = inner(request.expected.path)
+        var result = try await base.download(moved, observer: observer)
+        result.entry = try outer(result.entry)
+        return result
+    }
+
+    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+        try await base.makeDirectory(inner(path))
+    }
+
+    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        try await base.move(from: inner(source), to: inner(destination), overwrite: overwrite)
+    }
+
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        try await base.copy(from: inner(source), to: inner(destination), overwrite: overwrite)
+    }
+
+    public func delete(_ path: RemotePath) async throws(BackendError) {
+        try await base.delete(inner(path))
+    }
+
+    public func checkReachable() async throws(BackendError) {
+        try await base.checkReachable()
+    }
+
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        try await base.discoverCapabilities()
+    }
+}
