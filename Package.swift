@@ -52,11 +52,17 @@ let package = Package(
             path: "Plugins/CurlTransport"
         ),
 
+        // libarchive behind Swift values: the only module that imports CArchive.
+        .target(
+            name: "ArchiveCodec",
+            dependencies: ["CArchive", "FerryPluginAPI"]
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
-                "CArchive",
+                "ArchiveCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -68,6 +74,7 @@ let package = Package(
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
+                "ArchiveCodec",
                 "LocalBackend",
                 "WebDAVBackend",
                 "HTTPBackend",
@@ -98,6 +105,10 @@ let package = Package(
         .testTarget(
             name: "FerryCoreTests",
             dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
+        ),
+        .testTarget(
+            name: "ArchiveCodecTests",
+            dependencies: ["ArchiveCodec", "FerryPluginAPI", "FerryTestSupport"]
         ),
         .testTarget(
             name: "LocalBackendTests",

@@ -41,9 +41,15 @@ public struct SyncRun: Sendable {
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let classifier: QueueClassifier
         let ignore: GlobSet
+        let archiveMatcher: GlobSet?
         do {
             classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
             ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            if let rule = config.archive {
+                archiveMatcher = try GlobSet(rule.match)
+            } else {
+                archiveMatcher = nil
+            }
         } catch {
             throw RunError(error.description)
         }
@@ -117,7 +123,10 @@ public struct SyncRun: Sendable {
 
         // List the remote side.
         var remote: [String: RemoteEntry] = [:]
+        // Archive bundles live in a hidden folder that nginx leaves out of listings.
+        var bundleListing: [RemoteEntry] = []
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
+            .union([BundleNaming.folder(in: pair.remoteRoot)])
         do {
             let policy = config.retry
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
@@ -126,12 +135,26 @@ public struct SyncRun: Sendable {
             }
             for entry in listing {
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
+                if relative.components.first == BundleNaming.folderName {
+                    bundleListing.append(entry)
+                    continue
+                }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry
             }
         } catch {
             throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
         }
+
+        // Bundled files count as present on the remote (docs/archive-bundles.md).
+        let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
+        let bundles = BundleStep(
+            pair: pair, rule: config.archive, journal: pairRecord == nil ? nil : journal, pairId: pairId,
+            workDirectory: BundleStep.workDirectory(in: stateDirectory), retry: config.retry, throttle: throttle,
+            progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
+        catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
 
         // The plan is on disk before the first job starts (PagedPlanning writes it).
         let plan: Plan
@@ -168,7 +191,8 @@ public struct SyncRun: Sendable {
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
-            let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+            let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: catalog, mode: pair.mode,
+                                                    rule: config.archive, matcher: archiveMatcher, now: now)
             let engine = TransferEngine(
                 executor: TransferExecutor(pair: pair, journal: journal,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
@@ -177,10 +201,21 @@ public struct SyncRun: Sendable {
                 queueCaps: config.queues.map(\.concurrency),
                 globalCap: options.transfers ?? config.transfers.maxConcurrent,
                 retry: config.retry,
-                throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
+                throttle: throttle,
                 progress: progress,
                 sink: sink)
-            try await engine.run(jobs: plan.jobs, summary: &summary)
+            try await engine.run(jobs: partition.engineJobs, summary: &summary)
+            // Bundles are the archives queue: after everything else.
+            switch pair.mode {
+            case .push:
+                if let rule = config.archive {
+                    try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
+                }
+                try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
+                                                catalog: catalog, summary: &summary)
+            case .pull:
+                try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
+            }
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {
             throw RunError(error.description)
