@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryTestSupport", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -98,7 +98,7 @@ public final class ArchiveReader {
             }
             offset += Int64(count)
         }
-        do {
+        do throws(BackendError) {
             try file.sync()
         } catch {
             throw ArchiveError(.io, "cannot flush the file", path: destination, cause: error.description)

@@ -21,9 +21,9 @@ public enum BundlePlanner {
         public var bundledFileCount: Int { newBundles.reduce(0) { $0 + $1.count } }
     }
 
-    /// Bytes a member costs in a bundle beyond its data (tar header, pax record, padding):
-    /// a bound, so a bundle stays under its size.
-    static let memberOverhead: Int64 = 1536
+    /// Bytes a member is counted for beyond its data (a tar header): `bundle_size` is the
+    /// files' bytes before compression, and headers of tiny files must not dominate it.
+    static let memberOverhead: Int64 = 512
 
     public static func partition(
         jobs: [FileRecord], catalog: BundleCatalog, mode: SyncMode, rule: ArchiveRule?, matcher: GlobSet?, now: Double
