@@ -104,7 +104,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "ArchiveCodec", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
         ),
         .testTarget(
             name: "ArchiveCodecTests",
