@@ -213,3 +213,47 @@ struct ArchiveBundleTests {
         #expect(try work.temporaryFiles(in: restored) == [])
     }
 }
+
+@Suite("archive files: the archives queue and ferry ls --archive-contents")
+struct ArchiveFileTests {
+    @Test("zip, tar.* and 7z files go to the archives queue, after everything else")
+    func archivesQueue() async throws {
+        let work = Workspace()
+        for (index, name) in ["backup.zip", "old/site.tar.gz", "disk.7z", "IMG_1.jpg", "track.gpx"].enumerated() {
+            try TreeGenerator.write(at: work.source + "/" + name, size: 1000, seed: UInt64(index + 1))
+        }
+        let push = try await work.push(["--transfers", "1"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        let queues = Dictionary(push.events(named: "transferred").map { ($0["path"] as? String ?? "", $0["queue"] as? String ?? "") },
+                                uniquingKeysWith: { first, _ in first })
+        #expect(queues == ["backup.zip": "archives", "old/site.tar.gz": "archives", "disk.7z": "archives",
+                           "IMG_1.jpg": "media", "track.gpx": "gpx"])
+        #expect(push.transferredPaths.suffix(3).allSatisfy { queues[$0] == "archives" })
+    }
+
+    @Test("ls --archive-contents lists members, marks links and hostile names, and fails on a damaged archive")
+    func listContents() async throws {
+        let work = Workspace()
+        let remote = work.destination
+        try TreeGenerator.write(at: work.directory.child("plain.txt"), size: 42, seed: 1)
+        try FileManager.default.createDirectory(atPath: remote + "/sub", withIntermediateDirectories: true)
+        let writer = try ArchiveWriter(path: remote + "/sub/backup.tar.gz", format: .tarGzip)
+        _ = try writer.append(file: work.directory.child("plain.txt"), as: "notes/a.txt", size: 42, modifiedNanos: 1_600_000_000_000_000_000)
+        _ = try writer.append(file: work.directory.child("plain.txt"), as: "../escape.txt", size: 42, modifiedNanos: 0)
+        try writer.finish()
+        try Data("not a zip".utf8).write(to: URL(fileURLWithPath: remote + "/broken.zip"))
+
+        let good = try await work.ferry(["ls", remote + "/sub", "--archive-contents", "--json"])
+        #expect(good.status == 0, "\(good.diagnostics)")
+        let members = good.events.filter { $0["member"] != nil }
+        #expect(members.compactMap { $0["member"] as? String } == ["notes/a.txt", "../escape.txt"])
+        #expect(members.first?["size"] as? Int == 42)
+        #expect(members.first?["refused"] is NSNull)
+        #expect((members.last?["refused"] as? String)?.contains("..") == true)
+
+        let all = try await work.ferry(["ls", remote, "-R", "--archive-contents"])
+        #expect(all.status == 1, "\(all.diagnostics)")
+        #expect(all.standardOutput.contains("sub/backup.tar.gz » notes/a.txt"))
+        #expect(all.standardError.contains("broken.zip"))
+    }
+}
