@@ -103,10 +103,19 @@ struct ArchiveBundleTests {
         #expect(members.count == 40)
         #expect(members.allSatisfy { ($0["sha256"] as? String)?.count == 64 })
 
+        // What a push killed between a bundle's two uploads leaves: removed once an hour old.
+        let oldOrphan = work.destination + "/.ferry-bundles/bundle-20200101T000000Z-00000002.tar.zst"
+        let newOrphan = work.destination + "/.ferry-bundles/bundle-20200101T000000Z-00000003.zip"
+        try TreeGenerator.write(at: oldOrphan, size: 100, seed: 1, modified: Self.oldTime)
+        try TreeGenerator.write(at: newOrphan, size: 100, seed: 1)
+
         let again = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
         #expect(again.status == 0, "\(again.diagnostics)")
         #expect(again.int("uploaded") == 0)
         #expect(again.int("skipped") == 40)
+        #expect(!FileManager.default.fileExists(atPath: oldOrphan))
+        #expect(FileManager.default.fileExists(atPath: newOrphan))
+        try FileManager.default.removeItem(atPath: newOrphan)
 
         // A bundled file edited now (no longer cold) goes plain; a deleted one leaves with --delete.
         let changed = paths[3]

@@ -33,6 +33,10 @@ public struct BundleCatalog: Sendable {
     public private(set) var refusals: [Refusal] = []
     /// Paths the planner saw only through a bundle (no plain remote file).
     public private(set) var bundledOnlyPaths: Set<String> = []
+    /// Files in the bundle folder that belong to nothing: a bundle without its manifest or
+    /// a manifest without its bundle (a push stopped between the two uploads), or names
+    /// Ferry does not make.
+    public var orphans: [RemoteEntry] = []
 
     public init() {}
 

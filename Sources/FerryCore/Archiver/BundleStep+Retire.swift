@@ -27,6 +27,8 @@ extension BundleStep {
             sink.emit(.deleted(path: job.path, queue: job.queue, side: .deleteRemote))
         }
 
+        await removeOrphans(catalog.orphans)
+
         let members = try await journal.bundleMembers(pairId: pairId)
         let touched = Set(members.filter(\.stale).map(\.bundle))
         for name in touched.sorted() {
@@ -76,5 +78,21 @@ extension BundleStep {
             throw BackendError(.io, "cannot write the manifest", path: file, cause: "\(error)")
         }
         return try await upload(file, as: BundleNaming.manifestName(for: name), observer: NullTransferObserver())
+    }
+
+    /// How old a half-uploaded bundle or manifest must be before a push removes it: a
+    /// push of another machine may be between its two uploads right now.
+    static let orphanAge: Double = 3600
+
+    /// Removes what a push that stopped between a bundle's two uploads left behind, once
+    /// it is old enough; names Ferry does not make are left alone.
+    private func removeOrphans(_ orphans: [RemoteEntry]) async {
+        let cutoff = Int64((Date().timeIntervalSince1970 - Self.orphanAge) * 1e9)
+        for orphan in orphans {
+            let name = orphan.path.name
+            guard BundleNaming.isBundleName(name) || BundleNaming.bundleName(ofManifest: name) != nil,
+                  let modified = orphan.modifiedNanos, modified < cutoff else { continue }
+            try? await pair.backend.delete(orphan.path)
+        }
     }
 }

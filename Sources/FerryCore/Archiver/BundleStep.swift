@@ -56,6 +56,12 @@ struct BundleStep: Sendable {
             throw RunError(error.description)
         }
 
+        for (name, entry) in files {
+            let bundleName = BundleNaming.bundleName(ofManifest: name)
+            let paired = bundleName.map { files[$0] != nil }
+                ?? (BundleNaming.isBundleName(name) && files[BundleNaming.manifestName(for: name)] != nil)
+            if !paired { catalog.orphans.append(entry) }
+        }
         for (manifestName, manifestEntry) in files.sorted(by: { $0.key < $1.key }) {
             guard let bundleName = BundleNaming.bundleName(ofManifest: manifestName),
                   let bundleFile = files[bundleName] else { continue }
