@@ -1,7 +1,8 @@
 # Ferry: two commands from a fresh clone.
 #   make run    install missing system packages, build, push sample-media/ with config.yml
 #   make test   install what the tests need, build (warnings are errors), run every test
-#   make bench  compare ferry with cp, rsync and rclone on the same data (writes a table)
+#   make bench  compare ferry with cp, rsync and rclone on the same data, plain files with
+#               archive bundles (writes tables)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5")
@@ -38,6 +39,7 @@ bench:
 	$(SWIFT) build -c release
 	bash scripts/bench-local.sh
 	python3 scripts/bench-webdav.py
+	python3 scripts/bench-bundles.py
 
 fuzz: deps
 	bash scripts/fuzz.sh
