@@ -19,6 +19,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case jsonIndex = "json-index"
     /// An HTML folder index: Apache, nginx, python's http.server (the http backend).
     case htmlIndex = "html-index"
+    /// An archive bundle's manifest from a remote, then the catalog's checks of its paths.
+    case bundleManifest = "bundle-manifest"
 
     public func run(_ input: Data) {
         switch self {
@@ -31,6 +33,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .htmlIndex:
             _ = try? HTMLIndexParser.parse(input, origin: "http://127.0.0.1:8080", folderPath: "/files/Alps%202024/",
                                            directory: Self.photos, limits: Self.indexLimits)
+        case .bundleManifest:
+            let name = "bundle-20261122T230501Z-3fa2c4d1.tar.zst"
+            guard let manifest = try? BundleManifest.decode(input, name: name + ".manifest.json") else { return }
+            var catalog = BundleCatalog()
+            let record = BundleRecord(pairId: 1, name: name, format: manifest.format, size: manifest.size, manifestSize: 0,
+                                      manifestModifiedNanos: nil, createdAt: manifest.createdAt)
+            catalog.add(record, file: RemoteEntry(path: Self.photos, kind: .file, size: 0, modifiedNanos: nil), members: manifest.members.map {
+                BundleMemberRecord(pairId: 1, bundle: name, path: $0.path, entryName: $0.entry, size: $0.size,
+                                   modifiedNanos: $0.modifiedNanos, sha256: $0.sha256, stale: false)
+            })
+            var remote: [String: RemoteEntry] = [:]
+            catalog.addVirtualEntries(to: &remote, root: Self.photos)
         }
     }
 
@@ -60,6 +74,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return ["<a href=\"", "\">", "</a>", "<A HREF=", "../", "/files/Alps%202024/", "?C=N;O=D", "#top", "http://evil/",
                     "//evil/x", "%2F", "%2e%2e/", "&amp;", "&#47;", "&#x2F;", "<!--", "-->", "<script>", "</script>", "<base href=\"/\">",
                     "<title>", "<textarea>", "'", "\"", "\u{0}", "<pre>", "sub/"]
+        case .bundleManifest:
+            return ["{", "}", "[", "]", ",", "\"members\":", "\"path\":", "\"entry\":", "\"size\":", "\"modifiedNanos\":",
+                    "\"sha256\":", "\"../x\"", "\"/etc/passwd\"", "\".ferry-bundles/x\"", "\"a//b\"", "\\u0000", "-1",
+                    "9223372036854775807", "1e308", "null", "\"ferryBundleManifest\":1"]
         }
     }
 }

@@ -15,6 +15,17 @@ public struct BundleRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     public var manifestSize: Int64
     public var manifestModifiedNanos: Int64?
     public var createdAt: Double
+
+    public init(pairId: Int64, name: String, format: String, size: Int64, manifestSize: Int64,
+                manifestModifiedNanos: Int64?, createdAt: Double) {
+        self.pairId = pairId
+        self.name = name
+        self.format = format
+        self.size = size
+        self.manifestSize = manifestSize
+        self.manifestModifiedNanos = manifestModifiedNanos
+        self.createdAt = createdAt
+    }
 }
 
 /// One file inside a bundle: which bundle, under which entry name, and the version and
@@ -34,4 +45,16 @@ public struct BundleMemberRecord: Codable, Sendable, Equatable, FetchableRecord,
     /// SHA-256 of the content, lowercase hex.
     public var sha256: String
     public var stale: Bool
+
+    public init(pairId: Int64, bundle: String, path: String, entryName: String, size: Int64, modifiedNanos: Int64,
+                sha256: String, stale: Bool) {
+        self.pairId = pairId
+        self.bundle = bundle
+        self.path = path
+        self.entryName = entryName
+        self.size = size
+        self.modifiedNanos = modifiedNanos
+        self.sha256 = sha256
+        self.stale = stale
+    }
 }
