@@ -103,6 +103,7 @@ struct ArchiveBundleTests {
         #expect(members.count == 40)
         #expect(members.allSatisfy { ($0["sha256"] as? String)?.count == 64 })
 
+        try TreeGenerator.write(at: work.state + "/bundles/pair-1/.bundle-killed.tar.zst.ferry-part", size: 10, seed: 1)
         // What a push killed between a bundle's two uploads leaves: removed once an hour old.
         let oldOrphan = work.destination + "/.ferry-bundles/bundle-20200101T000000Z-00000002.tar.zst"
         let newOrphan = work.destination + "/.ferry-bundles/bundle-20200101T000000Z-00000003.zip"
@@ -115,6 +116,10 @@ struct ArchiveBundleTests {
         #expect(again.int("skipped") == 40)
         #expect(!FileManager.default.fileExists(atPath: oldOrphan))
         #expect(FileManager.default.fileExists(atPath: newOrphan))
+        // Bundles are built and fetched in the pair's work folder, which a run leaves empty
+        // and clears of what a killed run left.
+        let workFolder = work.state + "/bundles/pair-1"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: workFolder) == [])
         try FileManager.default.removeItem(atPath: newOrphan)
 
         // A bundled file edited now (no longer cold) goes plain; a deleted one leaves with --delete.

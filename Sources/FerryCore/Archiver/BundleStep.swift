@@ -20,7 +20,8 @@ struct BundleStep: Sendable {
     /// nil on a dry run without a journal yet.
     let journal: Journal?
     let pairId: Int64
-    /// Where bundles are built and downloaded: `STATE/bundles`.
+    /// Where bundles are built and downloaded: `STATE/bundles/pair-N`, the pair's own, so
+    /// that it is only used under the pair's run lock.
     let workDirectory: String
     let retry: RetryPolicy
     let throttle: ByteThrottle?
@@ -30,8 +31,15 @@ struct BundleStep: Sendable {
 
     var bundleFolder: RemotePath { BundleNaming.folder(in: pair.remoteRoot) }
 
-    static func workDirectory(in stateDirectory: String) -> String {
-        LocalFileSystem.join(stateDirectory, "bundles")
+    static func workDirectory(in stateDirectory: String, pairId: Int64) -> String {
+        LocalFileSystem.join(stateDirectory, "bundles/pair-\(pairId)")
+    }
+
+    /// Removes what a run killed while building or restoring bundles left in the work
+    /// folder. Called with the pair's run lock held, so no other run is using it.
+    func clearWorkDirectory() {
+        guard let names = try? LocalFileSystem.directoryEntries(workDirectory) else { return }
+        for name in names { try? LocalFileSystem.removeFile(LocalFileSystem.join(workDirectory, name)) }
     }
 
     // MARK: Catalog

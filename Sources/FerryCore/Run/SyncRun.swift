@@ -151,8 +151,9 @@ public struct SyncRun: Sendable {
         let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
         let bundles = BundleStep(
             pair: pair, rule: config.archive, journal: pairRecord == nil ? nil : journal, pairId: pairId,
-            workDirectory: BundleStep.workDirectory(in: stateDirectory), retry: config.retry, throttle: throttle,
-            progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: pairId), retry: config.retry,
+            throttle: throttle, progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+        if !options.dryRun { bundles.clearWorkDirectory() }
         var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
 
