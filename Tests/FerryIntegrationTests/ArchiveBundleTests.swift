@@ -22,7 +22,7 @@ struct ArchiveBundleTests {
     }
 
     static func config(remoteURL: String, type: String = "webdav", option: String = "url",
-                       bundleSize: String = "1M", minFiles: Int = 10) -> String {
+                       bundleSize: String = "1M", minFiles: Int = 10, format: String = "tar.zst") -> String {
         """
         remotes:
           store:
@@ -37,6 +37,7 @@ struct ArchiveBundleTests {
           max_file_size: 4k
           bundle_size: \(bundleSize)
           min_files: \(minFiles)
+          format: \(format)
         """
     }
 
@@ -75,10 +76,10 @@ struct ArchiveBundleTests {
     }
 
     /// A workspace whose config.yml pushes `src` to the local folder `dst` with bundles.
-    static func localWorkspace(files: Int, minFiles: Int = 10) throws -> (Workspace, [String]) {
+    static func localWorkspace(files: Int, minFiles: Int = 10, format: String = "tar.zst") throws -> (Workspace, [String]) {
         let work = Workspace()
         let paths = try writeColdTree(at: work.source, count: files)
-        try Data(config(remoteURL: "dst", type: "local", option: "path", minFiles: minFiles).utf8)
+        try Data(config(remoteURL: "dst", type: "local", option: "path", minFiles: minFiles, format: format).utf8)
             .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
         return (work, paths)
     }
@@ -145,13 +146,40 @@ struct ArchiveBundleTests {
         #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: true) == [])
     }
 
-    @Test("a truncated bundle fails the files it cannot give, each with the cause; none is left partial")
-    func truncatedBundle() async throws {
-        let (work, paths) = try Self.localWorkspace(files: 60)
+    @Test("every format restores the tree with nanosecond mtimes (from the manifest)", arguments: ["tar.gz", "zip"])
+    func formats(_ format: String) async throws {
+        let (work, paths) = try Self.localWorkspace(files: 25, format: format)
+        let push = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-bundles").contains { $0.hasSuffix("." + format) })
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", work.destination, "--state", work.directory.child("fresh"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(pull.int("downloaded") == paths.count)
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: true) == [])
+    }
+
+    @Test("with the journal lost, a push finds its files in the bundles' manifests and sends nothing")
+    func lostJournal() async throws {
+        let (work, paths) = try Self.localWorkspace(files: 30)
+        let first = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        try FileManager.default.removeItem(atPath: work.state)
+        let again = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(again.status == 0, "\(again.diagnostics)")
+        #expect(again.int("uploaded") == 0)
+        #expect(again.int("skipped") == paths.count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-bundles").count == 2)
+    }
+
+    @Test("a truncated bundle fails the files it cannot give, each with the cause; none is left partial",
+          arguments: ["tar.zst", "tar.gz", "zip"])
+    func truncatedBundle(_ format: String) async throws {
+        let (work, paths) = try Self.localWorkspace(files: 60, format: format)
         let push = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
         #expect(push.status == 0, "\(push.diagnostics)")
         let folder = work.destination + "/.ferry-bundles"
-        let bundle = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".tar.zst") })
+        let bundle = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix("." + format) })
         let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + bundle))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: folder + "/" + bundle))
 
@@ -164,6 +192,7 @@ struct ArchiveBundleTests {
         #expect(!failed.isEmpty)
         #expect(downloaded + failed.count == paths.count)
         #expect(failed.allSatisfy { ($0["error"] as? String ?? "").contains("damaged or cut short") }, "\(failed.prefix(2))")
+
         // What was restored is complete and right; nothing else is there.
         let present = try TreeComparison.files(in: restored)
         #expect(present.count == downloaded)

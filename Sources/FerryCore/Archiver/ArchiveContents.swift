@@ -45,8 +45,11 @@ public enum ArchiveContents {
         case .symbolicLink, .hardLink: return "a link: never extracted"
         case .other: return "not a regular file: never extracted"
         case .file, .directory:
-            let name = member.name.hasSuffix("/") ? String(member.name.dropLast()) : member.name
-            return BundleCatalog.refusalReason(name)
+            // `tar -C dir .` names members `./x`: harmless, and how tar itself extracts them.
+            var name = Substring(member.name)
+            while name.hasPrefix("./") { name = name.dropFirst(2) }
+            if name.hasSuffix("/") { name = name.dropLast() }
+            return name.isEmpty || name == "." ? nil : BundleCatalog.refusalReason(String(name))
         }
     }
 }
