@@ -94,6 +94,11 @@ struct ArchiveBundleTests {
     @Test("push again sends nothing; a changed file leaves its bundle, a deleted one is dropped, and pull follows")
     func membersLeaveBundles() async throws {
         let (work, paths) = try Self.localWorkspace(files: 40)
+        let dryRun = try await work.ferry(["push", "cold", "--state", work.state, "--json", "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun.diagnostics)")
+        #expect(dryRun.events(named: "planned").count == 40)
+        #expect(dryRun.events(named: "planned").allSatisfy { $0["queue"] as? String == "archives" })
+        #expect(!FileManager.default.fileExists(atPath: work.destination))
         let first = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
         #expect(first.status == 0, "\(first.diagnostics)")
         #expect(first.int("uploaded") == 40)

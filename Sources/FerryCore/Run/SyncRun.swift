@@ -179,9 +179,14 @@ public struct SyncRun: Sendable {
             sink.emit(.conflict(path: conflict.path, queue: conflict.queue, message: conflict.lastError ?? "conflict"))
         }
 
+        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: catalog, mode: pair.mode,
+                                                rule: config.archive, matcher: archiveMatcher, now: now)
         if options.dryRun {
+            // Files that go through a bundle are shown in the archives queue, as a run reports them.
+            let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
             for job in plan.jobs {
-                sink.emit(.planned(path: job.path, queue: job.queue, action: job.action ?? .upload, bytes: job.transferBytes))
+                let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
+                sink.emit(.planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes))
             }
             summary.elapsedSeconds = seconds(since: started)
             sink.emit(.summary(summary))
@@ -192,8 +197,6 @@ public struct SyncRun: Sendable {
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
-            let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: catalog, mode: pair.mode,
-                                                    rule: config.archive, matcher: archiveMatcher, now: now)
             let engine = TransferEngine(
                 executor: TransferExecutor(pair: pair, journal: journal,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
