@@ -177,6 +177,52 @@ struct ArchiveBundleTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-bundles").count == 2)
     }
 
+    @Test("a restore that would cut into min_free_space fails its files before a byte is written")
+    func freeSpace() async throws {
+        let (work, paths) = try Self.localWorkspace(files: 20)
+        let push = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        let config = work.directory.child("config.yml")
+        let text = try String(contentsOfFile: config, encoding: .utf8) + "\ntransfers:\n  min_free_space: 100000000G\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: config))
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", work.destination, "--state", work.directory.child("fresh"), "--json"])
+        #expect(pull.status == 1, "\(pull.diagnostics)")
+        #expect(pull.events(named: "failed").count == paths.count)
+        #expect(pull.events(named: "failed").allSatisfy { ($0["error"] as? String ?? "").contains("not enough free space") })
+        #expect(try TreeComparison.files(in: restored).isEmpty)
+    }
+
+    @Test("a bundle upload cut off by the network leaves its files queued (not failed); the next push sends them")
+    func connectionLost() async throws {
+        let server = try TestServer(.nginx)
+        // The first two PUTs (the bundle's, then its retry) get a TCP reset.
+        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=reset,reset"])
+        let work = Workspace()
+        let paths = try Self.writeColdTree(at: work.source, count: 20)
+        let config = Self.config(remoteURL: proxy.origin + "/dav/cold") + """
+
+            retry:
+              attempts: 2
+              base_delay: 50ms
+              offline_wait: 1s
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+
+        let first = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(first.status == 1, "\(first.diagnostics)")
+        #expect(first.int("uploaded") == 0)
+        #expect(first.events(named: "failed").count == paths.count)
+        #expect(first.events(named: "failed").allSatisfy { ($0["error"] as? String ?? "").contains("stays queued") })
+        let status = try await work.ferry(["status", "--state", work.state, "--json", "--errors"])
+        #expect(status.standardOutput.contains("needsUpload") && !status.standardOutput.contains("syncError"),
+                "\(status.diagnostics)")
+
+        let second = try await work.ferry(["push", "cold", "--state", work.state, "--json"])
+        #expect(second.status == 0, "\(second.diagnostics)")
+        #expect(second.int("uploaded") == paths.count)
+    }
+
     @Test("a truncated bundle fails the files it cannot give, each with the cause; none is left partial",
           arguments: ["tar.zst", "tar.gz", "zip"])
     func truncatedBundle(_ format: String) async throws {

@@ -35,6 +35,15 @@ extension BundleStep {
         let observer = JobObserver(queue: Self.queue, progress: progress, throttle: throttle)
         do throws(BackendError) {
             try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
+            try LocalFileSystem.makeDirectories(pair.localRoot)
+            // The bundle and the files restored from it, both on the local disk for a while
+            // (the state folder is usually on the same disk; where it is not, this errs on
+            // the safe side).
+            let needed = listed.size + jobs.reduce(0) { $0 + (catalog.members[$1.path]?.size ?? 0) }
+            let space = try LocalFileSystem.filesystemSpace(pair.localRoot)
+            if let refusal = freeSpaceReserve.refusal(needed: needed, available: space.available, totalBytes: space.total) {
+                throw BackendError(.noSpace, refusal, path: pair.localRoot)
+            }
             let result = try await withRetries { () async throws(BackendError) -> DownloadResult in
                 try await pair.backend.download(
                     DownloadRequest(source: listed.path, partialFile: downloaded, offset: 0, expected: listed), observer: observer)
@@ -43,7 +52,8 @@ extension BundleStep {
                 throw BackendError(.io, "the downloaded bundle has the wrong size", path: listed.path.string)
             }
         } catch {
-            try await fail(jobs, message: "cannot download bundle \(bundleName): \(error.description)", summary: &summary)
+            try await fail(jobs, message: "cannot restore from bundle \(bundleName): \(error.description)",
+                           outage: error.suggestsOutage, summary: &summary)
             return
         }
 

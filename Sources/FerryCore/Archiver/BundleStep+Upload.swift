@@ -69,7 +69,8 @@ extension BundleStep {
             _ = try await upload(file, as: name, observer: observer)
             manifestResult = try await upload(manifestFile, as: BundleNaming.manifestName(for: name), observer: NullTransferObserver())
         } catch {
-            try await fail(packed.map(\.record), message: "cannot upload bundle \(name): \(error.description)", summary: &summary)
+            try await fail(packed.map(\.record), message: "cannot upload bundle \(name): \(error.description)",
+                           outage: error.suggestsOutage, summary: &summary)
             return
         }
 

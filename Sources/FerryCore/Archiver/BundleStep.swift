@@ -24,6 +24,8 @@ struct BundleStep: Sendable {
     /// that it is only used under the pair's run lock.
     let workDirectory: String
     let retry: RetryPolicy
+    /// What restores leave free on the local disk.
+    let freeSpaceReserve: FreeSpaceReserve
     let throttle: ByteThrottle?
     let progress: RunProgress
     let sink: any RunEventSink
@@ -144,20 +146,28 @@ struct BundleStep: Sendable {
         }
     }
 
-    /// Books files that failed for good in this step.
-    func fail(_ records: [FileRecord], message: String, summary: inout RunSummary) async throws(JournalError) {
+    /// Books files that failed in this step: for good (`syncError`), or, when the remote
+    /// stopped answering (`outage`), left pending with their attempts untouched, like the
+    /// engine does after waiting out an outage.
+    func fail(_ records: [FileRecord], message: String, outage: Bool = false,
+              summary: inout RunSummary) async throws(JournalError) {
         var failed: [FileRecord] = []
+        let text = outage ? message + "; the file stays queued: run again when the server is back" : message
         for record in records {
             var updated = record
-            updated.status = .syncError
-            updated.attempts = record.attempts + 1
-            updated.lastError = message
+            if outage {
+                updated.status = (record.action ?? .upload).pendingStatus
+            } else {
+                updated.status = .syncError
+                updated.attempts = record.attempts + 1
+            }
+            updated.lastError = text
             updated.nextAttemptAt = nil
             updated.updatedAt = Date().timeIntervalSince1970
             failed.append(updated)
             summary.failedFiles += 1
-            summary.failures.append(RunSummary.Failure(path: record.path, message: message))
-            sink.emit(.failed(path: record.path, queue: Self.queue, message: message, willRetry: false, attempt: updated.attempts))
+            summary.failures.append(RunSummary.Failure(path: record.path, message: text))
+            sink.emit(.failed(path: record.path, queue: Self.queue, message: text, willRetry: false, attempt: updated.attempts))
             progress.ended(queue: Self.queue, succeeded: false)
         }
         try await journal?.apply(upserts: failed, deletions: [])

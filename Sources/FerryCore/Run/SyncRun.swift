@@ -152,7 +152,7 @@ public struct SyncRun: Sendable {
         let bundles = BundleStep(
             pair: pair, rule: config.archive, journal: pairRecord == nil ? nil : journal, pairId: pairId,
             workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: pairId), retry: config.retry,
-            throttle: throttle, progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+            freeSpaceReserve: config.transfers.minFreeSpace, throttle: throttle, progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
         if !options.dryRun { bundles.clearWorkDirectory() }
         var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
