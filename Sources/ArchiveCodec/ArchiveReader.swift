@@ -71,9 +71,10 @@ public final class ArchiveReader {
     }
 
     /// Writes the current entry's data to `destination` (created or truncated, mode 0644),
-    /// flushed to disk, and returns its length and SHA-256. A damaged or truncated archive
-    /// throws; the caller removes what was written.
-    public func extract(to destination: String) throws(ArchiveError) -> ArchiveMemberData {
+    /// flushed to disk unless `flush` is false (the caller flushes many files at once), and
+    /// returns its length and SHA-256. A damaged or truncated archive throws; the caller
+    /// removes what was written.
+    public func extract(to destination: String, flush: Bool = true) throws(ArchiveError) -> ArchiveMemberData {
         let locale = CArchive_enter_utf8_locale()
         defer { CArchive_leave_utf8_locale(locale) }
         let file: OpenFile
@@ -99,7 +100,7 @@ public final class ArchiveReader {
             offset += Int64(count)
         }
         do throws(BackendError) {
-            try file.sync()
+            if flush { try file.sync() }
         } catch {
             throw ArchiveError(.io, "cannot flush the file", path: destination, cause: error.description)
         }

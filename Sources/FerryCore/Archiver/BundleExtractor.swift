@@ -1,5 +1,8 @@
 import ArchiveCodec
 import FerryPluginAPI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Restores chosen members of a downloaded bundle into the local folder (blocking: run it
 /// through `BlockingIO`).
@@ -26,6 +29,8 @@ struct BundleExtractor {
         var wanted: [String: Target] = [:]
         for target in targets { wanted[target.member.entryName] = target }
         var results: [String: Result<FileMetadata, BackendError>] = [:]
+        // Members extracted and verified, waiting for the flush before they are renamed.
+        var verified: [(partial: String, final: String, target: Target)] = []
         func fail(_ target: Target, _ message: String, retryable: Bool = false) {
             results[target.path] = .failure(BackendError(.io, message, path: target.path, retryable: retryable))
         }
@@ -49,7 +54,7 @@ struct BundleExtractor {
                 }
                 let data: ArchiveMemberData
                 do throws(ArchiveError) {
-                    data = try reader.extract(to: partial)
+                    data = try reader.extract(to: partial, flush: false)
                 } catch {
                     try? LocalFileSystem.removeFile(partial)
                     // The archive cannot be read past this point: this member and all the
@@ -62,7 +67,7 @@ struct BundleExtractor {
                     fail(target, "bundle member '\(entry.name)' of \(bundleName) does not match its manifest (size or SHA-256)")
                     continue
                 }
-                results[target.path] = place(partial, at: final, target: target)
+                verified.append((partial, final, target))
             }
         } catch {
             for target in wanted.values {
@@ -73,7 +78,21 @@ struct BundleExtractor {
         for target in wanted.values {
             fail(target, "bundle \(bundleName) has no member '\(target.member.entryName)'")
         }
+        // One flush for the whole bundle instead of an fsync per member (5,000 fsyncs were
+        // most of a 5,000-file restore's time); the data is on disk before any member gets
+        // its final name, as with a single download.
+        if !verified.isEmpty { Self.flushFilesystem(of: localRoot) }
+        for item in verified {
+            results[item.target.path] = place(item.partial, at: item.final, target: item.target)
+        }
         return results
+    }
+
+    /// Flushes written data to disk: `sync()`, as `syncfs` (one filesystem only) is not
+    /// exposed to Swift by Glibc. One call per bundle, so a busy other disk costs at most
+    /// that once.
+    static func flushFilesystem(of path: String) {
+        sync()
     }
 
     /// Gives the restored file its time and renames it into place, unless the local file
