@@ -1,7 +1,8 @@
 # Ferry: two commands from a fresh clone.
 #   make run    install missing system packages, build, push sample-media/ with config.yml
 #   make test   install what the tests need, build (warnings are errors), run every test
-#   make bench  compare ferry with cp, rsync and rclone on the same data (writes a table)
+#   make bench  compare ferry with cp, rsync and rclone on the same data, plain files with
+#               archive bundles (writes tables)
 #   make bench-scale  time and peak memory on 1,000,000 small files (SCALE_FILES=N; ~30 min)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
@@ -39,6 +40,7 @@ bench:
 	$(SWIFT) build -c release
 	bash scripts/bench-local.sh
 	python3 scripts/bench-webdav.py
+	python3 scripts/bench-bundles.py
 
 bench-scale:
 	@bash scripts/bootstrap.sh bench

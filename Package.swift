@@ -58,11 +58,17 @@ let package = Package(
             path: "Plugins/CurlTransport"
         ),
 
+        // libarchive behind Swift values: the only module that imports CArchive.
+        .target(
+            name: "ArchiveCodec",
+            dependencies: ["CArchive", "FerryPluginAPI"]
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
-                "CArchive",
+                "ArchiveCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -74,6 +80,7 @@ let package = Package(
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
+                "ArchiveCodec",
                 "LocalBackend",
                 "WebDAVBackend",
                 "HTTPBackend",
@@ -112,7 +119,11 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "ArchiveCodec", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
+        ),
+        .testTarget(
+            name: "ArchiveCodecTests",
+            dependencies: ["ArchiveCodec", "FerryPluginAPI", "FerryTestSupport"]
         ),
         .testTarget(
             name: "LocalBackendTests",
@@ -132,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryTestSupport"]
+            dependencies: ["ferry", "FerryTestSupport", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

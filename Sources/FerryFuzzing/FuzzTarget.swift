@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case htmlIndex = "html-index"
     /// One line from an external plugin (hello, reply with entries, progress, error).
     case pluginMessage = "plugin-message"
+    /// An archive bundle's manifest from a remote, then the catalog's checks of its paths.
+    case bundleManifest = "bundle-manifest"
 
     public func run(_ input: Data) {
         switch self {
@@ -36,6 +38,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                                            directory: Self.photos, limits: Self.indexLimits)
         case .pluginMessage:
             _ = PluginLineCheck.accepts([UInt8](input))
+        case .bundleManifest:
+            let name = "bundle-20261122T230501Z-3fa2c4d1.tar.zst"
+            guard let manifest = try? BundleManifest.decode(input, name: name + ".manifest.json") else { return }
+            var catalog = BundleCatalog()
+            let record = BundleRecord(pairId: 1, name: name, format: manifest.format, size: manifest.size, manifestSize: 0,
+                                      manifestModifiedNanos: nil, createdAt: manifest.createdAt)
+            catalog.add(record, file: RemoteEntry(path: Self.photos, kind: .file, size: 0, modifiedNanos: nil), members: manifest.members.map {
+                BundleMemberRecord(pairId: 1, bundle: name, path: $0.path, entryName: $0.entry, size: $0.size,
+                                   modifiedNanos: $0.modifiedNanos, sha256: $0.sha256, stale: false)
+            })
+            var remote: [String: RemoteEntry] = [:]
+            catalog.addVirtualEntries(to: &remote, root: Self.photos)
         }
     }
 
@@ -72,6 +86,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     "\"path\":\"a/b\"", "\"../\"", "\"size\":", "\"modified_ns\":", "\"etag\":", "\"error\":{\"class\":\"retryable\"",
                     "\"code\":\"not_found\"", "\"max_concurrency\":", "-1", "1e308", "9223372036854775807", "null", "true",
                     "\\u0000", "\\ud800", "\"\""]
+        case .bundleManifest:
+            return ["{", "}", "[", "]", ",", "\"members\":", "\"path\":", "\"entry\":", "\"size\":", "\"modifiedNanos\":",
+                    "\"sha256\":", "\"../x\"", "\"/etc/passwd\"", "\".ferry-bundles/x\"", "\"a//b\"", "\\u0000", "-1",
+                    "9223372036854775807", "1e308", "null", "\"ferryBundleManifest\":1"]
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ArchiveCodec
 import CurlTransport
 import FerryCore
 

@@ -1,3 +1,4 @@
+import ArchiveCodec
 import ArgumentParser
 import FerryCore
 import FerryPluginAPI
@@ -14,6 +15,9 @@ extension Ferry {
 
         @Flag(name: [.customShort("R"), .long], help: "List every folder below, one file per line.")
         var recursive = false
+
+        @Flag(help: "Also list the members of archive files (.zip, .tar.*, .7z, Ferry's bundles), read with libarchive.")
+        var archiveContents = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -33,6 +37,9 @@ extension Ferry {
             } catch {
                 throw CommandFailure.runtime("cannot list \(remote): \(error.description)")
             }
+            let scratch = FileManager.default.temporaryDirectory.path + "/ferry-ls-\(ProcessInfo.processInfo.processIdentifier)"
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            var unreadable: [String] = []
             for entry in entries.sorted(by: { $0.path < $1.path }) {
                 let name = entry.path.relative(to: root)?.string ?? entry.path.string
                 if global.json {
@@ -40,16 +47,55 @@ extension Ferry {
                     object.add("path", name)
                     object.add("kind", entry.kind.rawValue)
                     object.add("size", entry.size)
-                    object.add("modified", entry.modifiedNanos.map { Date(timeIntervalSince1970: Double($0) / 1e9).ISO8601Format() })
+                    object.add("modified", entry.modifiedNanos.map(Self.time))
                     object.add("etag", entry.etag)
                     StandardStreams.output(object.text)
                 } else {
-                    let modified = entry.modifiedNanos
-                        .map { Date(timeIntervalSince1970: Double($0) / 1e9).ISO8601Format() } ?? "-"
                     let size = entry.kind == .directory ? "-" : ByteFormat.string(entry.size)
-                    StandardStreams.output(size.leftPadded(11) + "  " + modified + "  " + name + (entry.kind == .directory ? "/" : ""))
+                    StandardStreams.output(size.leftPadded(11) + "  " + (entry.modifiedNanos.map(Self.time) ?? "-") + "  "
+                        + name + (entry.kind == .directory ? "/" : ""))
+                }
+                guard archiveContents, entry.kind == .file, ArchiveContents.isArchiveName(name) else { continue }
+                do {
+                    let members = try await ArchiveContents.members(of: entry, backend: backend, scratchDirectory: scratch)
+                    for member in members { printMember(member, of: name) }
+                } catch {
+                    StandardStreams.error("ferry: \(error.message)")
+                    unreadable.append(name)
                 }
             }
+            if !unreadable.isEmpty {
+                throw CommandFailure.runtime("\(unreadable.count) archive(s) could not be read (\(unreadable.joined(separator: ", "))); "
+                    + "they may be damaged or in a format this libarchive does not read")
+            }
+        }
+
+        /// One member below its archive's line: indented in text, `archive` + `member` in JSON.
+        /// Links and names that would be refused on extraction are marked.
+        private func printMember(_ member: ArchiveEntry, of archive: String) {
+            let refusal = ArchiveContents.refusalReason(for: member)
+            if global.json {
+                var object = JSONObject()
+                object.add("path", archive)
+                object.add("member", member.name)
+                object.add("kind", member.kind.rawValue)
+                if let size = member.size { object.add("size", size) }
+                object.add("modified", member.modifiedNanos.map(Self.time))
+                object.add("link_target", member.linkTarget)
+                object.add("refused", refusal)
+                StandardStreams.output(object.text)
+                return
+            }
+            let size = member.kind == .file ? member.size.map(ByteFormat.string) ?? "?" : "-"
+            var line = size.leftPadded(11) + "  " + (member.modifiedNanos.map(Self.time) ?? "-") + "    " + archive + " » " + member.name
+            if member.kind == .directory && !member.name.hasSuffix("/") { line += "/" }
+            if let target = member.linkTarget { line += " -> " + target }
+            if let refusal { line += "  (\(refusal))" }
+            StandardStreams.output(line)
+        }
+
+        private static func time(_ nanos: Int64) -> String {
+            Date(timeIntervalSince1970: Double(nanos) / 1e9).ISO8601Format()
         }
     }
 }

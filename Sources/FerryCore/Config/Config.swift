@@ -16,6 +16,8 @@ public struct Config: Sendable {
     public var transfers: TransferSettings
     public var retry: RetryPolicy
     public var scan: ScanSettings
+    /// Cold files packed into bundles on push (`archive:`); nil when the section is absent.
+    public var archive: ArchiveRule? = nil
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

@@ -1,3 +1,4 @@
+import ArchiveCodec
 import Foundation
 import FerryPluginAPI
 import Yams
@@ -21,7 +22,7 @@ struct ConfigReader {
 
     mutating func read(_ root: Node) throws(ConfigError) -> Config {
         let top = try mapping(root, key: nil, allowed: [
-            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan",
+            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
         ])
         var folderNode: Node?
         var defaultQueueNode: Node?
@@ -35,6 +36,7 @@ struct ConfigReader {
             case "transfers": try readTransfers(entry.value)
             case "retry": try readRetry(entry.value)
             case "scan": try readScan(entry.value)
+            case "archive": try readArchive(entry.value)
             default: break
             }
         }
@@ -239,6 +241,32 @@ struct ConfigReader {
             default: break
             }
         }
+    }
+
+    private mutating func readArchive(_ node: Node) throws(ConfigError) {
+        var rule = ArchiveRule()
+        let keys = ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]
+        for entry in try mapping(node, key: "archive", allowed: keys) {
+            let key = "archive." + entry.key
+            switch entry.key {
+            case "match": rule.match = try globList(entry.value, key: key)
+            case "older_than": rule.olderThan = try duration(entry.value, key: key)
+            case "max_file_size": rule.maxFileSize = try size(entry.value, key: key)
+            case "bundle_size":
+                rule.bundleSize = try size(entry.value, key: key)
+                guard rule.bundleSize >= 64 << 10 else { throw error(entry.value, key, "must be at least 64k") }
+            case "format":
+                let text = try string(entry.value, key: key)
+                guard let format = ArchiveFormat(rawValue: text) else {
+                    throw error(entry.value, key, "unknown format '\(text)' (expected one of: "
+                        + ArchiveFormat.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                }
+                rule.format = format
+            case "min_files": rule.minFiles = try integer(entry.value, key: key, range: 1...1_000_000)
+            default: break
+            }
+        }
+        config.archive = rule
     }
 
     // MARK: Typed values

@@ -32,6 +32,6 @@ public struct QueueRule: Sendable, Equatable {
             ],
             concurrency: 2),
         QueueRule(name: "gpx", match: ["*.{gpx,kml,kmz,fit,tcx,nmea,xmp,srt}"], concurrency: 2),
-        QueueRule(name: "archives", match: ["*.{zip,tar,tgz,tbz2,txz,7z,rar}", "*.tar.*"], concurrency: 1),
+        QueueRule(name: "archives", match: ArchiveContents.fileGlobs, concurrency: 1),
     ]
 }

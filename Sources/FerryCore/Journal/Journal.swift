@@ -292,7 +292,7 @@ public final class Journal: Sendable {
 
     // MARK: Access
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
         do {
             return try await pool.write(body)
         } catch {
@@ -300,7 +300,7 @@ public final class Journal: Sendable {
         }
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {
         do {
             return try await pool.read(body)
         } catch {

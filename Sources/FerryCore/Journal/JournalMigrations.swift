@@ -53,6 +53,32 @@ enum JournalMigrations {
             // (Journal.pendingJobs) without sorting, and in-sync rows cost no index space.
             try db.execute(sql: "CREATE INDEX file_jobs ON file(pairId, queue, path) WHERE action IS NOT NULL")
         }
+        // Archive bundles on a pair's remote and which file is in which (docs/archive-bundles.md).
+        migrator.registerMigration("archive-bundles-and-members") { db in
+            try db.create(table: "archiveBundle") { table in
+                table.column("pairId", .integer).notNull().references("folderPair", onDelete: .cascade)
+                table.column("name", .text).notNull()
+                table.column("format", .text).notNull()
+                table.column("size", .integer).notNull()
+                table.column("manifestSize", .integer).notNull()
+                table.column("manifestModifiedNanos", .integer)
+                table.column("createdAt", .double).notNull()
+                table.primaryKey(["pairId", "name"])
+            }
+            try db.create(table: "archiveMember") { table in
+                table.column("pairId", .integer).notNull()
+                table.column("bundle", .text).notNull()
+                table.column("path", .text).notNull()
+                table.column("entryName", .text).notNull()
+                table.column("size", .integer).notNull()
+                table.column("modifiedNanos", .integer).notNull()
+                table.column("sha256", .text).notNull()
+                table.column("stale", .boolean).notNull().defaults(to: false)
+                table.primaryKey(["pairId", "bundle", "path"])
+                table.foreignKey(["pairId", "bundle"], references: "archiveBundle", columns: ["pairId", "name"], onDelete: .cascade)
+            }
+            try db.create(index: "archiveMember_by_path", on: "archiveMember", columns: ["pairId", "path"])
+        }
         return migrator
     }
 }

@@ -20,6 +20,9 @@ struct PagedPlanning {
     /// False for `--dry-run`: the plan is made, nothing is written.
     var writesChanges: Bool
     var pageSize = PagedPlanning.pageSize
+    /// Keep every job in `Plan.jobs` even when they are written: archive bundles take some
+    /// of them out of the engine's hands.
+    var keepsJobs = false
 
     enum Failure: Error {
         case plan(PlanError)
@@ -83,8 +86,9 @@ struct PagedPlanning {
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
             // Written jobs stay in the journal (the engine reads them back a page at a
-            // time); only a plan that is not written keeps them, to be shown.
-            if !writesChanges { total.jobs += part.jobs }
+            // time); only a plan that is not written keeps them, to be shown, or one whose
+            // jobs are sorted further (`keepsJobs`).
+            if keepsJobs || !writesChanges { total.jobs += part.jobs }
             deletionCount += part.jobs.count { $0.action?.isDeletion == true }
             total.conflicts += part.conflicts
             total.unchangedCount += part.unchangedCount

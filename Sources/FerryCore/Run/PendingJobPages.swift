@@ -17,8 +17,14 @@ struct PendingJobPages: Sendable {
         var exhausted = false
     }
 
-    let journal: Journal
-    let pairId: Int64
+    /// Where the jobs come from: the journal, or a list already in memory (a run whose
+    /// jobs were sorted further after planning, e.g. into archive bundles).
+    private enum Source: Sendable {
+        case journal(Journal, pairId: Int64)
+        case list([String: [FileRecord]])
+    }
+
+    private let source: Source
     private var cursors: [Cursor]
     private let pageSize: Int
 
@@ -27,12 +33,24 @@ struct PendingJobPages: Sendable {
 
     init(journal: Journal, pairId: Int64, classifier: QueueClassifier,
          pageSize: Int = PendingJobPages.pageSize) async throws(JournalError) {
-        self.journal = journal
-        self.pairId = pairId
+        source = .journal(journal, pairId: pairId)
         self.pageSize = max(1, pageSize)
         let ranked = try await journal.pendingJobTotals(pairId: pairId)
             .map { (queue: $0.queue, rank: classifier.rank(of: $0.queue), total: $0) }
             .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.queue < $1.queue }
+        totals = ranked
+        cursors = ranked.map { Cursor(queue: $0.queue, rank: $0.rank) }
+    }
+
+    /// The jobs of a list, handed out whole on the first refill.
+    init(jobs: [FileRecord], classifier: QueueClassifier) {
+        let byQueue = Dictionary(grouping: jobs, by: \.queue)
+        let ranked = byQueue.map { queue, jobs in
+            (queue: queue, rank: classifier.rank(of: queue),
+             total: PendingJobTotal(queue: queue, files: jobs.count, bytes: jobs.reduce(0) { $0 + $1.transferBytes }))
+        }.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.queue < $1.queue }
+        source = .list(byQueue)
+        pageSize = .max
         totals = ranked
         cursors = ranked.map { Cursor(queue: $0.queue, rank: $0.rank) }
     }
@@ -44,8 +62,15 @@ struct PendingJobPages: Sendable {
     mutating func refill(waiting: (Int) -> Int) async throws(JournalError) -> [FileRecord] {
         var loaded: [FileRecord] = []
         for index in cursors.indices where !cursors[index].exhausted && waiting(cursors[index].rank) < Self.lowWater {
-            let page = try await journal.pendingJobs(pairId: pairId, queue: cursors[index].queue,
+            let page: [FileRecord]
+            switch source {
+            case let .journal(journal, pairId):
+                page = try await journal.pendingJobs(pairId: pairId, queue: cursors[index].queue,
                                                      after: cursors[index].after, limit: pageSize)
+            case let .list(byQueue):
+                page = (byQueue[cursors[index].queue] ?? [])
+                    .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            }
             cursors[index].after = page.last?.path ?? cursors[index].after
             cursors[index].exhausted = page.count < pageSize
             loaded += page

@@ -41,9 +41,15 @@ public struct SyncRun: Sendable {
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let classifier: QueueClassifier
         let ignore: GlobSet
+        let archiveMatcher: GlobSet?
         do {
             classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
             ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            if let rule = config.archive {
+                archiveMatcher = try GlobSet(rule.match)
+            } else {
+                archiveMatcher = nil
+            }
         } catch {
             throw RunError(error.description)
         }
@@ -117,7 +123,10 @@ public struct SyncRun: Sendable {
 
         // List the remote side.
         var remote: [String: RemoteEntry] = [:]
+        // Archive bundles live in a hidden folder that nginx leaves out of listings.
+        var bundleListing: [RemoteEntry] = []
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
+            .union([BundleNaming.folder(in: pair.remoteRoot)])
         do {
             let policy = config.retry
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
@@ -126,6 +135,10 @@ public struct SyncRun: Sendable {
             }
             for entry in listing {
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
+                if relative.components.first == BundleNaming.folderName {
+                    bundleListing.append(entry)
+                    continue
+                }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry
             }
@@ -133,15 +146,28 @@ public struct SyncRun: Sendable {
             throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
         }
 
+        // Bundled files count as present on the remote (docs/archive-bundles.md).
+        let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
+        let bundles = BundleStep(
+            pair: pair, rule: config.archive, journal: pairRecord == nil ? nil : journal, pairId: pairId,
+            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: pairId), retry: config.retry,
+            freeSpaceReserve: config.transfers.minFreeSpace, throttle: throttle, progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+        if !options.dryRun { bundles.clearWorkDirectory() }
+        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
+        catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
+
         // The plan is on disk before the first job starts (PagedPlanning writes it).
+        let keepsJobs = BundlePlanner.mayTakeJobs(rule: config.archive, catalog: catalog)
         let plan: Plan
         do {
-            plan = try await PagedPlanning(
+            var planning = PagedPlanning(
                 journal: pairJournal, pairId: pairId,
                 options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
                                      maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes),
-                classifier: classifier, now: now, writesChanges: !options.dryRun
-            ).plan(scan: consume scan, remote: consume remote)
+                classifier: classifier, now: now, writesChanges: !options.dryRun)
+            planning.keepsJobs = keepsJobs
+            plan = try await planning.plan(scan: consume scan, remote: consume remote)
         } catch {
             switch error {
             case let .plan(failure): throw RunError(failure.message)
@@ -155,9 +181,14 @@ public struct SyncRun: Sendable {
             sink.emit(.conflict(path: conflict.path, queue: conflict.queue, message: conflict.lastError ?? "conflict"))
         }
 
+        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: catalog, mode: pair.mode,
+                                                rule: config.archive, matcher: archiveMatcher, now: now)
         if options.dryRun {
+            // Files that go through a bundle are shown in the archives queue, as a run reports them.
+            let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
             for job in plan.jobs {
-                sink.emit(.planned(path: job.path, queue: job.queue, action: job.action ?? .upload, bytes: job.transferBytes))
+                let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
+                sink.emit(.planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes))
             }
             summary.elapsedSeconds = seconds(since: started)
             sink.emit(.summary(summary))
@@ -168,7 +199,6 @@ public struct SyncRun: Sendable {
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
-            let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
             let engine = TransferEngine(
                 executor: TransferExecutor(pair: pair, journal: journal,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
@@ -177,11 +207,26 @@ public struct SyncRun: Sendable {
                 queueCaps: config.queues.map(\.concurrency),
                 globalCap: options.transfers ?? config.transfers.maxConcurrent,
                 retry: config.retry,
-                throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
+                throttle: throttle,
                 progress: progress,
                 sink: sink)
-            let pages = try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
+            // Without bundles in play the engine reads its jobs back from the journal, a
+            // page at a time; with them, it takes what the bundles left.
+            let pages = keepsJobs
+                ? PendingJobPages(jobs: partition.engineJobs, classifier: classifier)
+                : try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
             try await engine.run(pages: pages, summary: &summary)
+            // Bundles are the archives queue: after everything else.
+            switch pair.mode {
+            case .push:
+                if let rule = config.archive {
+                    try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
+                }
+                try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
+                                                catalog: catalog, summary: &summary)
+            case .pull:
+                try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
+            }
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {
             throw RunError(error.description)
