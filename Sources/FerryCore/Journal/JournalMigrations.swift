@@ -48,6 +48,13 @@ enum JournalMigrations {
             }
             try db.create(index: "file_by_status", on: "file", columns: ["pairId", "status", "queue"])
         }
+        // Two-way sync: where a planned move goes, and a person's answer to a conflict.
+        migrator.registerMigration("v2-sync-move-target-and-resolution") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "moveTarget", .text)
+                table.add(column: "resolution", .text)
+            }
+        }
         return migrator
     }
 }

@@ -72,7 +72,7 @@ struct PagedPlanning {
             total.unchangedCount += part.unchangedCount
             total.adoptedCount += part.adoptedCount
             total.localFileCount += part.localFileCount
-            let isDeletion = { (record: FileRecord) in record.action == .deleteRemote || record.action == .deleteLocal }
+            let isDeletion = { (record: FileRecord) in record.action?.isDeletion ?? false }
             heldDeletions += part.changedRecords.filter(isDeletion)
             let written = part.changedRecords.filter { !isDeletion($0) }
             if writesChanges, let journal {
@@ -89,6 +89,14 @@ struct PagedPlanning {
             after = upper
         }
 
+        if options.mode == .sync {
+            let renames = RenameDetection.renames(in: total.jobs)
+            total.jobs = RenameDetection.applying(renames, to: total.jobs)
+            // The MOVE jobs are written with the deletions, whether or not their rows changed.
+            let renamed = Set(renames.map(\.from.path))
+            heldDeletions = heldDeletions.filter { !renamed.contains($0.path) }
+                + total.jobs.filter { renamed.contains($0.path) }
+        }
         do {
             try Planner.checkDeletions(total.jobs, remoteFiles: remote.count, localFiles: total.localFileCount, options: options)
         } catch {

@@ -12,6 +12,8 @@ public struct RunOptions: Sendable {
     public var transfers: Int?
     /// `--bwlimit RATE`: overrides `transfers.bandwidth`; 0 means unlimited.
     public var bandwidthLimit: Int64?
+    /// The host name in conflict copies' names (sanitised); nil means this machine's.
+    public var hostName: String?
 
     public init() {}
 }
@@ -43,7 +45,7 @@ public struct SyncRun: Sendable {
         let ignore: GlobSet
         do {
             classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
-            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore)
         } catch {
             throw RunError(error.description)
         }
@@ -124,7 +126,9 @@ public struct SyncRun: Sendable {
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
+            let remoteTrash = pair.mode == .sync ? pair.trash.remoteFolder(root: pair.remoteRoot) : nil
             for entry in listing {
+                if let remoteTrash, entry.path.relative(to: remoteTrash) != nil { continue }
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry
@@ -139,7 +143,8 @@ public struct SyncRun: Sendable {
             plan = try await PagedPlanning(
                 journal: pairJournal, pairId: pairId,
                 options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
-                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes),
+                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
+                                     sync: pair.mode == .sync ? syncSettings(at: now) : nil),
                 classifier: classifier, now: now, writesChanges: !options.dryRun
             ).plan(scan: scan, remote: remote)
         } catch {
@@ -182,6 +187,7 @@ public struct SyncRun: Sendable {
                 sink: sink)
             try await engine.run(jobs: plan.jobs, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+            if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
         } catch {
             throw RunError(error.description)
         }
@@ -204,6 +210,41 @@ public struct SyncRun: Sendable {
             }
         }
         return folders
+    }
+
+    /// Conflict policies and names of this run, for a two-way sync.
+    func syncSettings(at now: Double) -> SyncPlanSettings {
+        SyncPlanSettings(conflicts: ConflictPolicies(folder: pair.conflict, rules: config.queues),
+                         host: options.hostName ?? SyncPlanSettings.sanitisedHost(ProcessInfo.processInfo.hostName),
+                         stamp: TrashExpiry.stamp(at: now), usesTrash: pair.trash.enabled)
+    }
+
+    /// The local trash folder as an ignore glob when it lies inside the folder under a name
+    /// other than the built-in `.ferry-trash`.
+    private var localTrashIgnore: [String] {
+        guard pair.mode == .sync else { return [] }
+        let folder = pair.trash.localFolder(root: pair.localRoot)
+        guard folder.hasPrefix(pair.localRoot + "/") else { return [] }
+        let relative = String(folder.dropFirst(pair.localRoot.count + 1))
+        return relative == TrashSettings.folderName ? [] : [relative, relative + "/**"]
+    }
+
+    /// Removes trash folders past their retention on both sides. A failure here loses
+    /// nothing (the trash stays a little longer), so it is reported and the run goes on.
+    private func purgeTrash(now: Double) async {
+        let keep = pair.trash.keepSeconds
+        let localFolder = pair.trash.localFolder(root: pair.localRoot)
+        do {
+            try await BlockingIO.run { () throws(BackendError) in try TrashExpiry.purgeLocal(localFolder, now: now, keepSeconds: keep) }
+        } catch {
+            sink.emit(.skipped(path: localFolder, reason: "cannot empty expired trash: \(error.description)"))
+        }
+        let remoteFolder = pair.trash.remoteFolder(root: pair.remoteRoot)
+        do {
+            try await TrashExpiry.purgeRemote(remoteFolder, backend: pair.backend, now: now, keepSeconds: keep)
+        } catch {
+            sink.emit(.skipped(path: remoteFolder.description, reason: "cannot empty expired remote trash: \(error.description)"))
+        }
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -129,10 +129,20 @@ struct TransferEngine: Sendable {
                                 try await commit(&batch)
                                 probe(after: 0)
                             }
-                        } else if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
-                                                                           summary: &summary, now: elapsed()) {
-                            records[job.path] = updated
-                            state.add(job, readyAt: retryAt)
+                        } else {
+                            var next: [FileRecord] = []
+                            if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
+                                                                         summary: &summary, now: elapsed(), next: &next) {
+                                records[job.path] = updated
+                                state.add(job, readyAt: retryAt)
+                            }
+                            // A rename's follow-up transfers run in this same run.
+                            for followUp in next {
+                                let rank = classifier.rank(of: followUp.queue)
+                                records[followUp.path] = followUp
+                                state.add(SchedulerState.Job(path: followUp.path, rank: rank))
+                                progress.expect(queue: followUp.queue, rank: rank, files: 1, bytes: followUp.transferBytes)
+                            }
                         }
                     case let .probed(failure):
                         probing = false
@@ -140,9 +150,10 @@ struct TransferEngine: Sendable {
                         case let .falseAlarm(parked):
                             for held in parked {
                                 progress.began(queue: held.record.queue)
+                                var none: [FileRecord] = []
                                 if let (retryAt, updated) = try await handle(
                                     held.record, .failure(.backend(held.error)), moved: 0, batch: &batch,
-                                    summary: &summary, now: elapsed()) {
+                                    summary: &summary, now: elapsed(), next: &none) {
                                     records[held.job.path] = updated
                                     state.add(held.job, readyAt: retryAt)
                                 }
@@ -190,9 +201,25 @@ struct TransferEngine: Sendable {
     /// the job is over.
     private func handle(
         _ record: FileRecord, _ outcome: Outcome, moved: Int64, batch: inout JournalBatch,
-        summary: inout RunSummary, now: Double
+        summary: inout RunSummary, now: Double, next: inout [FileRecord]
     ) async throws(JournalError) -> (Double, FileRecord)? {
         switch outcome {
+        case let .success(.moved(saved, removed, followUps)):
+            for path in removed { batch.remove(pairId: record.pairId, path: path) }
+            for (index, row) in saved.enumerated() {
+                batch.save(row, reporting: index == 0
+                    ? .moved(path: record.path, queue: record.queue, action: record.action ?? .moveRemote,
+                             target: record.moveTarget ?? row.path)
+                    : nil)
+            }
+            progress.ended(queue: record.queue, succeeded: true)
+            if record.action == .keepBothLocalLoses || record.action == .keepBothRemoteLoses {
+                summary.keptBothFiles += 1
+            } else {
+                summary.movedFiles += 1
+            }
+            next += followUps
+            return nil
         case let .success(.transferred(updated, bytes, resumedFrom)):
             let direction = record.action ?? .upload
             batch.save(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
@@ -207,7 +234,8 @@ struct TransferEngine: Sendable {
             }
             summary.resumedBytes += resumedFrom
             return nil
-        case .success(.deleted):
+        case let .success(.deleted(trashed)):
+            if trashed { summary.trashedFiles += 1 }
             batch.remove(pairId: record.pairId, path: record.path,
                          reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             progress.ended(queue: record.queue, succeeded: true)
