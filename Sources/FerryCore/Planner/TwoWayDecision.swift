@@ -14,7 +14,9 @@ extension Planner {
     static func decideTwoWay(_ record: FileRecord, settings: SyncPlanSettings) -> Decision {
         let local = SideChange.local(of: record)
         let remote = SideChange.remote(of: record)
-        if let localVersion = record.local, let remoteVersion = record.remote,
+        // Equal size and time on both sides is the same content, unless someone already
+        // answered otherwise (verify --hash found the bytes differ).
+        if let localVersion = record.local, let remoteVersion = record.remote, record.resolution == nil,
            !(local == .unchanged && remote == .unchanged), remoteVersion.matches(localVersion) {
             return .adopt
         }

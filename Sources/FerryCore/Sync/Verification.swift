@@ -52,8 +52,9 @@ public enum Verification {
     /// The journal rows after `--repair`: rows on neither side dropped; each row's view of
     /// each side brought up to date (the last-synced versions are left alone, so the next
     /// sync decides from what really changed); a row whose bytes differ on the two sides
-    /// although the journal had them in sync loses its last sync, so the next sync treats
-    /// it as changed on both sides (a conflict, settled by policy: nothing is lost).
+    /// although the journal had them in sync loses its last sync and is marked as a
+    /// conflict answered "keep both": metadata cannot tell which copy is right, so the next
+    /// sync keeps both and nothing is lost.
     public static func repaired(records: [FileRecord], findings: [VerificationFinding],
                                 local: [String: LocalVersion], remote: [String: RemoteVersion],
                                 now: Double) -> (upserts: [FileRecord], removed: [String]) {
@@ -74,6 +75,10 @@ public enum Verification {
                 updated.syncedLocal = nil
                 updated.syncedRemote = nil
                 updated.syncedAt = nil
+                updated.status = .conflict
+                updated.action = nil
+                updated.resolution = .keepBoth
+                updated.lastError = "the bytes differ on the two sides (ferry verify --hash); the next sync keeps both"
             }
             if updated != record {
                 updated.updatedAt = now
