@@ -203,3 +203,44 @@ struct TwoWaySyncTests {
         #expect(((doneItems["statuses"] as? [String: [String: Any]])?["inSync"]?["items"] as? NSNumber)?.intValue == 2)
     }
 }
+
+@Suite("two-way sync: trash retention")
+struct TrashRetentionTests {
+    @Test("a sync empties trash folders past their retention on both sides and keeps recent ones",
+          arguments: [TestServer.Kind?.none, .nginx, .apache])
+    func purge(_ kind: TestServer.Kind?) async throws {
+        let work = Workspace()
+        let server = try kind.map { try TestServer($0) }
+        let remoteDirectory = server.map { $0.directory + "/root/phone" } ?? work.destination
+        let remote = server.map { "dav://" + $0.origin.dropFirst("http://".count) + "/dav/phone" } ?? work.destination
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_1.jpg", size: 1000, seed: 1)
+        #expect(try await work.ferry(["sync", work.source, "--to", remote, "--state", work.state]).status == 0)
+        // Trash from an old run (with a hidden folder in it) and from a recent one, on both sides.
+        let recent = Date().addingTimeInterval(-86_400)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let recentStamp = formatter.string(from: recent)
+        for stamp in ["20200101-000000", recentStamp] {
+            try TreeGenerator.write(at: work.source + "/.ferry-trash/\(stamp)/DCIM/old.jpg", size: 10, seed: 2)
+            try TreeGenerator.write(at: work.source + "/.ferry-trash/\(stamp)/DCIM/.thumbnails/old.jpg", size: 10, seed: 2)
+        }
+        // The remote trash is made through the remote (a folder made here would not be the
+        // server's to write into): delete a file, then age its run folder by renaming it.
+        try FileManager.default.removeItem(atPath: work.source + "/DCIM/IMG_1.jpg")
+        let deleting = try await work.ferry(["sync", work.source, "--to", remote, "--state", work.state, "--force-delete"])
+        #expect(deleting.status == 0, "\(deleting.diagnostics)")
+        let remoteTrash = remoteDirectory + "/.ferry-trash"
+        let runFolders = try FileManager.default.contentsOfDirectory(atPath: remoteTrash).filter { $0 != ".DAV" }
+        #expect(runFolders.count == 1)
+        try FileManager.default.moveItem(atPath: remoteTrash + "/" + runFolders[0], toPath: remoteTrash + "/20200101-000000")
+
+        let purging = try await work.ferry(["sync", work.source, "--to", remote, "--state", work.state, "-v"])
+        #expect(purging.status == 0, "\(purging.diagnostics)")
+        #expect(!purging.standardError.contains("cannot empty"), "\(purging.diagnostics)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.source + "/.ferry-trash").sorted()
+            .filter { $0.hasPrefix("20") }.contains("20200101-000000") == false)
+        #expect(FileManager.default.fileExists(atPath: work.source + "/.ferry-trash/\(recentStamp)/DCIM/old.jpg"))
+        #expect(!FileManager.default.fileExists(atPath: remoteTrash + "/20200101-000000"))
+    }
+}
