@@ -45,6 +45,7 @@ struct ConfigLoaderTests {
         let text = try String(contentsOfFile: root + "/config.yml", encoding: .utf8)
         let config = try Self.parse(text, baseDirectory: root)
         #expect(config.queues == QueueRule.standard)
+        #expect(config.items == ItemGrouping.standard)
         #expect(config.defaultQueue == "media")
         #expect(config.sourceFile == "config.yml")
         #expect(config.statePath == root + "/.ferry/state")
