@@ -5,6 +5,9 @@ import FerryCore
 struct ItemReport {
     var items: [MediaItem]
 
+    /// Items listed one per line in text; the rest are counted (`--json` lists all).
+    static let listedItems = 50
+
     private var unsettled: [MediaItem] { items.filter { $0.status != .inSync } }
 
     private var counts: [(MediaItemStatus, Int, Int64)] {
@@ -21,9 +24,12 @@ struct ItemReport {
             lines.append("    " + status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
                 + String(count).leftPadded(8) + " items " + ByteFormat.string(bytes).leftPadded(11))
         }
-        for item in unsettled {
+        for item in unsettled.prefix(Self.listedItems) {
             let files = item.files.map { "\($0.path) (\($0.status.rawValue))" }.joined(separator: ", ")
             lines.append("    \(item.status.rawValue): \(item.key): \(files)")
+        }
+        if unsettled.count > Self.listedItems {
+            lines.append("    … and \(unsettled.count - Self.listedItems) more (all of them with --json)")
         }
         return lines
     }

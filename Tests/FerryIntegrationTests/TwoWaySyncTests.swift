@@ -244,3 +244,28 @@ struct TrashRetentionTests {
         #expect(!FileManager.default.fileExists(atPath: remoteTrash + "/20200101-000000"))
     }
 }
+
+@Suite("two-way sync: interrupted conflict renames")
+struct InterruptedKeepBothTests {
+    @Test("a keep-both stopped right after its local rename (before its transfers) ends the same at the next sync")
+    func renameDoneTransfersNot() async throws {
+        let work = Workspace()
+        let name = "/DCIM/IMG_7.jpg"
+        try TreeGenerator.write(at: work.source + name, size: 1000, seed: 1, modified: 1_700_000_000)
+        let sync = ["sync", work.source, "--to", work.destination, "--state", work.state, "--json"]
+        #expect(try await work.ferry(sync).status == 0)
+        try TreeGenerator.write(at: work.source + name, size: 2000, seed: 2, modified: 1_700_000_100)
+        try TreeGenerator.write(at: work.destination + name, size: 3000, seed: 3, modified: 1_700_000_200)
+        // What the keep-both job's first step does, as if the process died right after it.
+        let copy = "/DCIM/IMG_7.conflict-20231114-221320-elsewhere.jpg"
+        try FileManager.default.moveItem(atPath: work.source + name, toPath: work.source + copy)
+
+        let resumed = try await work.ferry(sync)
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        #expect(resumed.int("kept_both") == 0 && resumed.int("uploaded") == 1 && resumed.int("downloaded") == 1)
+        for root in [work.source, work.destination] {
+            let files = try TreeComparison.files(in: root + "/DCIM")
+            #expect(files.mapValues(\.size) == ["IMG_7.jpg": 3000, String(copy.dropFirst(6)): 2000], "\(root)")
+        }
+    }
+}

@@ -191,6 +191,8 @@ public enum Planner {
 
     static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {
         if options.mode == .sync {
+            // Without settings (a caller that only wants the decisions): the default policy,
+            // and placeholder names that nothing will use.
             return decideTwoWay(record, settings: options.sync ?? SyncPlanSettings(host: "host", stamp: "00000000-000000"))
         }
         let local = record.local

@@ -126,9 +126,11 @@ public struct SyncRun: Sendable {
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
-            let remoteTrash = pair.mode == .sync ? pair.trash.remoteFolder(root: pair.remoteRoot) : nil
+            // The remote trash is never content, whatever the mode: a pull must not fetch it
+            // and a mirror push must not delete it.
+            let remoteTrash = pair.trash.remoteFolder(root: pair.remoteRoot)
             for entry in listing {
-                if let remoteTrash, entry.path.relative(to: remoteTrash) != nil { continue }
+                if entry.path.relative(to: remoteTrash) != nil { continue }
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
                 if ignore.matches(relative.string) { continue }
                 remote[relative.string] = entry

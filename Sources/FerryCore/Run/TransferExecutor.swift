@@ -200,6 +200,11 @@ struct TransferExecutor: Sendable {
             switch (current, expectedLocal) {
             case (nil, nil): unchanged = true
             case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
+            case let (nil, expected?):
+                // An earlier attempt moved the old version into the trash and stopped
+                // before putting the new one in place.
+                let trashed = try trashedLocal.map { path throws(BackendError) in try LocalFileSystem.metadata(path) } ?? nil
+                unchanged = trashed.map { $0.size == expected.size && $0.modifiedNanos == expected.modifiedNanos } ?? false
             default: unchanged = false
             }
             guard unchanged else {
