@@ -61,22 +61,50 @@ struct TwoWaySyncTests {
         #expect(try await sync(work, ["--max-delete", "0"]).status == 0)
     }
 
-    @Test("a local rename is one MOVE on the remote, not an upload and a delete")
-    func renameIsMove() async throws {
+    @Test("a local rename is one MOVE on the remote, not an upload and a delete",
+          arguments: [TestServer.Kind?.none, .nginx, .apache])
+    func renameIsMove(_ kind: TestServer.Kind?) async throws {
         let work = Workspace()
+        let server = try kind.map { try TestServer($0) }
+        let remoteDirectory = server.map { $0.directory + "/root/phone" } ?? work.destination
+        let remote = server.map { "dav://" + $0.origin.dropFirst("http://".count) + "/dav/phone" } ?? work.destination
+        let sync = ["sync", work.source, "--to", remote, "--state", work.state, "--json"]
         try writeFiles(work.source, count: 4)
-        #expect(try await sync(work).status == 0)
+        #expect(try await work.ferry(sync).status == 0)
         try FileManager.default.createDirectory(atPath: work.source + "/2024", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: work.source + "/DCIM/IMG_2.jpg", toPath: work.source + "/2024/holiday.jpg")
-        let renamed = try await sync(work)
+        let renamed = try await work.ferry(sync)
         #expect(renamed.status == 0, "\(renamed.diagnostics)")
         #expect(renamed.int("uploaded") == 0 && renamed.int("deleted") == 0 && renamed.int("renamed") == 1, "\(renamed.diagnostics)")
         let moved = renamed.events(named: "moved").first
         #expect(moved?["path"] as? String == "DCIM/IMG_2.jpg" && moved?["target"] as? String == "2024/holiday.jpg")
-        #expect(try TreeComparison.differences(work.source, work.destination, compareModificationTimes: false,
-                                               ignoringFolders: [".ferry-trash"]) == [])
-        let again = try await sync(work)
+        #expect(try TreeComparison.differences(work.source, remoteDirectory, compareModificationTimes: false,
+                                               ignoringFolders: Set([".ferry-trash"]).union(server?.bookkeepingFolders ?? [])) == [])
+        let again = try await work.ferry(sync)
         #expect(again.int("uploaded") == 0 && again.int("downloaded") == 0 && again.int("renamed") == 0, "\(again.diagnostics)")
+    }
+
+    @Test("--dry-run prints the two-way plan and changes nothing, on either side or in the journal")
+    func dryRun() async throws {
+        let work = Workspace()
+        try writeFiles(work.source, count: 3)
+        #expect(try await sync(work).status == 0)
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_0.jpg", size: 5000, seed: 50, modified: 1_700_100_000)
+        try TreeGenerator.write(at: work.destination + "/DCIM/IMG_0.jpg", size: 6000, seed: 60, modified: 1_700_200_000)
+        try TreeGenerator.write(at: work.destination + "/DCIM/new.jpg", size: 10, seed: 61)
+        try FileManager.default.removeItem(atPath: work.source + "/DCIM/IMG_1.jpg")
+        let local = try TreeComparison.files(in: work.source)
+        let remote = try TreeComparison.files(in: work.destination)
+
+        let plan = try await sync(work, ["--dry-run"])
+        #expect(plan.status == 0, "\(plan.diagnostics)")
+        let planned = Set(plan.events(named: "planned").map { "\($0["action"] as? String ?? "") \($0["path"] as? String ?? "")" })
+        #expect(planned == ["keepBothLocalLoses DCIM/IMG_0.jpg", "download DCIM/new.jpg", "deleteRemote DCIM/IMG_1.jpg"])
+        #expect(try TreeComparison.files(in: work.source) == local)
+        #expect(try TreeComparison.files(in: work.destination) == remote)
+        // The same plan again: nothing was recorded by the dry run.
+        let again = try await sync(work, ["--dry-run"])
+        #expect(Set(again.events(named: "planned").map { "\($0["action"] as? String ?? "") \($0["path"] as? String ?? "")" }) == planned)
     }
 
     @Test("policy ask: the conflict waits, is listed, and ferry resolve --keep decides it at the next sync",
