@@ -2,6 +2,7 @@
 #   make run    install missing system packages, build, push sample-media/ with config.yml
 #   make test   install what the tests need, build (warnings are errors), run every test
 #   make bench  compare ferry with cp, rsync and rclone on the same data (writes a table)
+#   make bench-scale  time and peak memory on 1,000,000 small files (SCALE_FILES=N; ~30 min)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5")
@@ -12,7 +13,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test deps test-deps bench fuzz soak clean
+.PHONY: run build test deps test-deps bench bench-scale fuzz soak clean
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -38,6 +39,11 @@ bench:
 	$(SWIFT) build -c release
 	bash scripts/bench-local.sh
 	python3 scripts/bench-webdav.py
+
+bench-scale:
+	@bash scripts/bootstrap.sh bench
+	$(SWIFT) build -c release
+	python3 scripts/bench-scale.py $(if $(SCALE_FILES),--files $(SCALE_FILES),)
 
 fuzz: deps
 	bash scripts/fuzz.sh

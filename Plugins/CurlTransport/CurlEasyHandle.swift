@@ -159,7 +159,7 @@ final class CurlEasyHandle {
         case CURLE_TOO_MANY_REDIRECTS:
             return BackendError(.protocolViolation, "too many redirects", path: path, cause: detail)
         case CURLE_LOGIN_DENIED:
-            return BackendError(.authenticationFailed, "the server refused the credentials; check the user and password of this remote", path: path, cause: detail)
+            return BackendError(.authenticationFailed, "the server refused the credentials; check this remote's user and password or bearer token", path: path, cause: detail)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return BackendError(.invalidName, "invalid URL", path: path, cause: detail)
         default:

@@ -10,7 +10,7 @@ public enum HTTPErrorMapping {
         let hint = retryAfter.flatMap(parseRetryAfter)
         switch status {
         case 401:
-            return BackendError(.authenticationFailed, "the server refused the credentials; check the user and password of this remote", path: path, cause: line)
+            return BackendError(.authenticationFailed, "the server refused the credentials; check this remote's user and password or bearer token", path: path, cause: line)
         case 403:
             return BackendError(.permissionDenied, "the server forbids this; check the credentials and the remote's permissions", path: path, cause: line)
         case 404, 410:

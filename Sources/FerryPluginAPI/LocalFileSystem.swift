@@ -63,8 +63,13 @@ public enum LocalFileSystem {
         }
         defer { closedir(dir) }
         var listing = DirectoryListing(names: [], undecodableNames: [])
+        // glibc's dirent records are only as long as their name (d_reclen): copying the
+        // declared 256-byte d_name reads past a record at the end of readdir's buffer and
+        // crashed on a folder of 1,000 files. The name is read up to its NUL instead.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset)
+            let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name.assumingMemoryBound(to: CChar.self))))
             guard let name = String(validating: bytes, as: UTF8.self) else {
                 listing.undecodableNames.append(String(decoding: bytes, as: UTF8.self))
                 continue

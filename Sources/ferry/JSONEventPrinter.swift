@@ -2,6 +2,9 @@ import FerryCore
 
 /// `--json`: one object per event per line on stdout, for scripts.
 struct JSONEventPrinter: RunEventSink {
+    /// The folder the events belong to, on every event: several folders may run at once.
+    var folder: String?
+
     func emit(_ event: RunEvent) {
         var object = JSONObject()
         switch event {
@@ -56,6 +59,9 @@ struct JSONEventPrinter: RunEventSink {
             object.add("offline_seconds", seconds)
         case let .summary(summary):
             object = Self.summaryObject(summary)
+        }
+        if case .summary = event {} else if let folder {
+            object.add("folder", folder)
         }
         StandardStreams.output(object.text)
     }

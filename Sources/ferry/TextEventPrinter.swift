@@ -7,13 +7,20 @@ struct TextEventPrinter: RunEventSink {
     /// The live progress table, if one is showing: messages go above it, and it is taken
     /// down before the summary.
     var display: ProgressDisplay?
+    /// Set when several folders run at once: each line then says whose it is.
+    var folder: String?
 
     private func report(_ line: String) {
+        let line = folder.map { "\($0): " + line } ?? line
         if let display {
             display.interject(line)
         } else {
             StandardStreams.error(line)
         }
+    }
+
+    private func output(_ line: String) {
+        StandardStreams.output(folder.map { "\($0): " + line } ?? line)
     }
 
     func emit(_ event: RunEvent) {
@@ -23,12 +30,12 @@ struct TextEventPrinter: RunEventSink {
         case let .transferred(path, queue, direction, bytes, resumedFrom):
             guard verbose else { return }
             let resumed = resumedFrom > 0 ? ", resumed at \(ByteFormat.string(resumedFrom))" : ""
-            StandardStreams.output("\(direction == .download ? "downloaded" : "uploaded") \(path)  [\(queue), \(ByteFormat.string(bytes))\(resumed)]")
+            output("\(direction == .download ? "downloaded" : "uploaded") \(path)  [\(queue), \(ByteFormat.string(bytes))\(resumed)]")
         case let .deleted(path, _, side):
-            StandardStreams.output("deleted \(side == .deleteLocal ? "local" : "remote") \(path)")
+            output("deleted \(side == .deleteLocal ? "local" : "remote") \(path)")
         case let .moved(path, _, action, target):
             switch action {
-            case .moveRemote: StandardStreams.output("renamed remote \(path) → \(target)")
+            case .moveRemote: output("renamed remote \(path) → \(target)")
             default: report("conflict: \(path): kept both; the \(action == .keepBothLocalLoses ? "local" : "remote") version is now \(target)")
             }
         case let .failed(path, _, message, willRetry, attempt):

@@ -91,6 +91,29 @@ struct PagedPlanningTests {
         }
     }
 
+    @Test("a first run (empty journal, large scan and listing) plans in parts the same as at once", arguments: [1, 7, 64])
+    func emptyJournalSameAsWholePlan(pageSize: Int) async throws {
+        for mode in [SyncMode.push, .pull] {
+            let folder = TemporaryDirectory()
+            let (journal, pairId, data) = try await Self.journal(folder) { pairId in
+                var fixture = try Self.fixture(pairId: pairId)
+                fixture.records = []
+                return fixture
+            }
+            let options = PlanOptions(mode: mode, forceDeletes: true)
+            let merged = ScanReconciler.reconcile(records: [:], scan: ScanResult(entries: data.scan, notes: []),
+                                                  pairId: pairId, classifier: Self.classifier, now: Self.now)
+            let whole = try Planner.plan(pairId: pairId, records: merged, remote: data.remote, options: options,
+                                         classifier: Self.classifier, now: Self.now)
+            var paged = PagedPlanning(journal: journal, pairId: pairId, options: options, classifier: Self.classifier,
+                                      now: Self.now, writesChanges: false)
+            paged.pageSize = pageSize
+            let parts = try await paged.plan(scan: ScanResult(entries: data.scan.shuffled(), notes: []), remote: data.remote)
+            #expect(Self.summary(parts) == Self.summary(whole), "mode \(mode), page size \(pageSize)")
+            #expect(!whole.changedRecords.isEmpty)
+        }
+    }
+
     @Test("a plan refused by the deletion guard writes no deletion job into the journal")
     func refusedDeletionsAreNotWritten() async throws {
         let folder = TemporaryDirectory()

@@ -286,11 +286,22 @@ struct RenameDetectionTests {
             LocalEntry(path: try RemotePath("m.jpg"), version: P.local(100)),
         ], notes: [])
         let remote = ["a/old.jpg": try P.entry("a/old.jpg", P.remote(100)), "m.jpg": try P.entry("m.jpg", P.remote(100))]
-        let plan = try await PagedPlanning(journal: journal, pairId: pairId, options: TwoWayPlannerTests.options(),
-                                           classifier: P.classifier, now: P.now, writesChanges: true, pageSize: pageSize)
+        // A dry run keeps its jobs; a written plan leaves them in the journal for the engine.
+        let dryRun = try await PagedPlanning(journal: journal, pairId: pairId, options: TwoWayPlannerTests.options(),
+                                             classifier: P.classifier, now: P.now, writesChanges: false, pageSize: pageSize)
             .plan(scan: scan, remote: remote)
-        #expect(plan.jobs.map(\.action) == [.moveRemote])
-        #expect(plan.jobs.first?.moveTarget == "z/new.jpg")
-        #expect(try await journal.record(pairId: pairId, path: "a/old.jpg")?.action == .moveRemote)
+        #expect(dryRun.jobs.map(\.action) == [.moveRemote])
+        #expect(dryRun.jobs.first?.moveTarget == "z/new.jpg")
+
+        _ = try await PagedPlanning(journal: journal, pairId: pairId, options: TwoWayPlannerTests.options(),
+                                    classifier: P.classifier, now: P.now, writesChanges: true, pageSize: pageSize)
+            .plan(scan: scan, remote: remote)
+        let move = try await journal.record(pairId: pairId, path: "a/old.jpg")
+        #expect(move?.action == .moveRemote && move?.moveTarget == "z/new.jpg")
+        // The new name has no upload job of its own: the MOVE brings it.
+        let target = try await journal.record(pairId: pairId, path: "z/new.jpg")
+        #expect(target?.action == nil && target?.status == .needsUpload)
+        let queued = try await journal.pendingJobTotals(pairId: pairId).reduce(0) { $0 + $1.files }
+        #expect(queued == 1)
     }
 }

@@ -97,6 +97,64 @@ struct OutageTests {
                                                compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
     }
 
+    @Test("a folder whose remote is offline does not hold up a folder on another remote")
+    func otherRemotesKeepWorking() async throws {
+        let server = try TestServer(.nginx)
+        let work = Workspace()
+        for index in 0..<8 {
+            try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 256 * 1024, seed: UInt64(index))
+            try TreeGenerator.write(at: work.directory.child("local-src") + "/GPX_\(index).gpx", size: 400 * 1024,
+                                    seed: UInt64(100 + index))
+        }
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav/photos"))
+                connect_timeout: 2
+              disk:
+                type: local
+                path: local-dst
+            folders:
+              away:
+                path: src
+                remote: nas
+              here:
+                path: local-src
+                remote: disk
+            retry:
+              attempts: 3
+              base_delay: 200ms
+              max_delay: 1s
+              offline_wait: 30s
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        // 1 MB/s per folder: `here` needs about 3 s, `away` loses its server after one file.
+        let running = try FerryProcess(["push", "--state", work.state, "--json", "--bwlimit", "1M"], in: work.directory.path)
+        await when({ running.outputSoFar.contains("\"event\":\"transferred\"") && running.outputSoFar.contains("\"folder\":\"away\"") },
+                   do: { try? server.stop() })
+        // `here` finishes while `away` waits for its server; only then does the server return.
+        let seenBeforeHereEnded = Mutex<String>("")
+        await when({ Self.summaryLine(of: "here", in: running.outputSoFar) != nil }, do: {
+            let output = running.outputSoFar
+            seenBeforeHereEnded.withLock { $0 = String(output[..<output.range(of: Self.summaryLine(of: "here", in: output)!)!.lowerBound]) }
+            try? server.restart()
+        })
+        let result = await running.wait()
+        let before = seenBeforeHereEnded.withLock { $0 }
+        #expect(before.contains("\"event\":\"remote_offline\""), "here ended before away went offline: \(result.diagnostics)")
+        #expect(Self.summaryLine(of: "away", in: before) == nil, "away ended before here: \(result.diagnostics)")
+        #expect(result.status == 0, "\(result.diagnostics)")
+        #expect(try TreeComparison.differences(work.directory.child("local-src"), work.directory.child("local-dst")) == [])
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/photos",
+                                               compareModificationTimes: false, ignoringFolders: server.bookkeepingFolders) == [])
+    }
+
+    static func summaryLine(of folder: String, in output: String) -> String? {
+        output.split(separator: "\n").first { $0.contains("\"event\":\"summary\"") && $0.contains("\"folder\":\"\(folder)\"") }
+            .map(String.init)
+    }
+
     /// Found by the soak suite (docs/reliability.md, bug 3), replayed exactly.
     @Test("a MOVE whose answer is lost, then an offline spell: the file is found in place, not sent again, no temporary file left")
     func lostMoveThenOffline() async throws {

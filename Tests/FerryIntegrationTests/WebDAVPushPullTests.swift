@@ -58,7 +58,7 @@ struct WebDAVPushPullTests {
         let run = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path,
                                              environment: ["FERRY_TEST_PASSWORD": "not-the-password"])
         #expect(run.status == 1, "\(run.diagnostics)")
-        #expect((run.standardError + run.standardOutput).contains("check the user and password"))
+        #expect((run.standardError + run.standardOutput).contains("check this remote's user and password or bearer token"))
         #expect(!(run.standardError + run.standardOutput).contains("not-the-password"))
         #expect(run.events(named: "retrying").isEmpty)
         let requests = server.accessLog.count

@@ -141,7 +141,7 @@ struct WebDAVServerFeatureRunTests {
         let run = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json", "-vv"], in: work.directory.path,
                                              environment: ["FERRY_TEST_SECRET": wrong])
         #expect(run.status == 1, "\(run.diagnostics)")
-        #expect((run.standardError + run.standardOutput).contains("check the user and password"))
+        #expect((run.standardError + run.standardOutput).contains("check this remote's user and password or bearer token"))
         #expect(!(run.standardError + run.standardOutput).contains(wrong))
         #expect(run.events(named: "retrying").isEmpty)
 

@@ -44,7 +44,7 @@ struct WebDAVAuthTests {
             Issue.record("the server accepted wrong credentials", sourceLocation: sourceLocation)
         } catch let error as BackendError {
             #expect(error.code == .authenticationFailed, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.contains("check the user and password"), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains("check this remote's user and password or bearer token"), "\(error)", sourceLocation: sourceLocation)
             #expect(!error.isRetryable, sourceLocation: sourceLocation)
             #expect(!"\(error)".contains(secret) && !String(reflecting: error).contains(secret), sourceLocation: sourceLocation)
         }

@@ -47,9 +47,6 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     /// the conflict name `moveTarget`, then download that and upload the local version.
     case keepBothRemoteLoses
 
-    /// Whether the job removes the file from one side.
-    public var isDeletion: Bool { self == .deleteRemote || self == .deleteLocal }
-
     /// The status of a file whose job is this action and has not started: changes that
     /// go to the remote wait as needsUpload, changes that come from it as needsDownload.
     public var pendingStatus: FileStatus {
@@ -58,4 +55,6 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
         case .download, .deleteLocal, .keepBothLocalLoses: return .needsDownload
         }
     }
+
+    public var isDeletion: Bool { self == .deleteRemote || self == .deleteLocal }
 }

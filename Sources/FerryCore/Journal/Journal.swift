@@ -66,7 +66,7 @@ public final class Journal: Sendable {
         do {
             return Journal(path: path, pool: try DatabasePool(path: path, configuration: configuration))
         } catch {
-            throw JournalError(path: path, message: "cannot open the journal: \(error)")
+            throw JournalError(path: path, message: "cannot open the journal: " + describe(error))
         }
     }
 
@@ -139,6 +139,36 @@ public final class Journal: Sendable {
                                            arguments: [pairId, limit])
         }
     }
+
+    /// Files and bytes of a pair's runnable jobs per queue: what a run is about to do.
+    public func pendingJobTotals(pairId: Int64) async throws(JournalError) -> [PendingJobTotal] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT queue, COUNT(*) AS files,
+                       SUM(CASE action WHEN 'upload' THEN COALESCE(localSize, 0)
+                                       WHEN 'download' THEN COALESCE(remoteSize, 0) ELSE 0 END) AS bytes
+                FROM file WHERE pairId = ? AND action IS NOT NULL AND status IN \(Self.pendingStatusList)
+                GROUP BY queue
+                """, arguments: [pairId]).map { row in
+                PendingJobTotal(queue: row["queue"], files: row["files"], bytes: row["bytes"] ?? 0)
+            }
+        }
+    }
+
+    /// Up to `limit` runnable jobs of one queue after `path` (nil: from the start), in path
+    /// order, through the partial index `file_jobs`: the engine takes a run's jobs a page at
+    /// a time instead of holding a million of them.
+    public func pendingJobs(pairId: Int64, queue: String, after path: String?, limit: Int) async throws(JournalError) -> [FileRecord] {
+        try await read { db in
+            try FileRecord.fetchAll(db, sql: """
+                SELECT * FROM file WHERE pairId = ? AND queue = ? AND action IS NOT NULL AND path > ?
+                AND status IN \(Self.pendingStatusList) ORDER BY path LIMIT ?
+                """, arguments: [pairId, queue, path ?? "", limit])
+        }
+    }
+
+    private static let pendingStatusList = "(" + FileStatus.allCases.filter(\.isPending).map { "'\($0.rawValue)'" }
+        .joined(separator: ", ") + ")"
 
     /// Paths of a pair with a component starting with `.` (hidden names some servers leave
     /// out of listings).
@@ -332,6 +362,13 @@ public struct StatusCount: Sendable, Equatable, Codable {
     public var pairId: Int64
     public var queue: String
     public var status: FileStatus
+    public var files: Int
+    public var bytes: Int64
+}
+
+/// Runnable jobs of one queue: how many, and how many bytes they move.
+public struct PendingJobTotal: Sendable, Equatable {
+    public var queue: String
     public var files: Int
     public var bytes: Int64
 }

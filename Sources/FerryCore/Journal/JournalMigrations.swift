@@ -48,8 +48,13 @@ enum JournalMigrations {
             }
             try db.create(index: "file_by_status", on: "file", columns: ["pairId", "status", "queue"])
         }
+        migrator.registerMigration("v2-index-of-pending-jobs") { db in
+            // Only rows with a job: a run pages through its jobs per queue in path order
+            // (Journal.pendingJobs) without sorting, and in-sync rows cost no index space.
+            try db.execute(sql: "CREATE INDEX file_jobs ON file(pairId, queue, path) WHERE action IS NOT NULL")
+        }
         // Two-way sync: where a planned move goes, and a person's answer to a conflict.
-        migrator.registerMigration("v2-sync-move-target-and-resolution") { db in
+        migrator.registerMigration("v3-sync-move-target-and-resolution") { db in
             try db.alter(table: "file") { table in
                 table.add(column: "moveTarget", .text)
                 table.add(column: "resolution", .text)

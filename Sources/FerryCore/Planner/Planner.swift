@@ -126,16 +126,27 @@ public enum Planner {
     /// deleted".
     public static func checkDeletions(_ jobs: [FileRecord], remoteFiles: Int, localFiles: Int,
                                       options: PlanOptions) throws(PlanError) {
+        try checkDeletions(remoteDeletions: jobs.count { $0.action == .deleteRemote },
+                           localDeletions: jobs.count { $0.action == .deleteLocal },
+                           remoteFiles: remoteFiles, localFiles: localFiles, options: options)
+    }
+
+    /// The same guard over counts of deletion jobs, for a plan made in parts. A two-way
+    /// sync can lose files on both sides: each side is guarded on its own.
+    public static func checkDeletions(remoteDeletions: Int, localDeletions: Int, remoteFiles: Int, localFiles: Int,
+                                      options: PlanOptions) throws(PlanError) {
         if options.mode == .sync {
-            // Both sides can lose files in a two-way sync: each is guarded on its own.
-            for (action, files, side) in [(FileAction.deleteRemote, remoteFiles, "remote"), (.deleteLocal, localFiles, "local folder")] {
-                let deletions = jobs.count { $0.action == action }
-                try checkDeletionCount(deletions, of: files, side: side, options: options,
-                                       remedy: "raise --max-delete or pass --force-delete")
-            }
+            try checkDeletionCount(remoteDeletions, of: remoteFiles, side: "remote", options: options)
+            try checkDeletionCount(localDeletions, of: localFiles, side: "local folder", options: options)
             return
         }
-        let deletions = jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal }
+        try checkDeletions(count: remoteDeletions + localDeletions, remoteFiles: remoteFiles, localFiles: localFiles,
+                           options: options)
+    }
+
+    /// The one-way guard over a count of deletion jobs.
+    public static func checkDeletions(count deletions: Int, remoteFiles: Int, localFiles: Int,
+                                      options: PlanOptions) throws(PlanError) {
         guard deletions > 0 && !options.forceDeletes else { return }
         let targetFiles = options.mode == .push ? remoteFiles : localFiles
         let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
@@ -148,15 +159,15 @@ public enum Planner {
         }
     }
 
-    private static func checkDeletionCount(_ deletions: Int, of targetFiles: Int, side: String, options: PlanOptions,
-                                           remedy: String) throws(PlanError) {
+    private static func checkDeletionCount(_ deletions: Int, of targetFiles: Int, side: String,
+                                           options: PlanOptions) throws(PlanError) {
         guard deletions > 0 && !options.forceDeletes else { return }
         let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
         if deletions > limit {
             throw PlanError(message: """
                 refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
                 check that both sides are mounted and complete (an unmounted disk looks like everything was deleted), \
-                then \(remedy)
+                then raise --max-delete or pass --force-delete
                 """)
         }
     }

@@ -14,19 +14,38 @@ public enum RenameDetection {
         public var to: String
     }
 
-    public static func renames(in jobs: [FileRecord]) -> [Rename] {
-        struct Key: Hashable {
-            var size: Int64
-            var modifiedNanos: Int64
-            var inode: Int64
+    /// What identifies a file on disk: size, modification time, inode.
+    public struct Key: Hashable, Sendable {
+        var size: Int64
+        var modifiedNanos: Int64
+        var inode: Int64
+    }
+
+    /// The identity of a file that vanished locally and is about to be deleted remotely;
+    /// nil for any other job.
+    public static func key(vanished job: FileRecord) -> Key? {
+        guard job.action == .deleteRemote, job.local == nil, let base = job.syncedLocal, base.inode != 0 else { return nil }
+        return Key(size: base.size, modifiedNanos: base.modifiedNanos, inode: base.inode)
+    }
+
+    /// The identity of a new local file about to be uploaded; nil for any other job.
+    public static func key(appeared job: FileRecord) -> Key? {
+        guard job.action == .upload, job.remote == nil, job.syncedLocal == nil, let local = job.local, local.inode != 0 else {
+            return nil
         }
+        return Key(size: local.size, modifiedNanos: local.modifiedNanos, inode: local.inode)
+    }
+
+    public static func mayBeRenamedAway(_ job: FileRecord) -> Bool { key(vanished: job) != nil }
+
+    public static func renames(in jobs: [FileRecord]) -> [Rename] {
         var vanished: [Key: [FileRecord]] = [:]
         var appeared: [Key: [String]] = [:]
         for job in jobs {
-            if job.action == .deleteRemote, job.local == nil, let base = job.syncedLocal, base.inode != 0 {
-                vanished[Key(size: base.size, modifiedNanos: base.modifiedNanos, inode: base.inode), default: []].append(job)
-            } else if job.action == .upload, job.remote == nil, job.syncedLocal == nil, let local = job.local, local.inode != 0 {
-                appeared[Key(size: local.size, modifiedNanos: local.modifiedNanos, inode: local.inode), default: []].append(job.path)
+            if let key = key(vanished: job) {
+                vanished[key, default: []].append(job)
+            } else if let key = key(appeared: job) {
+                appeared[key, default: []].append(job.path)
             }
         }
         var found: [Rename] = []

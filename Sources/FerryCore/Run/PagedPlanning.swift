@@ -26,31 +26,50 @@ struct PagedPlanning {
         case journal(JournalError)
     }
 
-    func plan(scan: ScanResult, remote: [String: RemoteEntry]) async throws(Failure) -> Plan {
+    /// Takes the scan and the listing (`consuming`): their sorted copies replace them, so
+    /// that a huge tree is not held twice.
+    func plan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry]) async throws(Failure) -> Plan {
         // Paths joined once (RemotePath.string joins its components on every call).
         let scanned = scan.entries.map { (path: $0.path.string, entry: $0) }
             .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        scan = ScanResult(entries: [], notes: [])
+        let remoteCount = remote.count
         let listed = remote.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        remote = [:]
         var scanIndex = 0
         var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
+        var remoteDeletions = 0
+        var localDeletions = 0
+        // Two-way sync: files gone locally that may have been renamed (few, even when the
+        // plan is large); their new names are looked for once every part is written.
+        var vanished: [FileRecord] = []
         var after: String?
 
         while true {
-            let page: [FileRecord]
+            var page: [FileRecord]
             do {
                 page = try await journal?.records(pairId: pairId, after: after, limit: pageSize) ?? []
             } catch {
                 throw .journal(error)
             }
-            let isLast = page.count < pageSize
-            // Everything up to the page's last path belongs to this part; after the last
-            // page, everything that is left.
-            let upper = isLast ? nil : page.last?.path
-            func inPart(_ path: String) -> Bool {
-                upper.map { !$0.utf8.lexicographicallyPrecedes(path.utf8) } ?? true
+            // A part ends at the first of: the page's last row, the `pageSize`th scanned
+            // path, the `pageSize`th listed path still to come; so a part is small whichever
+            // side is large (a first push has an empty journal and a huge scan). After the
+            // last part, everything that is left.
+            func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+            var upper = page.count < pageSize ? nil : page.last?.path
+            for candidate in [scanIndex + pageSize - 1 < scanned.count ? scanned[scanIndex + pageSize - 1].path : nil,
+                              listedIndex + pageSize - 1 < listed.count ? listed[listedIndex + pageSize - 1].key : nil] {
+                if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
             }
+            let isLast = upper == nil
+            func inPart(_ path: String) -> Bool {
+                upper.map { !precedes($0, path) } ?? true
+            }
+            // Rows after the part's end are read again with the next part.
+            if let end = page.firstIndex(where: { !inPart($0.path) }) { page.removeSubrange(end...) }
             var partScan: [LocalEntry] = []
             while scanIndex < scanned.count, inPart(scanned[scanIndex].path) {
                 partScan.append(scanned[scanIndex].entry)
@@ -67,12 +86,17 @@ struct PagedPlanning {
                                                   pairId: pairId, classifier: classifier, now: now)
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
-            total.jobs += part.jobs
+            // Written jobs stay in the journal (the engine reads them back a page at a
+            // time); only a plan that is not written keeps them, to be shown.
+            if !writesChanges { total.jobs += part.jobs }
+            remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
+            localDeletions += part.jobs.count { $0.action == .deleteLocal }
+            if options.mode == .sync { vanished += part.jobs.filter(RenameDetection.mayBeRenamedAway) }
             total.conflicts += part.conflicts
             total.unchangedCount += part.unchangedCount
             total.adoptedCount += part.adoptedCount
             total.localFileCount += part.localFileCount
-            let isDeletion = { (record: FileRecord) in record.action?.isDeletion ?? false }
+            let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
             heldDeletions += part.changedRecords.filter(isDeletion)
             let written = part.changedRecords.filter { !isDeletion($0) }
             if writesChanges, let journal {
@@ -89,16 +113,28 @@ struct PagedPlanning {
             after = upper
         }
 
-        if options.mode == .sync {
-            let renames = RenameDetection.renames(in: total.jobs)
-            total.jobs = RenameDetection.applying(renames, to: total.jobs)
-            // The MOVE jobs are written with the deletions, whether or not their rows changed.
-            let renamed = Set(renames.map(\.from.path))
-            heldDeletions = heldDeletions.filter { !renamed.contains($0.path) }
-                + total.jobs.filter { renamed.contains($0.path) }
+        if !vanished.isEmpty {
+            let renames = try await findRenames(of: vanished, plannedJobs: total.jobs)
+            if !renames.isEmpty {
+                total.jobs = RenameDetection.applying(renames, to: total.jobs)
+                remoteDeletions -= renames.count
+                // The MOVE jobs are written with the deletions, whether or not their rows
+                // changed; the new names wait for the MOVE without an upload job of their own.
+                let moves = RenameDetection.applying(renames, to: renames.map(\.from))
+                let renamed = Set(moves.map(\.path))
+                heldDeletions = heldDeletions.filter { !renamed.contains($0.path) } + moves
+                if writesChanges, let journal {
+                    do {
+                        try await journal.apply(upserts: try await waitingForMove(renames, journal: journal), deletions: [])
+                    } catch {
+                        throw .journal(error)
+                    }
+                }
+            }
         }
         do {
-            try Planner.checkDeletions(total.jobs, remoteFiles: remote.count, localFiles: total.localFileCount, options: options)
+            try Planner.checkDeletions(remoteDeletions: remoteDeletions, localDeletions: localDeletions,
+                                       remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
         } catch {
             throw .plan(error)
         }
@@ -113,5 +149,42 @@ struct PagedPlanning {
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
+    }
+
+    /// The renames among the plan's jobs: new local files (upload jobs) with a vanished
+    /// file's size, time and inode. A written plan's jobs are in the journal: they are read
+    /// back a page per queue, keeping only those that match a vanished file.
+    private func findRenames(of vanished: [FileRecord], plannedJobs: [FileRecord]) async throws(Failure) -> [RenameDetection.Rename] {
+        // A plan that is not written holds every job, the vanished ones among them.
+        guard writesChanges, let journal else { return RenameDetection.renames(in: plannedJobs) }
+        let keys = Set(vanished.compactMap(RenameDetection.key(vanished:)))
+        var candidates: [FileRecord] = []
+        do {
+            for total in try await journal.pendingJobTotals(pairId: pairId) {
+                var after: String?
+                while true {
+                    let page = try await journal.pendingJobs(pairId: pairId, queue: total.queue, after: after, limit: pageSize)
+                    candidates += page.filter { RenameDetection.key(appeared: $0).map(keys.contains) ?? false }
+                    guard page.count == pageSize, let last = page.last?.path else { break }
+                    after = last
+                }
+            }
+        } catch {
+            throw .journal(error)
+        }
+        return RenameDetection.renames(in: vanished + candidates)
+    }
+
+    /// The new names' rows with their upload jobs taken off: the MOVE brings them.
+    private func waitingForMove(_ renames: [RenameDetection.Rename], journal: Journal) async throws(JournalError) -> [FileRecord] {
+        var rows: [FileRecord] = []
+        for rename in renames {
+            guard var row = try await journal.record(pairId: pairId, path: rename.to) else { continue }
+            row.action = nil
+            row.status = .needsUpload
+            row.updatedAt = now
+            rows.append(row)
+        }
+        return rows
     }
 }

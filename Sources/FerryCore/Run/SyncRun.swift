@@ -110,7 +110,7 @@ public struct SyncRun: Sendable {
         // The journal is read a page at a time while planning (`PagedPlanning`); here only
         // its hidden paths, which the listing must be told about.
         let pairJournal = pairRecord == nil ? nil : journal
-        var knownPaths = scan.entries.map(\.path.string)
+        var knownPaths = Array(scan.entries.lazy.map(\.path.string).filter(Self.isHidden))
         do {
             knownPaths += try await pairJournal?.hiddenPaths(pairId: pairId) ?? []
         } catch {
@@ -148,7 +148,7 @@ public struct SyncRun: Sendable {
                                      maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
                                      sync: pair.mode == .sync ? syncSettings(at: now) : nil),
                 classifier: classifier, now: now, writesChanges: !options.dryRun
-            ).plan(scan: scan, remote: remote)
+            ).plan(scan: consume scan, remote: consume remote)
         } catch {
             switch error {
             case let .plan(failure): throw RunError(failure.message)
@@ -187,7 +187,8 @@ public struct SyncRun: Sendable {
                 throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
                 progress: progress,
                 sink: sink)
-            try await engine.run(jobs: plan.jobs, summary: &summary)
+            let pages = try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
+            try await engine.run(pages: pages, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
             if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
         } catch {
@@ -201,9 +202,14 @@ public struct SyncRun: Sendable {
     /// Folders with a hidden component (`.thumbnails`) among the paths known locally or
     /// from the journal, as remote paths: some servers leave such names out of listings,
     /// so the remote walk is told to look for them.
+    /// Whether a path has a component starting with `.`.
+    static func isHidden(_ path: String) -> Bool {
+        path.hasPrefix(".") || path.contains("/.")
+    }
+
     static func hiddenFolders(in paths: [String], below root: RemotePath) -> Set<RemotePath> {
         var folders: Set<RemotePath> = []
-        for text in paths where text.contains("/.") || text.hasPrefix(".") {
+        for text in paths where isHidden(text) {
             guard let path = try? RemotePath(text) else { continue }
             var folder = path.parent
             while let current = folder, !current.isRoot {

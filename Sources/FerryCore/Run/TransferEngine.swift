@@ -40,14 +40,17 @@ struct TransferEngine: Sendable {
         case probed(BackendError?)
     }
 
-    func run(jobs: [FileRecord], summary: inout RunSummary) async throws(JournalError) {
+    /// Runs the jobs `pages` reads from the journal. Only the jobs loaded (a few pages),
+    /// running, or waiting for a retry are in memory.
+    func run(pages: PendingJobPages, summary: inout RunSummary) async throws(JournalError) {
+        var pages = pages
+        // The jobs loaded and not yet over, by path.
         var records: [String: FileRecord] = [:]
+        // Follow-up jobs of conflict renames started this run (few: one pair per conflict).
+        var followUpPaths: Set<String> = []
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
-        for job in jobs {
-            records[job.path] = job
-            let rank = classifier.rank(of: job.queue)
-            state.add(SchedulerState.Job(path: job.path, rank: rank))
-            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
+        for entry in pages.totals {
+            progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
         let retry = self.retry
         var outage = OutageTracker<ParkedJob>(
@@ -68,6 +71,7 @@ struct TransferEngine: Sendable {
             // Set once the run stopped waiting for an offline backend: what still fails for
             // want of it is handed back at once instead of waiting again.
             var abandoning = false
+            var abandonMessage = ""
             func probe(after delay: Double) {
                 probing = true
                 group.addTask {
@@ -82,6 +86,26 @@ struct TransferEngine: Sendable {
             }
 
             while journalFailure == nil {
+                do throws(JournalError) {
+                    // After giving up on an offline backend, the jobs not read yet are
+                    // handed back too, without an attempt each.
+                    repeat {
+                        guard outage.isDispatching || abandoning, !pages.isExhausted else { break }
+                        for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
+                            if followUpPaths.contains(record.path) { continue }
+                            if abandoning {
+                                progress.began(queue: record.queue)
+                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
+                            } else {
+                                records[record.path] = record
+                                state.add(SchedulerState.Job(path: record.path, rank: classifier.rank(of: record.queue)))
+                            }
+                        }
+                    } while abandoning
+                } catch {
+                    journalFailure = error
+                    break
+                }
                 if outage.isDispatching {
                     for job in state.start(now: elapsed()) {
                         guard let record = records[job.path] else { continue }
@@ -93,7 +117,7 @@ struct TransferEngine: Sendable {
                         }
                     }
                 }
-                if state.isIdle && outage.isSettled && !probing { break }
+                if state.isIdle && outage.isSettled && !probing && pages.isExhausted { break }
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
                 var wake: Double?
@@ -118,6 +142,7 @@ struct TransferEngine: Sendable {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
                             progress.began(queue: record.queue)
+                            records[job.path] = nil
                             try await abandon(record, message: error.description, batch: &batch, summary: &summary)
                         } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
@@ -135,10 +160,15 @@ struct TransferEngine: Sendable {
                                                                          summary: &summary, now: elapsed(), next: &next) {
                                 records[job.path] = updated
                                 state.add(job, readyAt: retryAt)
+                            } else {
+                                records[job.path] = nil
                             }
-                            // A rename's follow-up transfers run in this same run.
+                            // A rename's follow-up transfers run in this same run. Their rows
+                            // are pending in the journal too: the page reader must not hand
+                            // them out a second time.
                             for followUp in next {
                                 let rank = classifier.rank(of: followUp.queue)
+                                followUpPaths.insert(followUp.path)
                                 records[followUp.path] = followUp
                                 state.add(SchedulerState.Job(path: followUp.path, rank: rank))
                                 progress.expect(queue: followUp.queue, rank: rank, files: 1, bytes: followUp.transferBytes)
@@ -156,6 +186,8 @@ struct TransferEngine: Sendable {
                                     summary: &summary, now: elapsed(), next: &none) {
                                     records[held.job.path] = updated
                                     state.add(held.job, readyAt: retryAt)
+                                } else {
+                                    records[held.job.path] = nil
                                 }
                             }
                         case let .wentOffline(next):
@@ -169,13 +201,13 @@ struct TransferEngine: Sendable {
                             for held in parked { state.add(held.job) }
                         case let .gaveUp(parked, seconds):
                             abandoning = true
-                            let message = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
+                            abandonMessage = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
                                 + "the file stays queued: run again when the server is back"
                             let waiting = parked.map(\.job) + state.drainWaiting()
                             for job in waiting {
-                                guard let record = records[job.path] else { continue }
+                                guard let record = records.removeValue(forKey: job.path) else { continue }
                                 progress.began(queue: record.queue)
-                                try await abandon(record, message: message, batch: &batch, summary: &summary)
+                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
                             }
                         }
                     }

@@ -96,6 +96,11 @@ public struct SchedulerState: Sendable {
         zip(ready, readyHeads).reduce(0) { $0 + $1.0.count - $1.1 } + delayed.count
     }
 
+    /// Jobs of one rank ready to start (not delayed, not running).
+    public func readyCount(rank: Int) -> Int {
+        ready.indices.contains(rank) ? ready[rank].count - readyHeads[rank] : 0
+    }
+
     /// Nothing running and nothing waiting.
     public var isIdle: Bool { runningCount == 0 && waitingCount == 0 }
 
