@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // SHA-256 for `ferry verify --hash`.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C at the edge: system libraries with typed shims for variadic functions.
@@ -61,7 +63,7 @@ let package = Package(
         // libarchive behind Swift values: the only module that imports CArchive.
         .target(
             name: "ArchiveCodec",
-            dependencies: ["CArchive", "FerryPluginAPI"]
+            dependencies: ["CArchive", "FerryPluginAPI", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         .target(
@@ -72,6 +74,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 

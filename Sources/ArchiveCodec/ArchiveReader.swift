@@ -83,7 +83,7 @@ public final class ArchiveReader {
         } catch {
             throw ArchiveError(.io, "cannot create the file", path: destination, cause: error.description)
         }
-        var hash = SHA256()
+        var hash = MemberHash()
         var offset: Int64 = 0
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in archive_read_data(handle, raw.baseAddress, raw.count) }

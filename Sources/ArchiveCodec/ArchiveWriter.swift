@@ -80,7 +80,7 @@ public final class ArchiveWriter {
             throw ArchiveError(.io, "cannot write an archive member's header", path: path, cause: Self.message(handle))
         }
 
-        var hash = SHA256()
+        var hash = MemberHash()
         var offset: Int64 = 0
         while offset < size {
             let want = Int(min(Int64(buffer.count), size - offset))

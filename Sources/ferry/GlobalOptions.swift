@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 
 /// Options every command takes: where the config and the journal are, output format, logging.
 struct GlobalOptions: ParsableArguments {
@@ -29,10 +30,10 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "Mirror: delete files on the target that the source does not have.")
     var delete = false
 
-    @Option(name: .long, help: ArgumentHelp("With --delete: most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --delete (or sync): most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))
     var maxDelete: Int?
 
-    @Flag(name: .long, help: "With --delete: skip the deletion limit.")
+    @Flag(name: .long, help: "With --delete (or sync): skip the deletion limit.")
     var forceDelete = false
 
     func validate() throws {
@@ -42,7 +43,16 @@ struct TransferOptions: ParsableArguments {
         if let maxDelete, maxDelete < 0 {
             throw ValidationError("--max-delete must not be negative")
         }
-        if (maxDelete != nil || forceDelete) && !delete {
+    }
+
+    /// push and pull delete only with --delete, so the deletion limits go with it; a
+    /// two-way sync always carries deletions over and takes the limits alone.
+    func validateDeleteLimits(for mode: SyncMode) throws {
+        if mode == .sync {
+            if delete {
+                throw ValidationError("sync always carries deletions over (into the trash); --delete is for push and pull")
+            }
+        } else if (maxDelete != nil || forceDelete) && !delete {
             throw ValidationError("--max-delete and --force-delete go with --delete")
         }
     }

@@ -26,6 +26,13 @@ struct JSONEventPrinter: RunEventSink {
             object.add("side", side == .deleteLocal ? "local" : "remote")
             object.add("path", path)
             object.add("queue", queue)
+        case let .moved(path, queue, action, target):
+            object.add("event", "moved")
+            object.add("reason", action == .moveRemote ? "renamed" : "conflict")
+            object.add("side", action == .keepBothLocalLoses ? "local" : "remote")
+            object.add("path", path)
+            object.add("target", target)
+            object.add("queue", queue)
         case let .failed(path, queue, message, willRetry, attempt):
             object.add("event", willRetry ? "retrying" : "failed")
             object.add("path", path)
@@ -70,6 +77,11 @@ struct JSONEventPrinter: RunEventSink {
         object.add("downloaded", summary.downloadedFiles)
         object.add("downloaded_bytes", summary.downloadedBytes)
         object.add("deleted", summary.deletedFiles)
+        if summary.mode == .sync {
+            object.add("trashed", summary.trashedFiles)
+            object.add("renamed", summary.movedFiles)
+            object.add("kept_both", summary.keptBothFiles)
+        }
         object.add("skipped", summary.skippedFiles)
         object.add("failed", summary.failedFiles)
         object.add("conflicts", summary.conflictFiles)

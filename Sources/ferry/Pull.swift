@@ -19,6 +19,10 @@ extension Ferry {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
 
+        func validate() throws {
+            try transfer.validateDeleteLimits(for: .pull)
+        }
+
         func run() async throws {
             try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer)
         }

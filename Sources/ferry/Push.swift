@@ -20,6 +20,10 @@ extension Ferry {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
 
+        func validate() throws {
+            try transfer.validateDeleteLimits(for: .push)
+        }
+
         func run() async throws {
             try await FolderRunCommand.run(mode: .push, folder: folder, remote: to, global: global, transfer: transfer)
         }

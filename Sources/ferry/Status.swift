@@ -14,6 +14,12 @@ extension Ferry {
         @Flag(name: .long, help: "Also list the files that failed, with their last error.")
         var errors = false
 
+        @Flag(name: .long, help: "Also list the files in conflict (settle them with ferry resolve).")
+        var conflicts = false
+
+        @Flag(name: .long, help: "Also show media items (files sharing a stem) by status.")
+        var items = false
+
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -48,9 +54,17 @@ extension Ferry {
                 do {
                     let counts = try await journal.statusCounts(pairId: id)
                     let failed = errors ? try await journal.records(pairId: id, status: .syncError) : []
-                    let conflicts = errors ? try await journal.records(pairId: id, status: .conflict) : []
-                    reports.append(FolderReport(pair: pair, counts: counts, problems: failed + conflicts,
-                                                queueOrder: context.config.queues.map(\.name)))
+                    let conflicted = errors || conflicts ? try await journal.records(pairId: id, status: .conflict) : []
+                    var report = FolderReport(pair: pair, counts: counts, problems: failed + conflicted,
+                                              queueOrder: context.config.queues.map(\.name))
+                    if items {
+                        report.items = ItemReport(items: MediaItem.group(
+                            try await journal.records(pairId: id).map { record in
+                                MediaItem.FileState(path: record.path, status: record.status,
+                                                    bytes: record.localSize ?? record.remoteSize ?? 0)
+                            }, by: context.config.items))
+                    }
+                    reports.append(report)
                 } catch {
                     throw CommandFailure.runtime(error.description)
                 }
@@ -78,6 +92,8 @@ struct FolderReport {
     var problems: [FileRecord]
     /// Queue names in priority order; queues the config no longer has come last.
     var queueOrder: [String]
+    /// Media items, with `--items`.
+    var items: ItemReport?
 
     private func totals(by key: (StatusCount) -> String) -> [(String, Int, Int64)] {
         var files: [String: Int] = [:]
@@ -118,6 +134,7 @@ struct FolderReport {
         for problem in problems {
             lines.append("  \(problem.status.rawValue): \(problem.path): \(problem.lastError ?? "")")
         }
+        if let items { lines += items.lines }
         return lines.joined(separator: "\n")
     }
 
@@ -154,6 +171,7 @@ struct FolderReport {
             item.add("error", record.lastError)
             return item
         })
+        if let items { object.add("items", items.json) }
         return object
     }
 }

@@ -33,6 +33,11 @@ struct TextEventPrinter: RunEventSink {
             output("\(direction == .download ? "downloaded" : "uploaded") \(path)  [\(queue), \(ByteFormat.string(bytes))\(resumed)]")
         case let .deleted(path, _, side):
             output("deleted \(side == .deleteLocal ? "local" : "remote") \(path)")
+        case let .moved(path, _, action, target):
+            switch action {
+            case .moveRemote: output("renamed remote \(path) → \(target)")
+            default: report("conflict: \(path): kept both; the \(action == .keepBothLocalLoses ? "local" : "remote") version is now \(target)")
+            }
         case let .failed(path, _, message, willRetry, attempt):
             if willRetry {
                 if verbose { report("retrying \(path) (attempt \(attempt) failed): \(message)") }
@@ -59,18 +64,25 @@ struct TextEventPrinter: RunEventSink {
         case .download: return "download"
         case .deleteRemote: return "delete remote"
         case .deleteLocal: return "delete local"
+        case .moveRemote: return "rename remote"
+        case .keepBothLocalLoses: return "keep both (rename local) of"
+        case .keepBothRemoteLoses: return "keep both (rename remote) of"
         }
     }
 
     static func line(_ summary: RunSummary) -> String {
         var parts: [String] = []
-        if summary.uploadedFiles > 0 || summary.mode == .push {
+        if summary.uploadedFiles > 0 || summary.mode != .pull {
             parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))")
         }
-        if summary.downloadedFiles > 0 || summary.mode == .pull {
+        if summary.downloadedFiles > 0 || summary.mode != .push {
             parts.append("\(summary.downloadedFiles) downloaded (\(ByteFormat.string(summary.downloadedBytes)))")
         }
-        if summary.deletedFiles > 0 { parts.append("\(summary.deletedFiles) deleted") }
+        if summary.deletedFiles > 0 {
+            parts.append("\(summary.deletedFiles) deleted" + (summary.trashedFiles > 0 ? " (\(summary.trashedFiles) into the trash)" : ""))
+        }
+        if summary.movedFiles > 0 { parts.append("\(summary.movedFiles) renamed") }
+        if summary.keptBothFiles > 0 { parts.append("\(summary.keptBothFiles) conflicts kept both") }
         parts.append("\(summary.skippedFiles) unchanged")
         if summary.resumedBytes > 0 { parts.append("\(ByteFormat.string(summary.resumedBytes)) resumed") }
         if summary.conflictFiles > 0 { parts.append("\(summary.conflictFiles) in conflict") }

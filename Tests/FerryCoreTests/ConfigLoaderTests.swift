@@ -45,6 +45,7 @@ struct ConfigLoaderTests {
         let text = try String(contentsOfFile: root + "/config.yml", encoding: .utf8)
         let config = try Self.parse(text, baseDirectory: root)
         #expect(config.queues == QueueRule.standard)
+        #expect(config.items == ItemGrouping.standard)
         #expect(config.defaultQueue == "media")
         #expect(config.sourceFile == "config.yml")
         #expect(config.statePath == root + "/.ferry/state")
@@ -370,6 +371,26 @@ struct ConfigLoaderTests {
             name: "a document that is a list",
             yaml: "- a\n- b\n",
             line: 1, column: 1, mentions: "expected a mapping", key: nil),
+        ConfigErrorCase(
+            name: "unknown conflict policy",
+            yaml: "remotes:\n  r: {type: local, path: /r}\nfolders:\n  f:\n    path: /f\n    remote: r\n    mode: sync\n    conflict: newest\n",
+            line: 8, column: 15, mentions: "expected one of: keep-both, newer, local, remote, ask", key: "folders.f.conflict"),
+        ConfigErrorCase(
+            name: "per-queue conflict policy for a queue that does not exist",
+            yaml: "remotes:\n  r: {type: local, path: /r}\nfolders:\n  f:\n    path: /f\n    remote: r\n    conflict:\n      thumbs: remote\n",
+            line: 8, column: 7, mentions: "no queue named 'thumbs'", key: "folders.f.conflict.thumbs"),
+        ConfigErrorCase(
+            name: "trash retention that is not a duration",
+            yaml: "remotes:\n  r: {type: local, path: /r}\nfolders:\n  f:\n    path: /f\n    remote: r\n    trash:\n      keep: a month\n",
+            line: 8, column: 13, mentions: "expected a duration", key: "folders.f.trash.keep"),
+        ConfigErrorCase(
+            name: "unknown item stem rule",
+            yaml: "items:\n  stem: middle-dot\n",
+            line: 2, column: 9, mentions: "expected first-dot or last-dot", key: "items.stem"),
+        ConfigErrorCase(
+            name: "unknown sync mode",
+            yaml: "remotes:\n  r: {type: local, path: /r}\nfolders:\n  f:\n    path: /f\n    remote: r\n    mode: mirror\n",
+            line: 7, column: 11, mentions: "expected push, pull or sync", key: "folders.f.mode"),
     ]
 
     @Test("each problem is reported at the offending node", arguments: errorCases)
@@ -396,6 +417,56 @@ struct ConfigLoaderTests {
         #expect(error.message.contains("invalid YAML"))
         #expect(!error.description.contains("\n"))
         #expect(error.description.hasPrefix("config.yml:3:15: "))
+    }
+
+    @Test("two-way sync settings: mode, conflict policies per folder and queue, trash, items")
+    func twoWaySettings() throws {
+        let config = try Self.parse("""
+            remotes:
+              r: {type: local, path: /r}
+            queues:
+              - name: thumbnails
+                match: ["**/.thumbnails/**"]
+                concurrency: 1
+                conflict: remote
+              - name: media
+                match: ["*.jpg"]
+                concurrency: 1
+            folders:
+              phone:
+                path: /phone
+                remote: r
+                mode: sync
+                conflict:
+                  default: ask
+                  media: newer
+                trash:
+                  local: /var/trash/phone
+                  remote: backup/trash
+                  keep: 7d
+              camera:
+                path: /camera
+                remote: r
+                mode: sync
+                trash: off
+            items:
+              stem: last-dot
+              thumbnail_folders: [previews]
+            """)
+        let phone = try #require(config.folder(named: "phone"))
+        #expect(phone.mode == .sync)
+        let policies = ConflictPolicies(folder: phone.conflict, rules: config.queues)
+        #expect(policies.policy(forQueue: "media") == .newer)
+        #expect(policies.policy(forQueue: "thumbnails") == .ask)
+        #expect(ConflictPolicies(folder: .init(), rules: config.queues).policy(forQueue: "thumbnails") == .remote)
+        #expect(phone.trash.localFolder(root: "/phone") == "/var/trash/phone")
+        #expect(phone.trash.remoteFolder(root: try RemotePath("x")) == (try RemotePath("backup/trash")))
+        #expect(phone.trash.keepSeconds == 7.0 * 86_400)
+        let camera = try #require(config.folder(named: "camera"))
+        #expect(!camera.trash.enabled)
+        #expect(camera.trash.remoteFolder(root: try RemotePath("cam")) == (try RemotePath("cam/.ferry-trash")))
+        #expect(camera.trash.localFolder(root: "/camera") == "/camera/.ferry-trash")
+        #expect(config.items == ItemGrouping(stem: .lastDot, thumbnailFolders: ["previews"], stemSuffixes: ["_thumb", "-thumb"]))
     }
 
     @Test("an unterminated quote is a located syntax error")

@@ -591,6 +591,7 @@ struct PlannerTests {
         switch mode {
         case .push: #expect(actions == [.upload])
         case .pull: #expect(actions == [.download])
+        case .sync: Issue.record("not a one-way mode")
         }
     }
 }

@@ -280,7 +280,7 @@ struct ArchiveBundleTests {
         let manifest: [String: Any] = [
             "ferryBundleManifest": 1, "bundle": name, "format": "tar.zst", "size": 10240, "createdAt": 1_577_836_800.0,
             "members": [
-                member("ok.txt", sha: SHA256.hex(of: Array(okBytes))),
+                member("ok.txt", sha: MemberHash.hex(of: Array(okBytes))),
                 member("link.txt"),
                 member("../escape.txt", entry: "ok.txt"),
                 member("/abs.txt", entry: "ok.txt"),

@@ -40,13 +40,15 @@ public enum BundlePlanner {
         let coldBefore = rule.map { Int64((now - $0.olderThan.inSeconds) * 1e9) }
         for job in jobs {
             let member = catalog.members[job.path]
-            switch (mode, job.action) {
-            case (.push, .deleteRemote?) where member != nil && catalog.bundledOnlyPaths.contains(job.path):
+            // A two-way sync sends like a push and fetches like a pull.
+            let sends = mode != .pull, fetches = mode != .push
+            switch job.action {
+            case .deleteRemote? where sends && member != nil && catalog.bundledOnlyPaths.contains(job.path):
                 partition.bundledDeletions.append(job)
-            case (.push, .upload?) where member != nil:
+            case .upload? where sends && member != nil:
                 partition.leavingBundles.append(job)
                 partition.engineJobs.append(job)
-            case (.push, .upload?):
+            case .upload? where sends:
                 if let rule, let coldBefore, let local = job.local, job.remote == nil, job.status != .uploading,
                    local.size <= rule.maxFileSize, local.modifiedNanos <= coldBefore,
                    matcher?.matches(job.path) ?? true {
@@ -54,7 +56,7 @@ public enum BundlePlanner {
                 } else {
                     partition.engineJobs.append(job)
                 }
-            case (.pull, .download?) where member != nil && catalog.bundledOnlyPaths.contains(job.path):
+            case .download? where fetches && member != nil && catalog.bundledOnlyPaths.contains(job.path):
                 partition.restores[member!.bundle, default: []].append(job)
             default:
                 partition.engineJobs.append(job)

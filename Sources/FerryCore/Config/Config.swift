@@ -18,6 +18,8 @@ public struct Config: Sendable {
     public var scan: ScanSettings
     /// Cold files packed into bundles on push (`archive:`); nil when the section is absent.
     public var archive: ArchiveRule? = nil
+    /// How files form media items (`ferry status --items`).
+    public var items: ItemGrouping = .standard
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 
@@ -49,6 +51,8 @@ public enum SyncMode: String, Sendable, CaseIterable, Codable {
     case push
     /// Remote → local copy.
     case pull
+    /// Two-way: changes on either side go to the other; both changed is a conflict.
+    case sync
 }
 
 /// A local folder paired with a place on a remote.
@@ -61,6 +65,11 @@ public struct FolderConfig: Sendable {
     public var mode: SyncMode
     /// Extra ignore globs for this folder, on top of `scan.ignore`.
     public var ignore: [String]
+    /// How a two-way sync settles files changed on both sides (the folder's own setting,
+    /// before the queues' ones; see `ConflictPolicies`).
+    public var conflict: ConflictPolicies.FolderSetting = .init()
+    /// Where a two-way sync puts deleted and overwritten files.
+    public var trash: TrashSettings = .standard
 }
 
 /// Global limits on transfers.

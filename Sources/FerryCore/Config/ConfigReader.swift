@@ -22,7 +22,7 @@ struct ConfigReader {
 
     mutating func read(_ root: Node) throws(ConfigError) -> Config {
         let top = try mapping(root, key: nil, allowed: [
-            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
+            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive", "items",
         ])
         var folderNode: Node?
         var defaultQueueNode: Node?
@@ -37,6 +37,7 @@ struct ConfigReader {
             case "retry": try readRetry(entry.value)
             case "scan": try readScan(entry.value)
             case "archive": try readArchive(entry.value)
+            case "items": try readItems(entry.value)
             default: break
             }
         }
@@ -97,12 +98,14 @@ struct ConfigReader {
     private mutating func readFolders(_ node: Node) throws(ConfigError) {
         for entry in try mapping(node, key: "folders", allowed: nil) {
             let key = "folders.\(entry.key)"
-            let fields = try mapping(entry.value, key: key, allowed: ["path", "remote", "remote_path", "mode", "ignore"])
+            let fields = try mapping(entry.value, key: key, allowed: ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash"])
             var localPath: String?
             var remoteName: String?
             var remotePath = RemotePath.root
             var mode = SyncMode.push
             var ignore: [String] = []
+            var conflict = ConflictPolicies.FolderSetting()
+            var trash = TrashSettings.standard
             for field in fields {
                 let fieldKey = key + "." + field.key
                 switch field.key {
@@ -125,17 +128,20 @@ struct ConfigReader {
                 case "mode":
                     let text = try string(field.value, key: fieldKey)
                     guard let parsed = SyncMode(rawValue: text) else {
-                        throw error(field.value, fieldKey, "unknown mode '\(text)' (expected push or pull)")
+                        throw error(field.value, fieldKey, "unknown mode '\(text)' (expected push, pull or sync)")
                     }
                     mode = parsed
                 case "ignore": ignore = try globList(field.value, key: fieldKey)
+                case "conflict": conflict = try folderConflict(field.value, key: fieldKey)
+                case "trash": trash = try trashSettings(field.value, key: fieldKey)
                 default: break
                 }
             }
             guard let localPath else { throw error(entry.value, key, "missing required key 'path' (the local folder)") }
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
             config.folders.append(FolderConfig(
-                name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore))
+                name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,
+                conflict: conflict, trash: trash))
         }
     }
 
@@ -146,7 +152,7 @@ struct ConfigReader {
         var queues: [QueueRule] = []
         for (index, item) in items.enumerated() {
             let key = "queues[\(index)]"
-            let fields = try mapping(item, key: key, allowed: ["name", "match", "min_size", "max_size", "concurrency"])
+            let fields = try mapping(item, key: key, allowed: ["name", "match", "min_size", "max_size", "concurrency", "conflict"])
             var rule = QueueRule(name: "", match: [], concurrency: 1)
             var hasName = false
             for field in fields {
@@ -162,6 +168,7 @@ struct ConfigReader {
                 case "min_size": rule.minSize = try size(field.value, key: fieldKey)
                 case "max_size": rule.maxSize = try size(field.value, key: fieldKey)
                 case "concurrency": rule.concurrency = try integer(field.value, key: fieldKey, range: 1...64)
+                case "conflict": rule.conflict = try conflictPolicy(field.value, key: fieldKey)
                 default: break
                 }
             }
@@ -269,7 +276,102 @@ struct ConfigReader {
         config.archive = rule
     }
 
+    /// `items:`: how files group into media items.
+    private mutating func readItems(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "items", allowed: ["stem", "thumbnail_folders", "stem_suffixes"]) {
+            let key = "items." + entry.key
+            switch entry.key {
+            case "stem":
+                let text = try string(entry.value, key: key)
+                guard let rule = ItemGrouping.StemRule(rawValue: text) else {
+                    throw error(entry.value, key, "unknown stem rule '\(text)' (expected first-dot or last-dot)")
+                }
+                config.items.stem = rule
+            case "thumbnail_folders": config.items.thumbnailFolders = try nameList(entry.value, key: key)
+            case "stem_suffixes": config.items.stemSuffixes = try nameList(entry.value, key: key)
+            default: break
+            }
+        }
+    }
+
+    /// A folder's `conflict:`: one policy, or a mapping of queue names (and `default`) to policies.
+    private func folderConflict(_ node: Node, key: String) throws(ConfigError) -> ConflictPolicies.FolderSetting {
+        if case .scalar = node { return .init(fallback: try conflictPolicy(node, key: key)) }
+        var setting = ConflictPolicies.FolderSetting()
+        for entry in try mapping(node, key: key, allowed: nil) {
+            let entryKey = key + "." + entry.key
+            let policy = try conflictPolicy(entry.value, key: entryKey)
+            if entry.key == "default" {
+                setting.fallback = policy
+            } else {
+                guard config.queues.contains(where: { $0.name == entry.key }) else {
+                    throw error(entry.keyNode, entryKey, "no queue named '\(entry.key)' (queues: "
+                        + config.queues.map(\.name).joined(separator: ", ") + "; or 'default')")
+                }
+                setting.perQueue[entry.key] = policy
+            }
+        }
+        return setting
+    }
+
+    private func conflictPolicy(_ node: Node, key: String) throws(ConfigError) -> ConflictPolicy {
+        let text = try string(node, key: key)
+        guard let policy = ConflictPolicy(rawValue: text) else {
+            throw error(node, key, "unknown conflict policy '\(text)' (expected one of: "
+                + ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        return policy
+    }
+
+    /// A folder's `trash:`: `off`, or a mapping of `local`, `remote` and `keep`.
+    private func trashSettings(_ node: Node, key: String) throws(ConfigError) -> TrashSettings {
+        var settings = TrashSettings.standard
+        if case .scalar = node {
+            guard try !boolean(node, key: key) else { return settings }
+            settings.enabled = false
+            return settings
+        }
+        for entry in try mapping(node, key: key, allowed: ["local", "remote", "keep"]) {
+            let entryKey = key + "." + entry.key
+            switch entry.key {
+            case "local":
+                let text = try string(entry.value, key: entryKey)
+                guard !text.isEmpty else { throw error(entry.value, entryKey, "expected a path, found nothing") }
+                settings.localPath = LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment)
+            case "remote":
+                let text = try string(entry.value, key: entryKey)
+                let path: RemotePath
+                do {
+                    path = try RemotePath(text)
+                } catch {
+                    throw self.error(entry.value, entryKey, error.message)
+                }
+                guard !path.isRoot else { throw error(entry.value, entryKey, "the remote trash cannot be the remote's root") }
+                settings.remotePath = path
+            case "keep":
+                if (try? string(entry.value, key: entryKey)) == "forever" {
+                    settings.keepSeconds = nil
+                } else {
+                    settings.keepSeconds = try duration(entry.value, key: entryKey).inSeconds
+                }
+            default: break
+            }
+        }
+        return settings
+    }
+
     // MARK: Typed values
+
+    private func nameList(_ node: Node, key: String) throws(ConfigError) -> [String] {
+        switch node {
+        case let .sequence(items):
+            var names: [String] = []
+            for item in items { names.append(try string(item, key: key)) }
+            return names
+        case .scalar: return [try string(node, key: key)]
+        default: throw error(node, key, "expected a list of names, found \(describe(node))")
+        }
+    }
 
     struct Entry {
         var key: String

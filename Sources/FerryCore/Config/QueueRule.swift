@@ -8,13 +8,17 @@ public struct QueueRule: Sendable, Equatable {
     public var maxSize: Int64?
     /// Most transfers of this queue running at once.
     public var concurrency: Int
+    /// How a two-way sync settles this queue's conflicts, unless the folder says otherwise.
+    public var conflict: ConflictPolicy?
 
-    public init(name: String, match: [String], minSize: Int64? = nil, maxSize: Int64? = nil, concurrency: Int) {
+    public init(name: String, match: [String], minSize: Int64? = nil, maxSize: Int64? = nil, concurrency: Int,
+                conflict: ConflictPolicy? = nil) {
         self.name = name
         self.match = match
         self.minSize = minSize
         self.maxSize = maxSize
         self.concurrency = concurrency
+        self.conflict = conflict
     }
 
     /// The standard queues, highest priority first; config.yml spells out the same.

@@ -45,6 +45,13 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
 
     public var updatedAt: Double
 
+    /// Where a pending move goes (two-way sync): the trash path of a file about to be
+    /// deleted or overwritten, the conflict copy's name, or a rename's new path. Decided
+    /// when the job is planned, so that a resumed job moves to the same place.
+    public var moveTarget: String?
+    /// A person's answer to a conflict (`ferry resolve`): applied by the next sync.
+    public var resolution: ConflictPolicy?
+
     public init(pairId: Int64, path: String, queue: String, status: FileStatus, updatedAt: Double) {
         self.pairId = pairId
         self.path = path
@@ -148,6 +155,8 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         transferModifiedNanos = nil
         transferInode = nil
         transferETag = nil
+        moveTarget = nil
+        resolution = nil
         updatedAt = time
     }
 
@@ -157,7 +166,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         switch action {
         case .upload: return localSize ?? 0
         case .download: return remoteSize ?? 0
-        case .deleteRemote, .deleteLocal, nil: return 0
+        default: return 0
         }
     }
 }

@@ -16,6 +16,7 @@ extension FileRecord {
         "attempts", "nextAttemptAt", "lastError",
         "transferSize", "transferModifiedNanos", "transferInode", "transferETag",
         "updatedAt",
+        "moveTarget", "resolution",
     ]
 
     /// The row's values in `columnNames` order.
@@ -29,6 +30,7 @@ extension FileRecord {
             attempts, nextAttemptAt, lastError,
             transferSize, transferModifiedNanos, transferInode, transferETag,
             updatedAt,
+            moveTarget, resolution?.rawValue,
         ]
     }
 

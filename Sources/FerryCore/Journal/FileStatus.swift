@@ -1,5 +1,7 @@
 import GRDB
 
+extension ConflictPolicy: DatabaseValueConvertible {}
+
 /// The state of one tracked file (see DESIGN.md, "Per-file status").
 public enum FileStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
     /// Seen locally, not meant to leave (pull mode, or not yet settled).
@@ -36,13 +38,21 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     case deleteRemote
     /// Remove the local copy (a mirror pull of a file gone from the remote).
     case deleteLocal
+    /// Rename the remote copy to `moveTarget` (two-way sync: the file was renamed locally).
+    case moveRemote
+    /// Keep both versions of a conflict, the local one losing: rename it to the conflict
+    /// name `moveTarget`, then upload that and download the remote version.
+    case keepBothLocalLoses
+    /// Keep both versions of a conflict, the remote one losing: rename it on the remote to
+    /// the conflict name `moveTarget`, then download that and upload the local version.
+    case keepBothRemoteLoses
 
     /// The status of a file whose job is this action and has not started: changes that
     /// go to the remote wait as needsUpload, changes that come from it as needsDownload.
     public var pendingStatus: FileStatus {
         switch self {
-        case .upload, .deleteRemote: return .needsUpload
-        case .download, .deleteLocal: return .needsDownload
+        case .upload, .deleteRemote, .moveRemote, .keepBothRemoteLoses: return .needsUpload
+        case .download, .deleteLocal, .keepBothLocalLoses: return .needsDownload
         }
     }
 

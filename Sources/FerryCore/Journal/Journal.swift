@@ -290,6 +290,34 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Records a person's answer to the conflicts of a pair at `path` (a file, or a folder
+    /// for every conflict below it; empty for all): the next sync settles them that way.
+    /// The rows leave `conflict` for the pending status of the side that wins. Returns the
+    /// paths answered.
+    public func resolveConflicts(pairId: Int64, path: String, keep resolution: ConflictPolicy,
+                                 at time: Double) async throws(JournalError) -> [String] {
+        try await write { db in
+            var resolved: [String] = []
+            let conflicts = try FileRecord.filter(Column("pairId") == pairId && Column("status") == FileStatus.conflict.rawValue)
+                .order(Column("path")).fetchAll(db)
+            for var record in conflicts where path.isEmpty || record.path == path || record.path.hasPrefix(path + "/") {
+                record.resolution = resolution
+                switch resolution {
+                case .remote:
+                    record.action = .download
+                default:
+                    record.action = .upload
+                }
+                record.status = record.action?.pendingStatus ?? .needsUpload
+                record.lastError = "resolved: keep \(resolution == .keepBoth ? "both" : resolution.rawValue); the next sync carries it out"
+                record.updatedAt = time
+                try record.write(db)
+                resolved.append(record.path)
+            }
+            return resolved
+        }
+    }
+
     // MARK: Access
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(JournalError) -> T {

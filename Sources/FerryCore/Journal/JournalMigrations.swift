@@ -79,6 +79,13 @@ enum JournalMigrations {
             }
             try db.create(index: "archiveMember_by_path", on: "archiveMember", columns: ["pairId", "path"])
         }
+        // Two-way sync: where a planned move goes, and a person's answer to a conflict.
+        migrator.registerMigration("v3-sync-move-target-and-resolution") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "moveTarget", .text)
+                table.add(column: "resolution", .text)
+            }
+        }
         return migrator
     }
 }

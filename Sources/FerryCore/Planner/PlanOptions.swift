@@ -8,12 +8,16 @@ public struct PlanOptions: Sendable, Equatable {
     public var maxDeleteShare: Double
     /// Skip the deletion guard (`--force-delete`).
     public var forceDeletes: Bool
+    /// Conflict policies and run names of a two-way sync; nil for push and pull.
+    public var sync: SyncPlanSettings?
 
-    public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false) {
+    public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false,
+                sync: SyncPlanSettings? = nil) {
         self.mode = mode
         self.mirror = mirror
         self.maxDeletes = maxDeletes
         self.maxDeleteShare = maxDeleteShare
         self.forceDeletes = forceDeletes
+        self.sync = sync
     }
 }

@@ -18,6 +18,8 @@ public enum Planner {
         case adopt
         case transfer(FileAction)
         case delete(FileAction)
+        /// A rename on one side (two-way sync): a conflict copy or a detected rename.
+        case move(FileAction, target: String)
         case conflict(String)
         case localOnly
         case forget
@@ -65,7 +67,8 @@ public enum Planner {
             }
 
             if record.local != nil { localFiles += 1 }
-            switch decide(record, options: options) {
+            let decision = decide(record, options: options)
+            switch decision {
             case .forget:
                 if original != nil { forgotten.append(path) }
                 continue
@@ -82,18 +85,23 @@ public enum Planner {
                 record.syncedAt = now
                 clearFailure(&record)
                 adopted += 1
-            case let .transfer(action), let .delete(action):
+            case let .transfer(action), let .delete(action), let .move(action, _):
                 let wasSameJob = original?.action == action && (original?.status.isPending ?? false)
                 record.status = action.pendingStatus
                 record.action = action
                 record.attempts = 0
                 record.nextAttemptAt = nil
                 if !wasSameJob { record.lastError = nil }
+                // A resumed job keeps the place it was moving to.
+                if !(wasSameJob && original?.moveTarget != nil) {
+                    record.moveTarget = moveTarget(for: decision, record: record, options: options)
+                }
                 if record != original { record.updatedAt = now }
                 jobs.append(record)
             case let .conflict(reason):
                 record.status = .conflict
                 record.action = nil
+                record.moveTarget = nil
                 record.lastError = reason
                 if record != original { record.updatedAt = now }
                 conflicts.append(record)
@@ -118,11 +126,25 @@ public enum Planner {
     /// deleted".
     public static func checkDeletions(_ jobs: [FileRecord], remoteFiles: Int, localFiles: Int,
                                       options: PlanOptions) throws(PlanError) {
-        try checkDeletions(count: jobs.count { $0.action?.isDeletion == true }, remoteFiles: remoteFiles,
-                           localFiles: localFiles, options: options)
+        try checkDeletions(remoteDeletions: jobs.count { $0.action == .deleteRemote },
+                           localDeletions: jobs.count { $0.action == .deleteLocal },
+                           remoteFiles: remoteFiles, localFiles: localFiles, options: options)
     }
 
-    /// The same guard over a count of deletion jobs, for a plan made in parts.
+    /// The same guard over counts of deletion jobs, for a plan made in parts. A two-way
+    /// sync can lose files on both sides: each side is guarded on its own.
+    public static func checkDeletions(remoteDeletions: Int, localDeletions: Int, remoteFiles: Int, localFiles: Int,
+                                      options: PlanOptions) throws(PlanError) {
+        if options.mode == .sync {
+            try checkDeletionCount(remoteDeletions, of: remoteFiles, side: "remote", options: options)
+            try checkDeletionCount(localDeletions, of: localFiles, side: "local folder", options: options)
+            return
+        }
+        try checkDeletions(count: remoteDeletions + localDeletions, remoteFiles: remoteFiles, localFiles: localFiles,
+                           options: options)
+    }
+
+    /// The one-way guard over a count of deletion jobs.
     public static func checkDeletions(count deletions: Int, remoteFiles: Int, localFiles: Int,
                                       options: PlanOptions) throws(PlanError) {
         guard deletions > 0 && !options.forceDeletes else { return }
@@ -137,6 +159,38 @@ public enum Planner {
         }
     }
 
+    private static func checkDeletionCount(_ deletions: Int, of targetFiles: Int, side: String,
+                                           options: PlanOptions) throws(PlanError) {
+        guard deletions > 0 && !options.forceDeletes else { return }
+        let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
+        if deletions > limit {
+            throw PlanError(message: """
+                refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
+                check that both sides are mounted and complete (an unmounted disk looks like everything was deleted), \
+                then raise --max-delete or pass --force-delete
+                """)
+        }
+    }
+
+    /// Where a job's move goes (two-way sync): a conflict copy's or rename's path, or, for
+    /// a job that deletes or overwrites a file, the file's place in the run's trash folder.
+    static func moveTarget(for decision: Decision, record: FileRecord, options: PlanOptions) -> String? {
+        guard options.mode == .sync, let sync = options.sync else { return nil }
+        switch decision {
+        case let .move(_, target): return target
+        case let .transfer(action), let .delete(action):
+            guard sync.usesTrash else { return nil }
+            let replaces: Bool
+            switch action {
+            case .upload, .deleteRemote: replaces = record.remote != nil
+            case .download, .deleteLocal: replaces = record.local != nil
+            default: replaces = false
+            }
+            return replaces ? sync.trashPath(for: record.path) : nil
+        default: return nil
+        }
+    }
+
     /// Jobs in the order the scheduler should prefer: queue priority, then path.
     public static func ranked(_ jobs: [FileRecord], classifier: QueueClassifier) -> [FileRecord] {
         jobs.sorted { lhs, rhs in
@@ -147,6 +201,11 @@ public enum Planner {
     }
 
     static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {
+        if options.mode == .sync {
+            // Without settings (a caller that only wants the decisions): the default policy,
+            // and placeholder names that nothing will use.
+            return decideTwoWay(record, settings: options.sync ?? SyncPlanSettings(host: "host", stamp: "00000000-000000"))
+        }
         let local = record.local
         let remote = record.remote
         let mirror = options.mirror
@@ -165,7 +224,7 @@ public enum Planner {
                         : "changed on both sides since the last sync")
                 }
                 return .transfer(.upload)
-            case .pull:
+            case .pull, .sync:
                 if record.syncedLocal != nil && !localUnchanged && (remoteUnchanged || record.syncedRemote != nil) {
                     return .conflict(remoteUnchanged
                         ? "the local copy changed since the last sync; push it or remove one copy"
@@ -176,12 +235,12 @@ public enum Planner {
         case (_?, nil):
             switch options.mode {
             case .push: return .transfer(.upload)
-            case .pull: return mirror ? .delete(.deleteLocal) : .localOnly
+            case .pull, .sync: return mirror ? .delete(.deleteLocal) : .localOnly
             }
         case (nil, _?):
             switch options.mode {
             case .push: return mirror ? .delete(.deleteRemote) : .forget
-            case .pull: return .transfer(.download)
+            case .pull, .sync: return .transfer(.download)
             }
         case (nil, nil):
             return .forget

@@ -11,8 +11,15 @@ public struct FolderPair: Sendable {
     public var mode: SyncMode
     /// Folder-specific ignore globs (on top of the global ones).
     public var ignore: [String]
+    /// Two-way sync: the folder's conflict setting (queues' settings come from the config).
+    public var conflict: ConflictPolicies.FolderSetting
+    /// Two-way sync: where deleted and overwritten files go.
+    public var trash: TrashSettings
 
-    public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String]) {
+    public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
+                conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {
+        self.conflict = conflict
+        self.trash = trash
         self.name = name
         self.localRoot = localRoot
         self.backend = backend

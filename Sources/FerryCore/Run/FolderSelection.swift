@@ -16,7 +16,7 @@ public struct FolderSelection: Sendable {
     }
 
     public func resolve(folder: String?, remote: String?, mode: SyncMode) throws(SelectionError) -> [FolderPair] {
-        let flag = mode == .push ? "--to" : "--from"
+        let flag = mode == .pull ? "--from" : "--to"
         guard let folder else {
             if remote != nil {
                 throw SelectionError("\(flag) needs a local folder: ferry \(mode.rawValue) PATH \(flag) REMOTE")
@@ -46,12 +46,31 @@ public struct FolderSelection: Sendable {
                            mode: mode, ignore: [])]
     }
 
+    /// The pairs a command that only looks (`ferry verify`) works on: every configured
+    /// folder, one by name, or an ad-hoc `PATH --to REMOTE`; each in its configured mode.
+    public func resolveAnyMode(folder: String?, remote: String?) throws(SelectionError) -> [FolderPair] {
+        guard let folder else {
+            guard remote == nil else { throw SelectionError("--to needs a local folder: PATH --to REMOTE") }
+            guard !config.folders.isEmpty else {
+                throw SelectionError("no folder is configured; name one, or give a pair: PATH --to REMOTE")
+            }
+            var pairs: [FolderPair] = []
+            for configured in config.folders { pairs.append(try pair(for: configured, mode: configured.mode)) }
+            return pairs
+        }
+        if remote == nil, let configured = config.folder(named: folder) {
+            return [try pair(for: configured, mode: configured.mode)]
+        }
+        return try resolve(folder: folder, remote: remote, mode: .sync)
+    }
+
     func pair(for folder: FolderConfig, mode: SyncMode) throws(SelectionError) -> FolderPair {
         guard let remote = config.remote(named: folder.remote) else {
             throw SelectionError("folder '\(folder.name)' names remote '\(folder.remote)', which is not configured")
         }
         return FolderPair(name: folder.name, localRoot: folder.localPath, backend: try backend(for: remote),
-                          remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore)
+                          remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore,
+                          conflict: folder.conflict, trash: folder.trash)
     }
 
     public func backend(for remote: RemoteConfig) throws(SelectionError) -> any Backend {

@@ -43,7 +43,11 @@ struct PagedPlanning {
         var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
-        var deletionCount = 0
+        var remoteDeletions = 0
+        var localDeletions = 0
+        // Two-way sync: files gone locally that may have been renamed (few, even when the
+        // plan is large); their new names are looked for once every part is written.
+        var vanished: [FileRecord] = []
         var after: String?
 
         while true {
@@ -89,7 +93,9 @@ struct PagedPlanning {
             // time); only a plan that is not written keeps them, to be shown, or one whose
             // jobs are sorted further (`keepsJobs`).
             if keepsJobs || !writesChanges { total.jobs += part.jobs }
-            deletionCount += part.jobs.count { $0.action?.isDeletion == true }
+            remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
+            localDeletions += part.jobs.count { $0.action == .deleteLocal }
+            if options.mode == .sync { vanished += part.jobs.filter(RenameDetection.mayBeRenamedAway) }
             total.conflicts += part.conflicts
             total.unchangedCount += part.unchangedCount
             total.adoptedCount += part.adoptedCount
@@ -111,9 +117,28 @@ struct PagedPlanning {
             after = upper
         }
 
+        if !vanished.isEmpty {
+            let renames = try await findRenames(of: vanished, plannedJobs: total.jobs)
+            if !renames.isEmpty {
+                total.jobs = RenameDetection.applying(renames, to: total.jobs)
+                remoteDeletions -= renames.count
+                // The MOVE jobs are written with the deletions, whether or not their rows
+                // changed; the new names wait for the MOVE without an upload job of their own.
+                let moves = RenameDetection.applying(renames, to: renames.map(\.from))
+                let renamed = Set(moves.map(\.path))
+                heldDeletions = heldDeletions.filter { !renamed.contains($0.path) } + moves
+                if writesChanges, let journal {
+                    do {
+                        try await journal.apply(upserts: try await waitingForMove(renames, journal: journal), deletions: [])
+                    } catch {
+                        throw .journal(error)
+                    }
+                }
+            }
+        }
         do {
-            try Planner.checkDeletions(count: deletionCount, remoteFiles: remoteCount, localFiles: total.localFileCount,
-                                       options: options)
+            try Planner.checkDeletions(remoteDeletions: remoteDeletions, localDeletions: localDeletions,
+                                       remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
         } catch {
             throw .plan(error)
         }
@@ -128,5 +153,42 @@ struct PagedPlanning {
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
+    }
+
+    /// The renames among the plan's jobs: new local files (upload jobs) with a vanished
+    /// file's size, time and inode. A written plan's jobs are in the journal: they are read
+    /// back a page per queue, keeping only those that match a vanished file.
+    private func findRenames(of vanished: [FileRecord], plannedJobs: [FileRecord]) async throws(Failure) -> [RenameDetection.Rename] {
+        // A plan that is not written holds every job, the vanished ones among them.
+        guard writesChanges, let journal else { return RenameDetection.renames(in: plannedJobs) }
+        let keys = Set(vanished.compactMap(RenameDetection.key(vanished:)))
+        var candidates: [FileRecord] = []
+        do {
+            for total in try await journal.pendingJobTotals(pairId: pairId) {
+                var after: String?
+                while true {
+                    let page = try await journal.pendingJobs(pairId: pairId, queue: total.queue, after: after, limit: pageSize)
+                    candidates += page.filter { RenameDetection.key(appeared: $0).map(keys.contains) ?? false }
+                    guard page.count == pageSize, let last = page.last?.path else { break }
+                    after = last
+                }
+            }
+        } catch {
+            throw .journal(error)
+        }
+        return RenameDetection.renames(in: vanished + candidates)
+    }
+
+    /// The new names' rows with their upload jobs taken off: the MOVE brings them.
+    private func waitingForMove(_ renames: [RenameDetection.Rename], journal: Journal) async throws(JournalError) -> [FileRecord] {
+        var rows: [FileRecord] = []
+        for rename in renames {
+            guard var row = try await journal.record(pairId: pairId, path: rename.to) else { continue }
+            row.action = nil
+            row.status = .needsUpload
+            row.updatedAt = now
+            rows.append(row)
+        }
+        return rows
     }
 }

@@ -7,6 +7,9 @@ public enum RunEvent: Sendable {
     case transferred(path: String, queue: String, direction: FileAction, bytes: Int64, resumedFrom: Int64)
     /// A file was removed from the target (mirror).
     case deleted(path: String, queue: String, side: FileAction)
+    /// A file was renamed on one side (two-way sync): `action` says which and why (a
+    /// detected rename, or a conflict's losing version kept under `target`).
+    case moved(path: String, queue: String, action: FileAction, target: String)
     /// An attempt failed; `willRetry` tells whether the file is queued again.
     case failed(path: String, queue: String, message: String, willRetry: Bool, attempt: Int)
     /// Both sides changed; nothing was transferred.

@@ -13,6 +13,12 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var downloadedFiles = 0
     public var downloadedBytes: Int64 = 0
     public var deletedFiles = 0
+    /// Two-way sync: files renamed on the other side instead of sent again.
+    public var movedFiles = 0
+    /// Two-way sync: conflicts settled by keeping both versions.
+    public var keptBothFiles = 0
+    /// Deleted or overwritten files moved into a trash folder rather than destroyed.
+    public var trashedFiles = 0
     /// Files that needed nothing (already in sync, or found equal on both sides).
     public var skippedFiles = 0
     public var failedFiles = 0

@@ -12,6 +12,8 @@ public struct RunOptions: Sendable {
     public var transfers: Int?
     /// `--bwlimit RATE`: overrides `transfers.bandwidth`; 0 means unlimited.
     public var bandwidthLimit: Int64?
+    /// The host name in conflict copies' names (sanitised); nil means this machine's.
+    public var hostName: String?
 
     public init() {}
 }
@@ -44,7 +46,7 @@ public struct SyncRun: Sendable {
         let archiveMatcher: GlobSet?
         do {
             classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
-            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore)
             if let rule = config.archive {
                 archiveMatcher = try GlobSet(rule.match)
             } else {
@@ -133,7 +135,11 @@ public struct SyncRun: Sendable {
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
+            // The remote trash is never content, whatever the mode: a pull must not fetch it
+            // and a mirror push must not delete it.
+            let remoteTrash = pair.trash.remoteFolder(root: pair.remoteRoot)
             for entry in listing {
+                if entry.path.relative(to: remoteTrash) != nil { continue }
                 guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
                 if relative.components.first == BundleNaming.folderName {
                     bundleListing.append(entry)
@@ -164,7 +170,8 @@ public struct SyncRun: Sendable {
             var planning = PagedPlanning(
                 journal: pairJournal, pairId: pairId,
                 options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
-                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes),
+                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
+                                     sync: pair.mode == .sync ? syncSettings(at: now) : nil),
                 classifier: classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs
             plan = try await planning.plan(scan: consume scan, remote: consume remote)
@@ -217,17 +224,18 @@ public struct SyncRun: Sendable {
                 : try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
             try await engine.run(pages: pages, summary: &summary)
             // Bundles are the archives queue: after everything else.
-            switch pair.mode {
-            case .push:
+            if pair.mode != .pull {
                 if let rule = config.archive {
                     try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
                 }
                 try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
                                                 catalog: catalog, summary: &summary)
-            case .pull:
+            }
+            if pair.mode != .push {
                 try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
             }
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+            if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
         } catch {
             throw RunError(error.description)
         }
@@ -255,6 +263,41 @@ public struct SyncRun: Sendable {
             }
         }
         return folders
+    }
+
+    /// Conflict policies and names of this run, for a two-way sync.
+    func syncSettings(at now: Double) -> SyncPlanSettings {
+        SyncPlanSettings(conflicts: ConflictPolicies(folder: pair.conflict, rules: config.queues),
+                         host: options.hostName ?? SyncPlanSettings.sanitisedHost(ProcessInfo.processInfo.hostName),
+                         stamp: TrashExpiry.stamp(at: now), usesTrash: pair.trash.enabled)
+    }
+
+    /// The local trash folder as an ignore glob when it lies inside the folder under a name
+    /// other than the built-in `.ferry-trash`.
+    private var localTrashIgnore: [String] {
+        guard pair.mode == .sync else { return [] }
+        let folder = pair.trash.localFolder(root: pair.localRoot)
+        guard folder.hasPrefix(pair.localRoot + "/") else { return [] }
+        let relative = String(folder.dropFirst(pair.localRoot.count + 1))
+        return relative == TrashSettings.folderName ? [] : [relative, relative + "/**"]
+    }
+
+    /// Removes trash folders past their retention on both sides. A failure here loses
+    /// nothing (the trash stays a little longer), so it is reported and the run goes on.
+    private func purgeTrash(now: Double) async {
+        let keep = pair.trash.keepSeconds
+        let localFolder = pair.trash.localFolder(root: pair.localRoot)
+        do {
+            try await BlockingIO.run { () throws(BackendError) in try TrashExpiry.purgeLocal(localFolder, now: now, keepSeconds: keep) }
+        } catch {
+            sink.emit(.skipped(path: localFolder, reason: "cannot empty expired trash: \(error.description)"))
+        }
+        let remoteFolder = pair.trash.remoteFolder(root: pair.remoteRoot)
+        do {
+            try await TrashExpiry.purgeRemote(remoteFolder, backend: pair.backend, now: now, keepSeconds: keep)
+        } catch {
+            sink.emit(.skipped(path: remoteFolder.description, reason: "cannot empty expired remote trash: \(error.description)"))
+        }
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -46,6 +46,8 @@ struct TransferEngine: Sendable {
         var pages = pages
         // The jobs loaded and not yet over, by path.
         var records: [String: FileRecord] = [:]
+        // Follow-up jobs of conflict renames started this run (few: one pair per conflict).
+        var followUpPaths: Set<String> = []
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
@@ -90,6 +92,7 @@ struct TransferEngine: Sendable {
                     repeat {
                         guard outage.isDispatching || abandoning, !pages.isExhausted else { break }
                         for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
+                            if followUpPaths.contains(record.path) { continue }
                             if abandoning {
                                 progress.began(queue: record.queue)
                                 try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
@@ -151,12 +154,25 @@ struct TransferEngine: Sendable {
                                 try await commit(&batch)
                                 probe(after: 0)
                             }
-                        } else if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
-                                                                           summary: &summary, now: elapsed()) {
-                            records[job.path] = updated
-                            state.add(job, readyAt: retryAt)
                         } else {
-                            records[job.path] = nil
+                            var next: [FileRecord] = []
+                            if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
+                                                                         summary: &summary, now: elapsed(), next: &next) {
+                                records[job.path] = updated
+                                state.add(job, readyAt: retryAt)
+                            } else {
+                                records[job.path] = nil
+                            }
+                            // A rename's follow-up transfers run in this same run. Their rows
+                            // are pending in the journal too: the page reader must not hand
+                            // them out a second time.
+                            for followUp in next {
+                                let rank = classifier.rank(of: followUp.queue)
+                                followUpPaths.insert(followUp.path)
+                                records[followUp.path] = followUp
+                                state.add(SchedulerState.Job(path: followUp.path, rank: rank))
+                                progress.expect(queue: followUp.queue, rank: rank, files: 1, bytes: followUp.transferBytes)
+                            }
                         }
                     case let .probed(failure):
                         probing = false
@@ -164,9 +180,10 @@ struct TransferEngine: Sendable {
                         case let .falseAlarm(parked):
                             for held in parked {
                                 progress.began(queue: held.record.queue)
+                                var none: [FileRecord] = []
                                 if let (retryAt, updated) = try await handle(
                                     held.record, .failure(.backend(held.error)), moved: 0, batch: &batch,
-                                    summary: &summary, now: elapsed()) {
+                                    summary: &summary, now: elapsed(), next: &none) {
                                     records[held.job.path] = updated
                                     state.add(held.job, readyAt: retryAt)
                                 } else {
@@ -216,9 +233,25 @@ struct TransferEngine: Sendable {
     /// the job is over.
     private func handle(
         _ record: FileRecord, _ outcome: Outcome, moved: Int64, batch: inout JournalBatch,
-        summary: inout RunSummary, now: Double
+        summary: inout RunSummary, now: Double, next: inout [FileRecord]
     ) async throws(JournalError) -> (Double, FileRecord)? {
         switch outcome {
+        case let .success(.moved(saved, removed, followUps)):
+            for path in removed { batch.remove(pairId: record.pairId, path: path) }
+            for (index, row) in saved.enumerated() {
+                batch.save(row, reporting: index == 0
+                    ? .moved(path: record.path, queue: record.queue, action: record.action ?? .moveRemote,
+                             target: record.moveTarget ?? row.path)
+                    : nil)
+            }
+            progress.ended(queue: record.queue, succeeded: true)
+            if record.action == .keepBothLocalLoses || record.action == .keepBothRemoteLoses {
+                summary.keptBothFiles += 1
+            } else {
+                summary.movedFiles += 1
+            }
+            next += followUps
+            return nil
         case let .success(.transferred(updated, bytes, resumedFrom)):
             let direction = record.action ?? .upload
             batch.save(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
@@ -233,7 +266,8 @@ struct TransferEngine: Sendable {
             }
             summary.resumedBytes += resumedFrom
             return nil
-        case .success(.deleted):
+        case let .success(.deleted(trashed)):
+            if trashed { summary.trashedFiles += 1 }
             batch.remove(pairId: record.pairId, path: record.path,
                          reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             progress.ended(queue: record.queue, succeeded: true)

@@ -10,8 +10,11 @@ struct TransferExecutor: Sendable {
     enum Success: Sendable {
         /// The file arrived; the record (now `inSync`) is still to be written.
         case transferred(FileRecord, bytes: Int64, resumedFrom: Int64)
-        /// The target copy was deleted; the row is still to be dropped.
-        case deleted
+        /// The target copy was deleted (or moved into the trash); the row is still to be dropped.
+        case deleted(trashed: Bool)
+        /// A file was renamed on one side (two-way sync): rows to write (the first is the
+        /// job's own outcome), rows to drop, and the transfers that follow in this run.
+        case moved(saved: [FileRecord], removed: [String], next: [FileRecord])
         /// The source disappeared before the transfer; the row is still to be dropped.
         case vanished
     }
@@ -37,6 +40,9 @@ struct TransferExecutor: Sendable {
             case .download: return .success(try await download(record, observer: observer))
             case .deleteRemote: return .success(try await deleteRemote(record))
             case .deleteLocal: return .success(try await deleteLocal(record))
+            case .moveRemote: return .success(try await moveRemote(record))
+            case .keepBothLocalLoses: return .success(try await keepBothLocalLoses(record))
+            case .keepBothRemoteLoses: return .success(try await keepBothRemoteLoses(record))
             case nil: return .success(.vanished)
             }
         } catch let error as Failure {
@@ -50,13 +56,15 @@ struct TransferExecutor: Sendable {
         }
     }
 
-    private func now() -> Double { Date().timeIntervalSince1970 }
+    private func now() -> Double { currentTime() }
 
-    private func remotePath(_ record: FileRecord) throws -> RemotePath {
+    func currentTime() -> Double { Date().timeIntervalSince1970 }
+
+    func remotePath(_ record: FileRecord) throws -> RemotePath {
         pair.remoteRoot.appending(try RemotePath(record.path))
     }
 
-    private func localPath(_ record: FileRecord) -> String {
+    func localPath(_ record: FileRecord) -> String {
         LocalFileSystem.join(pair.localRoot, record.path)
     }
 
@@ -84,6 +92,10 @@ struct TransferExecutor: Sendable {
             }
             record.markInSync(local: version, remote: landed, at: now())
             return .transferred(record, bytes: 0, resumedFrom: version.size)
+        }
+        // Two-way sync: the remote version this upload replaces goes to the remote trash.
+        if planned.remote != nil, planned.moveTarget != nil {
+            try await trashRemote(planned)
         }
         record.status = .uploading
         record.local = version
@@ -136,6 +148,8 @@ struct TransferExecutor: Sendable {
         // Continue an earlier partial download only if it was made from this remote version.
         let resumable = planned.transferRemote.map { $0 == remote } ?? false
         let reserve = freeSpaceReserve
+        // Two-way sync: the local version this download replaces goes to the local trash.
+        let trashedLocal = planned.local != nil ? localTrashPath(planned) : nil
         let offset: Int64 = try await BlockingIO.run { () throws(BackendError) -> Int64 in
             try LocalFileSystem.makeDirectories(folder)
             var offset: Int64 = 0
@@ -186,6 +200,11 @@ struct TransferExecutor: Sendable {
             switch (current, expectedLocal) {
             case (nil, nil): unchanged = true
             case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
+            case let (nil, expected?):
+                // An earlier attempt moved the old version into the trash and stopped
+                // before putting the new one in place.
+                let trashed = try trashedLocal.map { path throws(BackendError) in try LocalFileSystem.metadata(path) } ?? nil
+                unchanged = trashed.map { $0.size == expected.size && $0.modifiedNanos == expected.modifiedNanos } ?? false
             default: unchanged = false
             }
             guard unchanged else {
@@ -195,6 +214,10 @@ struct TransferExecutor: Sendable {
             }
             if current?.kind == .directory {
                 throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
+            }
+            if let trashedLocal, current != nil {
+                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(trashedLocal))
+                try LocalFileSystem.rename(final, to: trashedLocal)
             }
             try LocalFileSystem.rename(partial, to: final)
             guard let placed = try LocalFileSystem.metadata(final) else {
@@ -218,21 +241,31 @@ struct TransferExecutor: Sendable {
     }
 
     private func deleteRemote(_ planned: FileRecord) async throws -> Success {
+        if planned.moveTarget != nil {
+            try await trashRemote(planned)
+            return .deleted(trashed: true)
+        }
         try await pair.backend.delete(try remotePath(planned))
-        return .deleted
+        return .deleted(trashed: false)
     }
 
     private func deleteLocal(_ planned: FileRecord) async throws -> Success {
         let target = localPath(planned)
         let expected = planned.local
+        let trash = localTrashPath(planned)
         try await BlockingIO.run { () throws(BackendError) in
             guard let current = try LocalFileSystem.metadata(target) else { return }
             if let expected, current.size != expected.size || current.modifiedNanos != expected.modifiedNanos {
                 throw BackendError(.changedDuringTransfer, "the local file changed since the plan; not deleting it",
                                    path: target, retryable: false)
             }
-            try LocalFileSystem.removeFile(target)
+            if let trash {
+                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(trash))
+                try LocalFileSystem.rename(target, to: trash)
+            } else {
+                try LocalFileSystem.removeFile(target)
+            }
         }
-        return .deleted
+        return .deleted(trashed: trash != nil)
     }
 }

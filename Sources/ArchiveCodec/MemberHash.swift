@@ -1,0 +1,30 @@
+import Crypto
+
+/// The SHA-256 of a bundle member's bytes, fed in pieces as they are archived or
+/// extracted, as lower-case hex (the form manifests and the journal keep).
+public struct MemberHash {
+    private var hash = SHA256()
+
+    public init() {}
+
+    public mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        hash.update(data: Array(bytes))
+    }
+
+    public mutating func update(_ bytes: [UInt8]) {
+        hash.update(data: bytes)
+    }
+
+    public func finalizeHex() -> String {
+        hash.finalize().map { byte in
+            let text = String(byte, radix: 16)
+            return byte < 16 ? "0" + text : text
+        }.joined()
+    }
+
+    public static func hex(of bytes: [UInt8]) -> String {
+        var hash = MemberHash()
+        hash.update(bytes)
+        return hash.finalizeHex()
+    }
+}

@@ -1,0 +1,125 @@
+import FerryPluginAPI
+
+/// The jobs only a two-way sync plans: moves into the trash, renames detected locally and
+/// done with one MOVE, and the renames that keep both versions of a conflict.
+extension TransferExecutor {
+    /// The local trash path of a job's file (`moveTarget` is its place in the trash).
+    func localTrashPath(_ record: FileRecord) -> String? {
+        guard let target = record.moveTarget else { return nil }
+        return LocalFileSystem.join(pair.trash.localFolder(root: pair.localRoot), target)
+    }
+
+    /// Moves the remote copy into the remote trash. Nothing there (an earlier attempt moved
+    /// it, or it was deleted meanwhile) is not an error.
+    func trashRemote(_ record: FileRecord) async throws {
+        guard let target = record.moveTarget else { return }
+        let destination = pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target))
+        _ = try await moveOnRemote(from: try remotePath(record), to: destination, overwrite: true)
+    }
+
+    /// A MOVE on the remote; false when the source was not there.
+    private func moveOnRemote(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) -> Bool {
+        do {
+            try await pair.backend.move(from: source, to: destination, overwrite: overwrite)
+            return true
+        } catch {
+            guard error.code == .notFound else { throw error }
+            return false
+        }
+    }
+
+    /// A file renamed locally: the remote copy is renamed to match, and the new path's row
+    /// records both sides in sync.
+    func moveRemote(_ planned: FileRecord) async throws -> Success {
+        guard let target = planned.moveTarget else { return .vanished }
+        let source = try remotePath(planned)
+        let destination = pair.remoteRoot.appending(try RemotePath(target))
+        // Nothing to move may be a lost answer: the MOVE may have been done already.
+        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
+           try await pair.backend.stat(destination) == nil {
+            return .vanished
+        }
+        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
+            throw BackendError(.notFound, "the renamed file is not on the remote", path: destination.description, retryable: true)
+        }
+        guard var moved = try await journal.record(pairId: planned.pairId, path: target), let local = moved.local else {
+            return .vanished
+        }
+        moved.markInSync(local: local, remote: RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag),
+                         at: currentTime())
+        return .moved(saved: [moved], removed: [planned.path], next: [])
+    }
+
+    /// A conflict the remote version wins: the local version is renamed to the conflict
+    /// copy's name, which is then uploaded; the remote version is downloaded under the name.
+    func keepBothLocalLoses(_ planned: FileRecord) async throws -> Success {
+        guard let target = planned.moveTarget, let expected = planned.local else { return .vanished }
+        let source = localPath(planned)
+        let copy = LocalFileSystem.join(pair.localRoot, target)
+        let renamed = try await BlockingIO.run { () throws(BackendError) -> FileMetadata? in
+            guard let current = try LocalFileSystem.metadata(source) else {
+                // A lost result: the rename may have been done already.
+                return try LocalFileSystem.metadata(copy)
+            }
+            guard current.size == expected.size && current.modifiedNanos == expected.modifiedNanos else {
+                throw BackendError(.changedDuringTransfer, "the local file changed since the plan; it will be looked at again",
+                                   path: source, retryable: false)
+            }
+            guard try LocalFileSystem.metadata(copy) == nil else {
+                throw BackendError(.alreadyExists, "the conflict copy's name is taken", path: copy)
+            }
+            try LocalFileSystem.rename(source, to: copy)
+            return current
+        }
+        guard let renamed else { return .vanished }
+        let now = currentTime()
+        var winner = planned
+        winner.local = nil
+        forgetLastSync(&winner)
+        winner.action = .download
+        winner.status = .needsDownload
+        winner.updatedAt = now
+        var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
+        loser.action = .upload
+        loser.local = LocalVersion(size: renamed.size, modifiedNanos: renamed.modifiedNanos, inode: Int64(bitPattern: renamed.inode))
+        return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
+    }
+
+    /// A conflict the local version wins: the remote version is renamed on the remote to
+    /// the conflict copy's name, which is then downloaded; the local version is uploaded.
+    func keepBothRemoteLoses(_ planned: FileRecord) async throws -> Success {
+        guard let target = planned.moveTarget else { return .vanished }
+        let source = try remotePath(planned)
+        let destination = pair.remoteRoot.appending(try RemotePath(target))
+        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
+           try await pair.backend.stat(destination) == nil {
+            return .vanished
+        }
+        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
+            throw BackendError(.notFound, "the conflict copy is not on the remote", path: destination.description, retryable: true)
+        }
+        let now = currentTime()
+        var winner = planned
+        winner.remote = nil
+        forgetLastSync(&winner)
+        winner.action = .upload
+        winner.status = .needsUpload
+        winner.updatedAt = now
+        var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
+        loser.action = .download
+        loser.remote = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+        return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
+    }
+
+    /// After a conflict rename, the name starts over: no last sync, no pending move.
+    private func forgetLastSync(_ record: inout FileRecord) {
+        record.syncedLocal = nil
+        record.syncedRemote = nil
+        record.syncedAt = nil
+        record.moveTarget = nil
+        record.resolution = nil
+        record.attempts = 0
+        record.nextAttemptAt = nil
+        record.lastError = nil
+    }
+}

@@ -1,0 +1,127 @@
+import Crypto
+import FerryPluginAPI
+import Foundation
+
+/// `ferry verify`: checks a folder pair's two sides against the journal. By metadata
+/// (sizes, ETags, modification times) always; with `hashes`, also by content, reading
+/// both sides of every file the journal has in sync (the remote copy is downloaded to a
+/// temporary file and removed). With `repair`, the journal is corrected (`Verification.repaired`).
+public struct VerifyRun: Sendable {
+    public struct Report: Sendable {
+        public var folder: String
+        public var checkedFiles: Int
+        public var hashedFiles: Int
+        public var findings: [VerificationFinding]
+        public var repairedRows: Int
+        public var removedRows: Int
+    }
+
+    public let pair: FolderPair
+    public let config: Config
+    public let stateDirectory: String
+    public var hashes: Bool
+    public var repair: Bool
+
+    public init(pair: FolderPair, config: Config, stateDirectory: String, hashes: Bool, repair: Bool) {
+        self.pair = pair
+        self.config = config
+        self.stateDirectory = stateDirectory
+        self.hashes = hashes
+        self.repair = repair
+    }
+
+    public func run() async throws(RunError) -> Report {
+        let journalPath = StateLocation.journalPath(in: stateDirectory)
+        do {
+            let journal = try repair ? Journal.open(existingAt: journalPath) : Journal.openForReading(at: journalPath)
+            guard let journal,
+                  let pairRecord = try await journal.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation),
+                  let pairId = pairRecord.id else {
+                throw RunError("\(pair.name) has never been synced (nothing in the journal at \(journalPath)); nothing to verify")
+            }
+            let lock = repair ? try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId) : nil
+            defer { withExtendedLifetime(lock) {} }
+
+            let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            let scan = try await LocalScanner(root: pair.localRoot, ignore: ignore, followSymlinks: config.scan.followSymlinks).scan()
+            var local: [String: LocalVersion] = [:]
+            for entry in scan.entries { local[entry.path.string] = entry.version }
+            let records = try await journal.records(pairId: pairId)
+            let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
+            let trash = pair.trash.remoteFolder(root: pair.remoteRoot)
+            var remote: [String: RemoteVersion] = [:]
+            for entry in try await pair.backend.listTree(pair.remoteRoot, hints: hints) {
+                if entry.path.relative(to: trash) != nil { continue }
+                guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot,
+                      !ignore.matches(relative.string) else { continue }
+                remote[relative.string] = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+            }
+
+            var findings = Verification.findings(records: records, local: local, remote: remote)
+            var hashed = 0
+            if hashes {
+                let flagged = Set(findings.map(\.path))
+                for record in records where record.status == .inSync && !flagged.contains(record.path) {
+                    guard let remoteVersion = remote[record.path] else { continue }
+                    let localHash = try await BlockingIO.run { () throws(BackendError) in
+                        try Self.sha256(ofFile: LocalFileSystem.join(pair.localRoot, record.path))
+                    }
+                    let remoteHash = try await remoteSHA256(record.path, version: remoteVersion)
+                    hashed += 1
+                    if localHash != remoteHash {
+                        findings.append(VerificationFinding(path: record.path, kind: .contentDiffers,
+                                                            detail: "SHA-256 local \(localHash.prefix(12))…, remote \(remoteHash.prefix(12))…"))
+                    }
+                }
+            }
+            var report = Report(folder: pair.name, checkedFiles: Set(records.map(\.path)).union(local.keys).union(remote.keys).count,
+                                hashedFiles: hashed, findings: findings, repairedRows: 0, removedRows: 0)
+            if repair {
+                let fix = Verification.repaired(records: records, findings: findings, local: local, remote: remote,
+                                                now: Date().timeIntervalSince1970)
+                try await journal.apply(upserts: fix.upserts, deletions: fix.removed.map { (pairId: pairId, path: $0) })
+                report.repairedRows = fix.upserts.count
+                report.removedRows = fix.removed.count
+            }
+            return report
+        } catch let error as RunError {
+            throw error
+        } catch let error as JournalError {
+            throw RunError(error.description)
+        } catch let error as RunLockError {
+            throw RunError("\(pair.localRoot): \(error.message)")
+        } catch let error as BackendError {
+            throw RunError(error.description)
+        } catch {
+            throw RunError("\(error)")
+        }
+    }
+
+    /// The remote copy's SHA-256, from a temporary download that is removed afterwards.
+    private func remoteSHA256(_ path: String, version: RemoteVersion) async throws -> String {
+        let source = pair.remoteRoot.appending(try RemotePath(path))
+        let temporary = LocalFileSystem.join(NSTemporaryDirectory(), "ferry-verify-\(UUID().uuidString)")
+        defer { try? LocalFileSystem.removeFile(temporary) }
+        let expected = RemoteEntry(path: source, kind: .file, size: version.size, modifiedNanos: version.modifiedNanos, etag: version.etag)
+        _ = try await pair.backend.download(DownloadRequest(source: source, partialFile: temporary, offset: 0, expected: expected),
+                                            observer: NullTransferObserver())
+        return try await BlockingIO.run { () throws(BackendError) in try Self.sha256(ofFile: temporary) }
+    }
+
+    /// A file's SHA-256 as lowercase hex, read in 1 MiB pieces.
+    static func sha256(ofFile path: String) throws(BackendError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw BackendError(.notFound, "cannot open the file to hash it", path: path)
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hasher.update(data: chunk)
+            }
+        } catch {
+            throw BackendError(.io, "cannot read the file to hash it: \(error.localizedDescription)", path: path)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

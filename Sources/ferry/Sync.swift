@@ -1,0 +1,35 @@
+import ArgumentParser
+import FerryCore
+
+extension Ferry {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Two-way sync: changes on either side go to the other.",
+            discussion: """
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE.
+                With no FOLDER, every configured folder whose mode is sync.
+                A file changed on both sides since the last sync is a conflict, settled by the
+                folder's conflict policy (default keep-both: nothing is lost). Deleted and
+                overwritten files go to the trash (.ferry-trash/ locally, on the remote beside
+                the files), and a run that would delete more than transfers.max_delete of a
+                side stops before changing anything.
+                """)
+
+        @Argument(help: "A configured folder's name, or a local path (with --to).")
+        var folder: String?
+
+        @Option(name: .long, help: ArgumentHelp("The remote of an ad-hoc folder.", valueName: "remote"))
+        var to: String?
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var transfer: TransferOptions
+
+        func validate() throws {
+            try transfer.validateDeleteLimits(for: .sync)
+        }
+
+        func run() async throws {
+            try await FolderRunCommand.run(mode: .sync, folder: folder, remote: to, global: global, transfer: transfer)
+        }
+    }
+}
