@@ -131,7 +131,7 @@ struct OutageTests {
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
         // 1 MB/s per folder: `here` needs about 3 s, `away` loses its server after one file.
         let running = try FerryProcess(["push", "--state", work.state, "--json", "--bwlimit", "1M"], in: work.directory.path)
-        await when({ running.outputSoFar.contains("\"event\":\"transferred\"") && running.outputSoFar.contains("\"folder\":\"away\"") },
+        await when({ Self.line(in: running.outputSoFar, with: ["\"event\":\"transferred\"", "\"folder\":\"away\""]) != nil },
                    do: { try? server.stop() })
         // `here` finishes while `away` waits for its server (offline, or still failing to
         // reach it); only then does the server return.
@@ -154,8 +154,12 @@ struct OutageTests {
     }
 
     static func summaryLine(of folder: String, in output: String) -> String? {
-        output.split(separator: "\n").first { $0.contains("\"event\":\"summary\"") && $0.contains("\"folder\":\"\(folder)\"") }
-            .map(String.init)
+        line(in: output, with: ["\"event\":\"summary\"", "\"folder\":\"\(folder)\""])
+    }
+
+    /// The first line of `output` that contains every one of `parts`.
+    static func line(in output: String, with parts: [String]) -> String? {
+        output.split(separator: "\n").first { line in parts.allSatisfy { line.contains($0) } }.map(String.init)
     }
 
     /// Found by the soak suite (docs/reliability.md, bug 3), replayed exactly.
@@ -210,16 +214,14 @@ struct OutageTests {
               max_delay: 500ms
             """
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
-        let clock = ContinuousClock()
-        let started = clock.now
         let push = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
-        let elapsed = started.duration(to: clock.now)
         #expect(push.status == 0, "\(push.diagnostics)")
         #expect(push.int("uploaded") == 1)
+        // Aborted by the stall timeout (the error says "stalled"), not by the proxy giving
+        // up after 60 s (that would be a reset). No bound on the time: under a loaded
+        // machine it says nothing about Ferry.
         let retries = push.events(named: "retrying")
         #expect(retries.count == 1 && (retries.first?["error"] as? String)?.contains("stalled") == true, "\(retries)")
-        // Aborted by the stall timeout (2 s), not by the proxy giving up after 60 s.
-        #expect(elapsed < .seconds(30), "\(elapsed)")
         #expect(try TreeComparison.differences(work.source, server.directory + "/root/s", compareModificationTimes: false) == [])
     }
 }

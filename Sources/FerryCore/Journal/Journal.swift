@@ -30,12 +30,31 @@ public final class Journal: Sendable {
             throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
         }
         let journal = try openPool(path: path)
-        do {
-            try JournalMigrations.migrator.migrate(journal.pool)
-        } catch {
-            throw JournalError(path: path, message: "cannot prepare the journal: " + describe(error))
-        }
+        try journal.migrate(failure: "cannot prepare the journal: ")
         return journal
+    }
+
+    /// Brings the schema up to date while holding an exclusive lock on a file beside the
+    /// journal: two runs opening a new journal at once (folders on different remotes run
+    /// side by side, a daemon and a manual push) would otherwise both see no migration
+    /// applied and both create the tables.
+    private func migrate(failure prefix: String) throws(JournalError) {
+        let lockPath = path + ".migrate-lock"
+        let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer {
+            if descriptor >= 0 {
+                flock(descriptor, LOCK_UN)
+                close(descriptor)
+            }
+        }
+        do {
+            try JournalMigrations.migrator.migrate(pool)
+        } catch {
+            throw JournalError(path: path, message: prefix + Self.describe(error))
+        }
     }
 
     /// Opens an existing journal for changes; nil when there is none yet.
@@ -48,11 +67,7 @@ public final class Journal: Sendable {
     public static func openForReading(at path: String) throws(JournalError) -> Journal? {
         guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
         let journal = try openPool(path: path)
-        do {
-            try JournalMigrations.migrator.migrate(journal.pool)
-        } catch {
-            throw JournalError(path: path, message: "cannot read the journal: " + describe(error))
-        }
+        try journal.migrate(failure: "cannot read the journal: ")
         return journal
     }
 
