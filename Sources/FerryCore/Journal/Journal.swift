@@ -29,18 +29,16 @@ public final class Journal: Sendable {
         } catch {
             throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
         }
-        let journal = try openPool(path: path)
-        try journal.migrate(failure: "cannot prepare the journal: ")
-        return journal
+        return try openMigrated(path: path, failure: "cannot prepare the journal: ")
     }
 
-    /// Brings the schema up to date while holding an exclusive lock on a file beside the
-    /// journal: two runs opening a new journal at once (folders on different remotes run
-    /// side by side, a daemon and a manual push) would otherwise both see no migration
-    /// applied and both create the tables.
-    private func migrate(failure prefix: String) throws(JournalError) {
-        let lockPath = path + ".migrate-lock"
-        let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    /// Opens the pool (which switches a new database to WAL) and brings the schema up to
+    /// date while holding an exclusive lock on a file beside the journal: two runs opening
+    /// a new journal at once (folders on different remotes run side by side; a daemon and a
+    /// manual push) would otherwise race to switch it to WAL ("busy") and both see no
+    /// migration applied and both create the tables.
+    private static func openMigrated(path: String, failure prefix: String) throws(JournalError) -> Journal {
+        let descriptor = Glibc.open(path + ".open-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
         }
@@ -50,11 +48,13 @@ public final class Journal: Sendable {
                 close(descriptor)
             }
         }
+        let journal = try openPool(path: path)
         do {
-            try JournalMigrations.migrator.migrate(pool)
+            try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
-            throw JournalError(path: path, message: prefix + Self.describe(error))
+            throw JournalError(path: path, message: prefix + describe(error))
         }
+        return journal
     }
 
     /// Opens an existing journal for changes; nil when there is none yet.
@@ -66,9 +66,7 @@ public final class Journal: Sendable {
     /// Opens an existing journal for reading only; nil when there is none yet.
     public static func openForReading(at path: String) throws(JournalError) -> Journal? {
         guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
-        let journal = try openPool(path: path)
-        try journal.migrate(failure: "cannot read the journal: ")
-        return journal
+        return try openMigrated(path: path, failure: "cannot read the journal: ")
     }
 
     private static func openPool(path: String) throws(JournalError) -> Journal {
