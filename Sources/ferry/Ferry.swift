@@ -13,7 +13,8 @@ struct Ferry: AsyncParsableCommand {
             Exit codes: 0 all done, 1 some files failed or conflicted, 2 usage or configuration error.
             Configuration: --config PATH, else ./config.yml, else $XDG_CONFIG_HOME/ferry/config.yml.
             """,
-        subcommands: [Push.self, Pull.self, Status.self, Retry.self, Doctor.self, List.self, Plugins.self]
+        subcommands: [Push.self, Pull.self, Status.self, Retry.self, Doctor.self, List.self, Plugins.self,
+                      Watch.self, Daemon.self]
     )
 
     @Flag(name: .long, help: "Print the version and exit.")

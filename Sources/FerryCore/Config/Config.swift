@@ -16,6 +16,12 @@ public struct Config: Sendable {
     public var transfers: TransferSettings
     public var retry: RetryPolicy
     public var scan: ScanSettings
+    /// `watch:`: quiet period, rescan and poll intervals of `ferry watch` / `ferry daemon`.
+    public var watch = WatchSettings()
+    /// `schedule:`: runs the daemon starts by itself.
+    public var schedules: [ScheduleEntry] = []
+    /// `bandwidth:`: limits by time of day, per remote and per queue.
+    public var bandwidth = BandwidthSettings()
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

@@ -12,6 +12,22 @@ public struct RunOptions: Sendable {
     public var transfers: Int?
     /// `--bwlimit RATE`: overrides `transfers.bandwidth`; 0 means unlimited.
     public var bandwidthLimit: Int64?
+    /// Paths left out of this run because they are still being written (the watcher has
+    /// not seen them settle); they are neither planned nor sent.
+    public var holdBack: Set<String> = []
+    /// Files modified after this time (seconds since 1970) are left out as not yet settled:
+    /// the safety net for files that changed when nothing was watching.
+    public var settledBefore: Double?
+    /// Only jobs of these queues run (a schedule restricted to `archives`); the others stay
+    /// queued in the journal. nil for all.
+    public var queues: Set<String>?
+    /// Limits shared with other runs (a remote's bandwidth timetable), on top of this run's.
+    public var sharedThrottles: [ByteThrottle] = []
+    /// Limits per queue, shared with other runs.
+    public var queueThrottles: [String: ByteThrottle] = [:]
+    /// When another process holds the pair's lock: wait for it (the daemon) instead of
+    /// failing with who holds it (a command run by hand).
+    public var waitForLock = false
 
     public init() {}
 }
@@ -67,7 +83,7 @@ public struct SyncRun: Sendable {
                 journal = opened
                 let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
                 pairRecord = record
-                lock = try RunLock.acquire(stateDirectory: stateDirectory, pairId: record.id ?? 0)
+                lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
             }
         } catch let error as JournalError {
             throw RunError(error.description)
@@ -89,7 +105,7 @@ public struct SyncRun: Sendable {
                 throw RunError("cannot create the local folder: \(error.description)")
             }
         }
-        let scan: ScanResult
+        var scan: ScanResult
         do {
             if pair.mode == .pull, (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot)) == nil {
                 scan = ScanResult(entries: [], notes: [])
@@ -99,6 +115,10 @@ public struct SyncRun: Sendable {
             }
         } catch {
             throw RunError("cannot scan \(pair.localRoot): \(error.description)")
+        }
+        if !options.holdBack.isEmpty || options.settledBefore != nil {
+            scan = Self.withoutUnsettled(scan, holdBack: options.holdBack, settledBefore: options.settledBefore,
+                                         summary: &summary)
         }
         for note in scan.notes {
             sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
@@ -169,6 +189,7 @@ public struct SyncRun: Sendable {
             try await journal.confirmScan(pairId: pairId, at: now)
 
             let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+            let jobs = options.queues.map { queues in plan.jobs.filter { queues.contains($0.queue) } } ?? plan.jobs
             let engine = TransferEngine(
                 executor: TransferExecutor(pair: pair, journal: journal,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
@@ -179,8 +200,10 @@ public struct SyncRun: Sendable {
                 retry: config.retry,
                 throttle: bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil },
                 progress: progress,
-                sink: sink)
-            try await engine.run(jobs: plan.jobs, summary: &summary)
+                sink: sink,
+                sharedThrottles: options.sharedThrottles,
+                queueThrottles: options.queueThrottles)
+            try await engine.run(jobs: jobs, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {
             throw RunError(error.description)
@@ -204,6 +227,35 @@ public struct SyncRun: Sendable {
             }
         }
         return folders
+    }
+
+    /// The pair's lock; with `wait`, polled once a second until the holder lets go or the
+    /// task is cancelled.
+    static func lock(stateDirectory: String, pairId: Int64, wait: Bool) async throws -> RunLock {
+        while true {
+            do {
+                return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId)
+            } catch {
+                guard wait, !Task.isCancelled else { throw error }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// The scan without the files still being written, which are listed in the summary.
+    static func withoutUnsettled(_ scan: ScanResult, holdBack: Set<String>, settledBefore: Double?,
+                                 summary: inout RunSummary) -> ScanResult {
+        let cutoff = settledBefore.map { Int64($0 * 1e9) }
+        var kept = scan
+        kept.entries = scan.entries.filter { entry in
+            let path = entry.path.string
+            if holdBack.contains(path) || cutoff.map({ entry.version.modifiedNanos > $0 }) ?? false {
+                summary.heldBack.append(path)
+                return false
+            }
+            return true
+        }
+        return kept
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import Synchronization
 
 /// Runs a plan's jobs: starts them in the order `SchedulerState` says, retries retryable
 /// failures with the configured backoff, fails the rest for good (`syncError`), waits out
@@ -20,6 +21,10 @@ struct TransferEngine: Sendable {
     let throttle: ByteThrottle?
     let progress: RunProgress
     let sink: any RunEventSink
+    /// Limits shared with other runs (a remote's timetable), on top of `throttle`.
+    var sharedThrottles: [ByteThrottle] = []
+    /// Limits per queue, shared with other runs.
+    var queueThrottles: [String: ByteThrottle] = [:]
 
     static let batchWindow = 0.25
     static let batchLimit = 512
@@ -62,6 +67,12 @@ struct TransferEngine: Sendable {
         let remoteName = executor.pair.remoteLocation
 
         var journalFailure: JournalError?
+        // Cancelling the run (the daemon stopping) stops new jobs and cancels the running
+        // transfers, which stop at their next chunk; their journal rows stay as they are
+        // (`uploading` with the version their partial bytes belong to), which is the
+        // resumable point the next run continues from.
+        let running = RunningTransfers()
+        await withTaskCancellationHandler {
         await withTaskGroup(of: Event.self) { group in
             var timerAt: Double?
             var probing = false
@@ -82,12 +93,17 @@ struct TransferEngine: Sendable {
             }
 
             while journalFailure == nil {
-                if outage.isDispatching {
+                let stopping = Task.isCancelled
+                if stopping && state.runningCount == 0 { break }
+                if outage.isDispatching && !stopping {
                     for job in state.start(now: elapsed()) {
                         guard let record = records[job.path] else { continue }
                         progress.began(queue: record.queue)
-                        let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle)
+                        let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle,
+                                                   sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? []))
+                        running.add(observer)
                         group.addTask { [executor] in
+                            defer { running.remove(observer) }
                             let outcome = await executor.attempt(record, observer: observer)
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
@@ -97,8 +113,10 @@ struct TransferEngine: Sendable {
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
                 var wake: Double?
-                if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
-                if let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
+                if stopping {
+                    // Only the running transfers' ends are awaited now.
+                } else if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
+                if !stopping, let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
                 if let wake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
                     timerAt = wake
                     let delay = max(0, wake - elapsed())
@@ -114,7 +132,11 @@ struct TransferEngine: Sendable {
                         if let at = timerAt, at <= elapsed() + 0.001 { timerAt = nil }
                     case let .finished(job, record, outcome, moved):
                         state.finish(job)
-                        if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
+                        if Task.isCancelled, case .failure(.backend) = outcome {
+                            // Stopped, not failed: the row stays as the attempt left it.
+                            progress.ended(queue: record.queue, succeeded: false, final: false)
+                            progress.rewind(queue: record.queue, bytes: moved)
+                        } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
                             progress.began(queue: record.queue)
@@ -136,6 +158,7 @@ struct TransferEngine: Sendable {
                         }
                     case let .probed(failure):
                         probing = false
+                        if Task.isCancelled { break }
                         switch outage.probeAnswered(reachable: failure == nil, now: elapsed()) {
                         case let .falseAlarm(parked):
                             for held in parked {
@@ -176,6 +199,9 @@ struct TransferEngine: Sendable {
                 }
             }
             group.cancelAll()
+        }
+        } onCancel: {
+            running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
         try await commit(&batch)
@@ -275,5 +301,23 @@ struct TransferEngine: Sendable {
     private func current(_ record: FileRecord, batch: inout JournalBatch) async throws(JournalError) -> FileRecord {
         try await commit(&batch)
         return try await journal.record(pairId: record.pairId, path: record.path) ?? record
+    }
+}
+
+/// The observers of the transfers under way, so that cancelling the run reaches them (a
+/// transfer runs on a blocking thread and sees only its observer's flag).
+final class RunningTransfers: Sendable {
+    private let observers = Mutex<[ObjectIdentifier: JobObserver]>([:])
+
+    func add(_ observer: JobObserver) {
+        observers.withLock { $0[ObjectIdentifier(observer)] = observer }
+    }
+
+    func remove(_ observer: JobObserver) {
+        _ = observers.withLock { $0.removeValue(forKey: ObjectIdentifier(observer)) }
+    }
+
+    func cancelAll() {
+        for observer in observers.withLock({ Array($0.values) }) { observer.cancel() }
     }
 }

@@ -1,0 +1,22 @@
+/// Why a pair should run, and with what restriction. Requests that arrive while the pair
+/// runs are merged into one follow-up run.
+public struct RunRequest: Sendable, Equatable {
+    /// For logs and the status: `watch`, `rescan`, `poll`, `schedule: push media`.
+    public var reason: String
+    /// Only these queues; nil for all.
+    public var queues: Set<String>?
+
+    public init(reason: String, queues: Set<String>? = nil) {
+        self.reason = reason
+        self.queues = queues
+    }
+
+    /// One run that does what both would: all queues if either wants all.
+    public func merged(with other: RunRequest) -> RunRequest {
+        let queues: Set<String>? = switch (self.queues, other.queues) {
+        case let (mine?, theirs?): mine.union(theirs)
+        default: nil
+        }
+        return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues)
+    }
+}
