@@ -6,8 +6,10 @@
 /// seen being written, the writer closed it (`IN_CLOSE_WRITE`). A writer that keeps a
 /// file open without writing (a stalled copy, a log) is given `unclosedGrace` seconds of
 /// silence before the file counts as settled anyway. Everything that settled by the time
-/// the tracker is asked goes out as one batch: a burst of 10,000 new files is one run, not
-/// 10,000. A folder to rescan (a new subfolder, a kernel queue overflow) is settled the
+/// the tracker is asked goes out as one batch, and a batch waits while other complete files
+/// are still within their quiet period (at most `maxBatchDelay`): a burst of 10,000 new
+/// files copied over a few seconds is one run, not one per file. A writer that is still
+/// writing (an open file) does not hold the others back. A folder to rescan (a new subfolder, a kernel queue overflow) is settled the
 /// same way, so a folder that is still filling up is scanned once it is quiet.
 public struct SettleTracker: Sendable {
     /// What became ready at one tick.
@@ -30,6 +32,8 @@ public struct SettleTracker: Sendable {
 
     public let quietPeriod: Double
     public let unclosedGrace: Double
+    /// How long settled files may wait for the rest of their burst.
+    public let maxBatchDelay: Double
     private var files: [String: Pending] = [:]
     private var folders: [String: Double] = [:]
     private var removed: Set<String> = []
@@ -37,6 +41,7 @@ public struct SettleTracker: Sendable {
     public init(quietPeriod: Double, unclosedGrace: Double? = nil) {
         self.quietPeriod = quietPeriod
         self.unclosedGrace = unclosedGrace ?? max(quietPeriod * 10, 60)
+        maxBatchDelay = quietPeriod * 3
     }
 
     /// The file was created, written or moved in.
@@ -75,7 +80,7 @@ public struct SettleTracker: Sendable {
     public var nextDeadline: Double? {
         var earliest: Double?
         for entry in files.values {
-            let due = entry.lastChange + (entry.open ? unclosedGrace : quietPeriod)
+            let due = due(entry)
             earliest = min(earliest ?? due, due)
         }
         for changed in folders.values {
@@ -86,12 +91,30 @@ public struct SettleTracker: Sendable {
         return earliest
     }
 
-    /// Takes everything that settled by `now` out of the tracker.
+    private func due(_ entry: Pending) -> Double {
+        entry.lastChange + (entry.open ? unclosedGrace : quietPeriod)
+    }
+
+    /// Takes everything that settled by `now` out of the tracker, unless the rest of a
+    /// burst is about to settle too (then an empty batch, and the caller asks again).
     public mutating func takeSettled(at now: Double) -> Batch {
         var batch = Batch(files: [], folders: [], removed: removed)
         removed = []
-        for (path, entry) in files where now - entry.lastChange >= (entry.open ? unclosedGrace : quietPeriod) {
-            batch.files.insert(path)
+        var oldestDue: Double?
+        var burstPending = false
+        for (path, entry) in files {
+            let due = due(entry)
+            if due <= now {
+                batch.files.insert(path)
+                oldestDue = min(oldestDue ?? due, due)
+            } else if !entry.open {
+                burstPending = true
+            }
+        }
+        for changed in folders.values where changed + quietPeriod > now { burstPending = true }
+        if burstPending, let oldestDue, now - oldestDue < maxBatchDelay {
+            batch.files = []
+            return batch
         }
         for path in batch.files { files[path] = nil }
         for (folder, changed) in folders where now - changed >= quietPeriod {
