@@ -72,10 +72,12 @@ struct WatchDaemonTests {
 
     @Test("10,000 files dropped at once are all uploaded, in queue priority order, in few runs")
     func tenThousandFiles() async throws {
+        let server = try TestServer(.nginx)
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
         let config = try Self.writeConfig(work)
-        let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state,
+        let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/drop"
+        let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state,
                                       "--config", config, "--json", "--transfers", "1"], in: work.directory.path)
         await when({ Self.exists(work.state + "/daemon-status.json") })
 
@@ -130,6 +132,8 @@ struct WatchDaemonTests {
         #expect(Date().timeIntervalSince(signalled) < 5)
         #expect(!Self.exists(work.destination + "/big.mov"))
         #expect(stopped.transferredPaths.isEmpty)
+        // The journal was closed cleanly: its write-ahead log checkpointed and gone.
+        #expect(!Self.exists(work.state + "/journal.sqlite-wal"))
 
         let again = try FerryProcess(arguments, in: work.directory.path)
         await when({ Self.transferred(again).count == 1 })
