@@ -107,6 +107,8 @@ public struct FolderWatcher: Sendable {
                     }
                 }
                 reportWatchLimit(tree, changes: changes)
+                // A run another source asks for (a schedule) must leave these out too.
+                await runner.setUnsettled(tracker.unsettled)
                 board.setUnsettled(pair: pair.name, count: tracker.unsettled.count)
             case .tick:
                 let at = now()
