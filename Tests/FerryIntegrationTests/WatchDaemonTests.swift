@@ -78,7 +78,8 @@ struct WatchDaemonTests {
         let config = try Self.writeConfig(work)
         let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/drop"
         let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state,
-                                      "--config", config, "--json", "--transfers", "1"], in: work.directory.path)
+                                      "--config", config, "--json", "--transfers", "1", "--log-level", "info"],
+                                     in: work.directory.path)
         await when({ Self.exists(work.state + "/daemon-status.json") })
 
         // Written into a staging folder and moved in as one folder, like a card reader's
@@ -111,7 +112,8 @@ struct WatchDaemonTests {
         let ranks = paths.compactMap { expected[$0].flatMap { rank[$0] } }
         #expect(ranks == ranks.sorted())
         // One run for the drop (plus the one at start, which found nothing).
-        #expect(result.events(named: "summary").filter { ($0["uploaded"] as? Int ?? 0) > 0 }.count == 1)
+        #expect(result.events(named: "summary").filter { ($0["uploaded"] as? Int ?? 0) > 0 }.count == 1,
+                "\(result.standardError.split(separator: "\n").filter { $0.contains("run ") }.joined(separator: "\n"))")
     }
 
     @Test("SIGTERM during a large upload: exit 0 within the bound, and the next start resumes it")
@@ -142,6 +144,29 @@ struct WatchDaemonTests {
         #expect(resumed.status == 0, "\(resumed.diagnostics)")
         let event = try #require(resumed.events(named: "transferred").first)
         #expect((event["resumed_from"] as? Int ?? 0) > 8 << 20, "\(resumed.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, work.destination, compareModificationTimes: false) == [])
+    }
+
+    @Test("a new file that settles while a large upload runs joins that run instead of waiting for it")
+    func newFileJoinsRunningPush() async throws {
+        let work = Workspace()
+        try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
+        try TreeGenerator.write(at: work.source + "/big.mov", size: 40 << 20, seed: 5)
+        let config = try Self.writeConfig(work)
+        let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config,
+                                      "--json", "--bwlimit", "8M"], in: work.directory.path)
+        let partial = work.destination + "/.big.mov.ferry-part"
+        await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 2 << 20 })
+        try TreeGenerator.write(at: work.source + "/.thumbnails/IMG_9.jpg", size: 4_000, seed: 6)
+        await when({ Self.transferred(watch).count == 2 })
+        watch.send(SIGTERM)
+        let result = await watch.wait()
+        #expect(result.status == 0, "\(result.diagnostics)")
+        // The thumbnail arrived while the video was still on its way, in the same run.
+        #expect(result.transferredPaths == [".thumbnails/IMG_9.jpg", "big.mov"], "\(result.diagnostics)")
+        let summaries = result.events(named: "summary").filter { ($0["uploaded"] as? Int ?? 0) > 0 }
+        #expect(summaries.count == 1)
+        #expect(summaries.first?["uploaded"] as? Int == 2)
         #expect(try TreeComparison.differences(work.source, work.destination, compareModificationTimes: false) == [])
     }
 

@@ -76,8 +76,8 @@ public struct FolderWatcher: Sendable {
             feed.finish()
         }
 
-        func requestRun(_ reason: String) async {
-            await runner.request(RunRequest(reason: reason)) { summary in feed.yield(.runEnded(summary)) }
+        func requestRun(_ reason: String, settled: Set<String> = []) async {
+            await runner.request(RunRequest(reason: reason, settledFiles: settled)) { summary in feed.yield(.runEnded(summary)) }
         }
 
         await requestRun("start")
@@ -119,7 +119,7 @@ public struct FolderWatcher: Sendable {
                     if !batch.files.isEmpty || !batch.folders.isEmpty {
                         logger.debug("settled", metadata: ["folder": "\(pair.name)", "files": "\(batch.files.count)",
                                                            "folders": "\(batch.folders.count)"])
-                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan")
+                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files)
                     }
                 }
                 if at >= nextRescan {

@@ -25,6 +25,8 @@ public actor PairRunner {
     private var stopping = false
     /// Files the watcher saw changing that have not settled: left out of every run.
     private var unsettled: Set<String> = []
+    /// The running push's feed, while it takes new files.
+    private var activeFeed: JobFeed?
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
@@ -51,6 +53,10 @@ public actor PairRunner {
         }
         pending = pending.map { $0.merged(with: request) } ?? request
         completions.append(completion)
+        if let feed = activeFeed, !request.settledFiles.isEmpty {
+            let files = request.settledFiles
+            Task { await self.feedNewFiles(files, into: feed) }
+        }
         if worker == nil {
             worker = Task { await self.work() }
         }
@@ -87,6 +93,10 @@ public actor PairRunner {
             options.settledBefore = Date().timeIntervalSince1970 - quietPeriod
         }
         if let queues = request.queues { options.queues = queues }
+        let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
+        options.jobFeed = feed
+        activeFeed = feed
+        defer { activeFeed = nil }
         options.sharedThrottles += bandwidth.shared(remote: remoteName)
         options.queueThrottles = bandwidth.queues
         let progress = RunProgress()
@@ -108,6 +118,28 @@ public actor PairRunner {
                 logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)"])
             }
             return nil
+        }
+    }
+
+    /// New files that settled while a push runs join it: planned on their own (they are
+    /// new, so no listing can change the answer) and handed to the running engine. The
+    /// request stays pending too, so the follow-up run covers whatever the engine no longer
+    /// took and every changed file.
+    private func feedNewFiles(_ files: Set<String>, into feed: JobFeed) async {
+        do {
+            let classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
+            let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            let journal = try Journal.open(at: StateLocation.journalPath(in: stateDirectory))
+            guard let pairId = try await journal.findFolderPair(localRoot: pair.localRoot,
+                                                               remoteLocation: pair.remoteLocation)?.id else { return }
+            let jobs = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
+                                                  journal: journal, classifier: classifier, ignore: ignore,
+                                                  settledBefore: Date().timeIntervalSince1970 - quietPeriod)
+            if feed.push(jobs), !jobs.isEmpty {
+                logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(jobs.count)"])
+            }
+        } catch {
+            logger.debug("new files wait for the next run", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
         }
     }
 

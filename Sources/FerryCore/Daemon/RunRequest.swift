@@ -5,10 +5,14 @@ public struct RunRequest: Sendable, Equatable {
     public var reason: String
     /// Only these queues; nil for all.
     public var queues: Set<String>?
+    /// Files that settled (from the watcher): new ones among them can join a run already
+    /// under way.
+    public var settledFiles: Set<String>
 
-    public init(reason: String, queues: Set<String>? = nil) {
+    public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = []) {
         self.reason = reason
         self.queues = queues
+        self.settledFiles = settledFiles
     }
 
     /// One run that does what both would: all queues if either wants all.
@@ -17,6 +21,7 @@ public struct RunRequest: Sendable, Equatable {
         case let (mine?, theirs?): mine.union(theirs)
         default: nil
         }
-        return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues)
+        return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues,
+                          settledFiles: settledFiles.union(other.settledFiles))
     }
 }

@@ -28,6 +28,8 @@ public struct RunOptions: Sendable {
     /// When another process holds the pair's lock: wait for it (the daemon) instead of
     /// failing with who holds it (a command run by hand).
     public var waitForLock = false
+    /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
+    public var jobFeed: JobFeed?
 
     public init() {}
 }
@@ -202,7 +204,8 @@ public struct SyncRun: Sendable {
                 progress: progress,
                 sink: sink,
                 sharedThrottles: options.sharedThrottles,
-                queueThrottles: options.queueThrottles)
+                queueThrottles: options.queueThrottles,
+                feed: options.jobFeed)
             try await engine.run(jobs: jobs, summary: &summary)
             try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
         } catch {

@@ -25,6 +25,8 @@ struct TransferEngine: Sendable {
     var sharedThrottles: [ByteThrottle] = []
     /// Limits per queue, shared with other runs.
     var queueThrottles: [String: ByteThrottle] = [:]
+    /// More jobs while the engine runs (files that settled in a watched folder).
+    var feed: JobFeed?
 
     static let batchWindow = 0.25
     static let batchLimit = 512
@@ -43,6 +45,7 @@ struct TransferEngine: Sendable {
         case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
         case timer
         case probed(BackendError?)
+        case fed([FileRecord])
     }
 
     func run(jobs: [FileRecord], summary: inout RunSummary) async throws(JournalError) {
@@ -92,6 +95,9 @@ struct TransferEngine: Sendable {
                 }
             }
 
+            if let feed {
+                group.addTask { .fed(await feed.next()) }
+            }
             while journalFailure == nil {
                 let stopping = Task.isCancelled
                 if stopping && state.runningCount == 0 { break }
@@ -130,6 +136,16 @@ struct TransferEngine: Sendable {
                     switch event {
                     case .timer:
                         if let at = timerAt, at <= elapsed() + 0.001 { timerAt = nil }
+                    case let .fed(jobs):
+                        for job in jobs where records[job.path] == nil && !Task.isCancelled {
+                            records[job.path] = job
+                            let rank = classifier.rank(of: job.queue)
+                            state.add(SchedulerState.Job(path: job.path, rank: rank))
+                            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
+                        }
+                        if let feed, !jobs.isEmpty, !Task.isCancelled {
+                            group.addTask { .fed(await feed.next()) }
+                        }
                     case let .finished(job, record, outcome, moved):
                         state.finish(job)
                         if Task.isCancelled, case .failure(.backend) = outcome {
@@ -198,6 +214,7 @@ struct TransferEngine: Sendable {
                     journalFailure = error
                 }
             }
+            feed?.close()
             group.cancelAll()
         }
         } onCancel: {
