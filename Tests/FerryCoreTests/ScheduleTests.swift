@@ -144,6 +144,14 @@ struct ScheduleTests {
         #expect(nas.reserve(4 << 20) > .seconds(2))
     }
 
+    @Test("intervals are shown as config.yml writes them")
+    func intervalText() {
+        #expect(Self.entry(.every(.seconds(4 * 3600))).triggerText == "every 4h")
+        #expect(Self.entry(.every(.seconds(86_400))).triggerText == "every 1d")
+        #expect(Self.entry(.every(.seconds(90))).triggerText == "every 90s")
+        #expect(Self.entry(.every(.seconds(1800))).triggerText == "every 30m")
+    }
+
     @Test("merged run requests keep the widest queue restriction")
     func requestMerging() {
         let archives = RunRequest(reason: "schedule", queues: ["archives"])

@@ -93,7 +93,7 @@ struct WatchDaemonTests {
             expected[name] = queue
             let path = staging + "/" + name
             if index == 0 { try FileManager.default.createDirectory(atPath: staging + "/drop", withIntermediateDirectories: true) }
-            _ = FileManager.default.createFile(atPath: path, contents: Data("\(index)".utf8))
+            try Data("\(index)".utf8).write(to: URL(fileURLWithPath: path))
         }
         try FileManager.default.moveItem(atPath: staging + "/drop", toPath: work.source + "/drop")
         // Two summaries: the run at start (nothing to do) and the drop's. Counting markers
@@ -168,6 +168,45 @@ struct WatchDaemonTests {
         #expect(summaries.count == 1)
         #expect(summaries.first?["uploaded"] as? Int == 2)
         #expect(try TreeComparison.differences(work.source, work.destination, compareModificationTimes: false) == [])
+    }
+
+    @Test("a pull folder is polled: an unchanged remote costs one listing per poll, a new file is downloaded")
+    func pullFolderPolls() async throws {
+        let server = try TestServer(.nginx)
+        let work = Workspace()
+        let stored = server.directory + "/root/pulled"
+        try FileManager.default.createDirectory(atPath: stored + "/2026", withIntermediateDirectories: true)
+        try TreeGenerator.write(at: stored + "/2026/IMG_1.jpg", size: 10_000, seed: 7)
+        let config = try Self.writeConfig(work, extra: """
+              poll_interval: 300ms
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav/pulled"))
+            folders:
+              phone:
+                path: dst
+                remote: nas
+                mode: pull
+
+            """)
+        let daemon = try FerryProcess(["daemon", "--config", config, "--state", work.state, "--json"], in: work.directory.path)
+        await when({ Self.exists(work.destination + "/2026/IMG_1.jpg") })
+
+        // Unchanged: each poll is one PROPFIND of the folder, nothing else.
+        let before = server.accessLog.count
+        try await Task.sleep(for: .milliseconds(1500))
+        let quiet = server.accessLog.dropFirst(before)
+        #expect(quiet.count >= 2, "\(quiet)")
+        #expect(quiet.allSatisfy { $0.hasPrefix("PROPFIND /dav/pulled/ ") }, "\(quiet)")
+
+        try TreeGenerator.write(at: stored + "/IMG_2.jpg", size: 20_000, seed: 8)
+        await when({ Self.exists(work.destination + "/IMG_2.jpg") })
+        daemon.send(SIGTERM)
+        let result = await daemon.wait()
+        #expect(result.status == 0, "\(result.diagnostics)")
+        #expect(Set(result.events(named: "transferred").compactMap { $0["path"] as? String }) == ["2026/IMG_1.jpg", "IMG_2.jpg"])
+        #expect(try TreeComparison.differences(stored, work.destination, compareModificationTimes: false) == [])
     }
 
     @Test("the daemon shows its state in ferry status, keeps its config on a bad SIGHUP, and exits 0 on SIGTERM")

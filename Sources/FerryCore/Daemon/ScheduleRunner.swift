@@ -71,8 +71,17 @@ extension ScheduleEntry {
     /// `every 4h` or `cron 0 2 * * *`, for the status.
     public var triggerText: String {
         switch trigger {
-        case let .every(interval): "every \(interval)"
+        case let .every(interval): "every " + Self.shortText(interval)
         case let .cron(expression): "cron \(expression.description)"
         }
+    }
+
+    /// `4h`, `30m`, `1d`, `90s`: how config.yml says it.
+    static func shortText(_ interval: Duration) -> String {
+        let seconds = interval.components.seconds
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3_600), ("m", 60)] where seconds >= size && seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
     }
 }
