@@ -209,7 +209,34 @@ struct WatchDaemonTests {
         #expect(try TreeComparison.differences(stored, work.destination, compareModificationTimes: false) == [])
     }
 
-    @Test("the daemon shows its state in ferry status, keeps its config on a bad SIGHUP, and exits 0 on SIGTERM")
+    @Test("ferry status lists a remote that went offline while watching; the file goes when it is back")
+    func offlineRemoteInStatus() async throws {
+        let server = try TestServer(.nginx)
+        let work = Workspace()
+        try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
+        let config = try Self.writeConfig(work)
+        let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/offline"
+        let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state, "--config", config, "--json"],
+                                     in: work.directory.path)
+        await when({ Self.exists(work.state + "/daemon-status.json") })
+        try server.stop()
+        try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 5_000, seed: 1)
+        let statusFile = work.state + "/daemon-status.json"
+        await when({ ((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "").contains("\"offline_remotes\":[{") })
+        let status = try await work.ferry(["status", "--config", config, "--state", work.state])
+        #expect(status.standardOutput.contains("offline since"), "\(status.diagnostics)")
+
+        try server.restart()
+        await when({ Self.exists(server.directory + "/root/offline/IMG_1.jpg") })
+        await when({ ((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "").contains("\"offline_remotes\":[]") })
+        watch.send(SIGTERM)
+        let result = await watch.wait()
+        #expect(result.status == 0, "\(result.diagnostics)")
+        #expect(result.events(named: "remote_offline").count >= 1)
+        #expect(result.events(named: "remote_online").count >= 1)
+    }
+
+    @Test("the daemon shows its state in ferry status, keeps its config on a bad SIGHUP, takes a good one, and exits 0 on SIGTERM")
     func daemonStatusAndReload() async throws {
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
@@ -256,6 +283,15 @@ struct WatchDaemonTests {
         #expect(daemon.errorSoFar.contains("config.yml:2:17"))
         try TreeGenerator.write(at: work.source + "/IMG_2.jpg", size: 5_000, seed: 4)
         await when({ Self.exists(work.destination + "/IMG_2.jpg") })
+
+        // A valid config with a second folder: reloaded, and the new folder is watched.
+        let withVideos = folders.replacingOccurrences(of: "folders:\n", with: "folders:\n  videos:\n    path: vids\n    remote: backup\n    remote_path: videos\n")
+        try Data("watch:\n  quiet_period: 500ms\n\(withVideos)".utf8).write(to: URL(fileURLWithPath: config))
+        daemon.send(SIGHUP)
+        await when({ daemon.errorSoFar.contains("config reloaded") })
+        await when({ Self.exists(work.state + "/daemon-status.json") && Self.exists(work.directory.child("vids")) })
+        try TreeGenerator.write(at: work.directory.child("vids/VID_1.mp4"), size: 5_000, seed: 5)
+        await when({ Self.exists(work.destination + "/videos/VID_1.mp4") })
 
         daemon.send(SIGTERM)
         let result = await daemon.wait()

@@ -116,7 +116,9 @@ public struct FolderWatcher: Sendable {
                     let batch = tracker.takeSettled(at: at)
                     await runner.setUnsettled(tracker.unsettled)
                     board.setUnsettled(pair: pair.name, count: tracker.unsettled.count)
-                    if !batch.files.isEmpty || !batch.folders.isEmpty {
+                    // Removals matter to a mirror (--delete); for a plain push the run finds
+                    // nothing to do, at the cost of one scan.
+                    if !batch.files.isEmpty || !batch.folders.isEmpty || !batch.removed.isEmpty {
                         logger.debug("settled", metadata: ["folder": "\(pair.name)", "files": "\(batch.files.count)",
                                                            "folders": "\(batch.folders.count)"])
                         await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files)

@@ -27,6 +27,9 @@ public actor PairRunner {
     private var unsettled: Set<String> = []
     /// The running push's feed, while it takes new files.
     private var activeFeed: JobFeed?
+    /// Runs that failed in a row, and since when the remote has not answered.
+    private var failuresInRow = 0
+    private var unreachableSince: ContinuousClock.Instant?
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
@@ -111,11 +114,32 @@ public actor PairRunner {
                 "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
                 "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
             ])
+            if let since = unreachableSince {
+                sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: since.duration(to: .now).inSeconds))
+            }
+            unreachableSince = nil
+            failuresInRow = 0
             return summary
         } catch {
             board.runEnded(pair: pair.name, summary: nil, error: error.message)
-            if !Task.isCancelled {
-                logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)"])
+            guard !Task.isCancelled && !stopping else { return nil }
+            // A run that could not happen is tried again with the retry backoff, so the
+            // daemon catches up by itself when a server comes back or a disk is mounted.
+            failuresInRow += 1
+            let delay = config.retry.delay(afterFailures: failuresInRow)
+            if error.remoteUnreachable {
+                if unreachableSince == nil {
+                    unreachableSince = .now
+                    sink.emit(.remoteOffline(remote: pair.remoteLocation, message: error.message,
+                                             nextProbeSeconds: delay.inSeconds))
+                }
+            } else if failuresInRow == 1 {
+                logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)",
+                                                      "retry_in": "\(delay)"])
+            }
+            Task {
+                try? await Task.sleep(for: delay)
+                self.request(RunRequest(reason: "retry"))
             }
             return nil
         }

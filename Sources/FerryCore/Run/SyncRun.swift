@@ -152,7 +152,9 @@ public struct SyncRun: Sendable {
                 remote[relative.string] = entry
             }
         } catch {
-            throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
+            var failure = RunError("cannot list \(pair.remoteLocation): \(error.description)")
+            failure.remoteUnreachable = error.suggestsOutage
+            throw failure
         }
 
         // The plan is on disk before the first job starts (PagedPlanning writes it).
@@ -269,6 +271,9 @@ public struct SyncRun: Sendable {
 /// A run that could not start or had to stop as a whole (as opposed to single files failing).
 public struct RunError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The remote did not answer (as opposed to refusing): a long-running process marks it
+    /// offline and tries again.
+    public var remoteUnreachable = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
