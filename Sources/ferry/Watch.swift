@@ -51,6 +51,10 @@ extension Ferry {
             } catch let error as SelectionError {
                 throw CommandFailure.usage(error.message)
             }
+            for pair in pairs where pair.mode == .push
+                && (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot))?.kind != .directory {
+                throw CommandFailure.usage("cannot watch \(pair.localRoot): no such folder; create it or check the path")
+            }
             let runtime = LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "watch",
                                                      json: global.json, schedules: false)
             try await LongRunningProcess.run(runtime, logger: context.logger)

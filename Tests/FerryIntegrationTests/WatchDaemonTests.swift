@@ -21,6 +21,24 @@ struct WatchDaemonTests {
 
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
+    @Test("bad input: a missing folder, --dry-run, a daemon with nothing configured: one line, exit 2")
+    func badInput() async throws {
+        let work = Workspace()
+        let missing = try await work.ferry(["watch", work.directory.child("nope"), "--to", work.destination, "--state", work.state])
+        #expect(missing.status == 2, "\(missing.diagnostics)")
+        #expect(missing.standardError.contains("no such folder"))
+        #expect(missing.standardError.split(separator: "\n").count == 1)
+        try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
+        let dryRun = try await work.ferry(["watch", work.source, "--to", work.destination, "--state", work.state, "--dry-run"])
+        #expect(dryRun.status == 2 && dryRun.standardError.contains("--dry-run"), "\(dryRun.diagnostics)")
+        let config = try Self.writeConfig(work)
+        let daemon = try await work.ferry(["daemon", "--config", config, "--state", work.state])
+        #expect(daemon.status == 2 && daemon.standardError.contains("no folder is configured"), "\(daemon.diagnostics)")
+        let badLevel = try await work.ferry(["daemon", "--config", config, "--log-format", "xml"])
+        #expect(badLevel.status == 2, "\(badLevel.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: work.state + "/journal.sqlite"))
+    }
+
     @Test("files created in a watched folder reach a WebDAV remote with no command; a file written slowly over 10 s is sent once, complete")
     func watchToWebDAV() async throws {
         let server = try TestServer(.nginx)
@@ -286,10 +304,11 @@ struct WatchDaemonTests {
 
         // A valid config with a second folder: reloaded, and the new folder is watched.
         let withVideos = folders.replacingOccurrences(of: "folders:\n", with: "folders:\n  videos:\n    path: vids\n    remote: backup\n    remote_path: videos\n")
+        try FileManager.default.createDirectory(atPath: work.directory.child("vids"), withIntermediateDirectories: true)
         try Data("watch:\n  quiet_period: 500ms\n\(withVideos)".utf8).write(to: URL(fileURLWithPath: config))
         daemon.send(SIGHUP)
         await when({ daemon.errorSoFar.contains("config reloaded") })
-        await when({ Self.exists(work.state + "/daemon-status.json") && Self.exists(work.directory.child("vids")) })
+        await when({ ((try? String(contentsOfFile: work.state + "/daemon-status.json", encoding: .utf8)) ?? "").contains("\"videos\"") })
         try TreeGenerator.write(at: work.directory.child("vids/VID_1.mp4"), size: 5_000, seed: 5)
         await when({ Self.exists(work.destination + "/videos/VID_1.mp4") })
 

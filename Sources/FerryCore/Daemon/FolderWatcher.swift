@@ -35,10 +35,10 @@ public struct FolderWatcher: Sendable {
     /// Runs until cancelled.
     public func run() async throws(RunError) {
         let pair = runner.pair
-        do {
-            try LocalFileSystem.makeDirectories(pair.localRoot)
-        } catch {
-            throw RunError("cannot watch \(pair.localRoot): \(error.description)")
+        // A missing folder is not created: it may be a card or a disk that is not mounted,
+        // and an empty folder in its place would look like "nothing to send".
+        guard (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot))?.kind == .directory else {
+            throw RunError("cannot watch \(pair.localRoot): no such folder; create it or correct the folder's path")
         }
         let inotify: InotifyInstance
         do {
