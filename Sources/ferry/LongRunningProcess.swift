@@ -11,11 +11,14 @@ import UnixSignals
 /// `reload`, SIGHUP reads config.yml again: a valid one replaces the running runtime
 /// (runs under way stop at a resumable point and start again under the new config); an
 /// invalid one is reported and the old one kept.
-struct LongRunningProcess: Service {
+struct LongRunningProcess: Service, CustomStringConvertible {
     let initial: DaemonRuntime
     let logger: Logger
     /// Builds the runtime from a freshly read config.yml; nil means "not reloadable".
     let reload: (@Sendable () throws -> DaemonRuntime)?
+
+    /// How service-lifecycle's logs name it (the default would print the whole config).
+    var description: String { "ferry \(initial.command)" }
 
     /// The runtime's task, reachable from the cancellation handler.
     private final class Current: Sendable {

@@ -57,8 +57,10 @@ struct WatchDaemonTests {
         try TreeGenerator.write(at: work.source + "/2026/03/.thumbnails/IMG_0001.jpg", size: 2_000, seed: 2)
         let started = Date()
         await when({ Self.exists(stored + "/2026/03/IMG_0001.jpg") && Self.exists(stored + "/2026/03/.thumbnails/IMG_0001.jpg") })
-        // Quiet period (0.5 s) plus a transfer on loopback, with room for a busy machine.
-        #expect(Date().timeIntervalSince(started) < 15)
+        // Quiet period (0.5 s) plus a transfer on loopback: about 1 s on an idle machine; the
+        // bound leaves room for a test run that loads every core.
+        let latency = Date().timeIntervalSince(started)
+        #expect(latency < 45, "\(latency) s")
 
         // A video copied in slowly: 20 chunks of 64 KiB, one every half second.
         let videoPath = work.source + "/2026/03/VID_0002.mp4"
@@ -169,23 +171,27 @@ struct WatchDaemonTests {
     func newFileJoinsRunningPush() async throws {
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
-        try TreeGenerator.write(at: work.source + "/big.mov", size: 40 << 20, seed: 5)
+        // Written a while ago: the run at start takes it (a fresh file would wait for its
+        // quiet period and go in a second run).
+        try TreeGenerator.write(at: work.source + "/big.mov", size: 48 << 20, seed: 5, modified: Date().timeIntervalSince1970 - 60)
         let config = try Self.writeConfig(work)
+        // 12 s for the video: room for a slow machine to notice the thumbnail meanwhile.
         let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config,
-                                      "--json", "--bwlimit", "8M"], in: work.directory.path)
+                                      "--json", "--bwlimit", "4M", "--log-level", "info"], in: work.directory.path)
         let partial = work.destination + "/.big.mov.ferry-part"
-        await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 2 << 20 })
+        await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 1 << 20 })
         try TreeGenerator.write(at: work.source + "/.thumbnails/IMG_9.jpg", size: 4_000, seed: 6)
-        await when({ Self.transferred(watch).count == 2 })
+        await when({ Self.exists(work.destination + "/.thumbnails/IMG_9.jpg") })
+        let videoStillGoing = !Self.exists(work.destination + "/big.mov")
         watch.send(SIGTERM)
         let result = await watch.wait()
         #expect(result.status == 0, "\(result.diagnostics)")
-        // The thumbnail arrived while the video was still on its way, in the same run.
-        #expect(result.transferredPaths == [".thumbnails/IMG_9.jpg", "big.mov"], "\(result.diagnostics)")
-        let summaries = result.events(named: "summary").filter { ($0["uploaded"] as? Int ?? 0) > 0 }
-        #expect(summaries.count == 1)
-        #expect(summaries.first?["uploaded"] as? Int == 2)
-        #expect(try TreeComparison.differences(work.source, work.destination, compareModificationTimes: false) == [])
+        // The thumbnail arrived while the video was still on its way, sent by the same run:
+        // the only run started is the one at start.
+        #expect(videoStillGoing)
+        #expect(result.transferredPaths.first == ".thumbnails/IMG_9.jpg", "\(result.diagnostics)")
+        let runsStarted = result.standardError.split(separator: "\n").filter { $0.contains("run started") }
+        #expect(runsStarted.count == 1, "\(runsStarted)")
     }
 
     @Test("a pull folder is polled: an unchanged remote costs one listing per poll, a new file is downloaded")

@@ -76,8 +76,10 @@ public struct FolderWatcher: Sendable {
             feed.finish()
         }
 
-        func requestRun(_ reason: String, settled: Set<String> = []) async {
-            await runner.request(RunRequest(reason: reason, settledFiles: settled)) { summary in feed.yield(.runEnded(summary)) }
+        func requestRun(_ reason: String, settled: Set<String> = [], folders: Set<String> = []) async {
+            await runner.request(RunRequest(reason: reason, settledFiles: settled, settledFolders: folders)) { summary in
+                feed.yield(.runEnded(summary))
+            }
         }
 
         await requestRun("start")
@@ -121,7 +123,7 @@ public struct FolderWatcher: Sendable {
                     if !batch.files.isEmpty || !batch.folders.isEmpty || !batch.removed.isEmpty {
                         logger.debug("settled", metadata: ["folder": "\(pair.name)", "files": "\(batch.files.count)",
                                                            "folders": "\(batch.folders.count)"])
-                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files)
+                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files, folders: batch.folders)
                     }
                 }
                 if at >= nextRescan {

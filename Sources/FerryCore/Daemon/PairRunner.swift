@@ -56,9 +56,11 @@ public actor PairRunner {
         }
         pending = pending.map { $0.merged(with: request) } ?? request
         completions.append(completion)
-        if let feed = activeFeed, !request.settledFiles.isEmpty {
+        // The root is the whole folder: that is the follow-up run's job, not a feed's.
+        let folders = request.settledFolders.subtracting([""])
+        if let feed = activeFeed, !request.settledFiles.isEmpty || !folders.isEmpty {
             let files = request.settledFiles
-            Task { await self.feedNewFiles(files, into: feed) }
+            Task { await self.feedNewFiles(files, folders: folders, into: feed) }
         }
         if worker == nil {
             worker = Task { await self.work() }
@@ -149,10 +151,18 @@ public actor PairRunner {
     /// new, so no listing can change the answer) and handed to the running engine. The
     /// request stays pending too, so the follow-up run covers whatever the engine no longer
     /// took and every changed file.
-    private func feedNewFiles(_ files: Set<String>, into feed: JobFeed) async {
+    private func feedNewFiles(_ files: Set<String>, folders: Set<String>, into feed: JobFeed) async {
         do {
             let classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
             let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            var files = files
+            // A new subfolder's files (they landed before its watch): its own small scan.
+            for folder in folders.sorted() {
+                let scan = try await LocalScanner(root: LocalFileSystem.join(pair.localRoot, folder),
+                                                  ignore: try GlobSet(ScanSettings.builtInIgnores),
+                                                  followSymlinks: false).scan()
+                for entry in scan.entries { files.insert(folder + "/" + entry.path.string) }
+            }
             let journal = try Journal.open(at: StateLocation.journalPath(in: stateDirectory))
             guard let pairId = try await journal.findFolderPair(localRoot: pair.localRoot,
                                                                remoteLocation: pair.remoteLocation)?.id else { return }

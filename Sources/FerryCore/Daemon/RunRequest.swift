@@ -8,11 +8,14 @@ public struct RunRequest: Sendable, Equatable {
     /// Files that settled (from the watcher): new ones among them can join a run already
     /// under way.
     public var settledFiles: Set<String>
+    /// Subfolders that settled (new or moved in): their files can join a running run too.
+    public var settledFolders: Set<String>
 
-    public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = []) {
+    public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = [], settledFolders: Set<String> = []) {
         self.reason = reason
         self.queues = queues
         self.settledFiles = settledFiles
+        self.settledFolders = settledFolders
     }
 
     /// One run that does what both would: all queues if either wants all.
@@ -22,6 +25,7 @@ public struct RunRequest: Sendable, Equatable {
         default: nil
         }
         return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues,
-                          settledFiles: settledFiles.union(other.settledFiles))
+                          settledFiles: settledFiles.union(other.settledFiles),
+                          settledFolders: settledFolders.union(other.settledFolders))
     }
 }

@@ -209,7 +209,11 @@ public struct SyncRun: Sendable {
                 queueThrottles: options.queueThrottles,
                 feed: options.jobFeed)
             try await engine.run(jobs: jobs, summary: &summary)
-            try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+            // A run stopped part-way (the daemon stopping) did not complete: its last-run
+            // time stays as it was.
+            if !Task.isCancelled {
+                try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+            }
         } catch {
             throw RunError(error.description)
         }
