@@ -10,7 +10,7 @@ Prints a Markdown table and writes bench-results/watch.md. Not part of `make tes
 """
 import os, signal, statistics, subprocess, sys, tempfile, time
 
-FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
+FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 BURST = int(os.environ.get("BENCH_BURST", "2000"))
 
