@@ -1,6 +1,5 @@
 import FerryPluginAPI
 import Foundation
-import Synchronization
 
 /// Runs a plan's jobs: starts them in the order `SchedulerState` says, retries retryable
 /// failures with the configured backoff, fails the rest for good (`syncError`), waits out
@@ -318,23 +317,5 @@ struct TransferEngine: Sendable {
     private func current(_ record: FileRecord, batch: inout JournalBatch) async throws(JournalError) -> FileRecord {
         try await commit(&batch)
         return try await journal.record(pairId: record.pairId, path: record.path) ?? record
-    }
-}
-
-/// The observers of the transfers under way, so that cancelling the run reaches them (a
-/// transfer runs on a blocking thread and sees only its observer's flag).
-final class RunningTransfers: Sendable {
-    private let observers = Mutex<[ObjectIdentifier: JobObserver]>([:])
-
-    func add(_ observer: JobObserver) {
-        observers.withLock { $0[ObjectIdentifier(observer)] = observer }
-    }
-
-    func remove(_ observer: JobObserver) {
-        _ = observers.withLock { $0.removeValue(forKey: ObjectIdentifier(observer)) }
-    }
-
-    func cancelAll() {
-        for observer in observers.withLock({ Array($0.values) }) { observer.cancel() }
     }
 }
