@@ -96,6 +96,12 @@ public final class FerryProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
+    /// SIGKILL if it still runs: for a test's `defer`, so a failed expectation never leaves
+    /// a long-running `ferry watch` or `ferry daemon` behind.
+    public func stopIfRunning() {
+        if process.isRunning { killHard() }
+    }
+
     /// stderr so far.
     public var errorSoFar: String {
         errorOutput.data.withLock { String(decoding: $0, as: UTF8.self) }

@@ -49,6 +49,7 @@ struct WatchDaemonTests {
         let stored = server.directory + "/root/watched"
         let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state, "--config", config, "--json"],
                                      in: work.directory.path)
+        defer { watch.stopIfRunning() }
 
         // Give the watcher a moment to set up its watches, then drop files into new folders.
         await when({ Self.exists(work.state + "/daemon-status.json") })
@@ -100,6 +101,7 @@ struct WatchDaemonTests {
         let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state,
                                       "--config", config, "--json", "--transfers", "1", "--log-level", "info"],
                                      in: work.directory.path)
+        defer { watch.stopIfRunning() }
         await when({ Self.exists(work.state + "/daemon-status.json") })
 
         // Written into a staging folder and moved in as one folder, like a card reader's
@@ -144,6 +146,7 @@ struct WatchDaemonTests {
         let config = try Self.writeConfig(work)
         let arguments = ["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config, "--json"]
         let watch = try FerryProcess(arguments + ["--bwlimit", "8M"], in: work.directory.path)
+        defer { watch.stopIfRunning() }
         // Signal once part of the file is on the other side.
         let partial = work.destination + "/.big.mov.ferry-part"
         await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 8 << 20 },
@@ -158,6 +161,7 @@ struct WatchDaemonTests {
         #expect(!Self.exists(work.state + "/journal.sqlite-wal"))
 
         let again = try FerryProcess(arguments, in: work.directory.path)
+        defer { again.stopIfRunning() }
         await when({ Self.transferred(again).count == 1 })
         again.send(SIGTERM)
         let resumed = await again.wait()
@@ -179,6 +183,7 @@ struct WatchDaemonTests {
         // (the test stops as soon as the thumbnail is there, so it lasts a few seconds).
         let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config,
                                       "--json", "--bwlimit", "1M", "--log-level", "info"], in: work.directory.path)
+        defer { watch.stopIfRunning() }
         let partial = work.destination + "/.big.mov.ferry-part"
         await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 1 << 20 })
         try TreeGenerator.write(at: work.source + "/.thumbnails/IMG_9.jpg", size: 4_000, seed: 6)
@@ -216,6 +221,7 @@ struct WatchDaemonTests {
 
             """)
         let daemon = try FerryProcess(["daemon", "--config", config, "--state", work.state, "--json"], in: work.directory.path)
+        defer { daemon.stopIfRunning() }
         await when({ Self.exists(work.destination + "/2026/IMG_1.jpg") })
 
         // Unchanged: each poll is one PROPFIND of the folder, nothing else.
@@ -243,6 +249,7 @@ struct WatchDaemonTests {
         let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/offline"
         let watch = try FerryProcess(["watch", work.source, "--to", remote, "--state", work.state, "--config", config, "--json"],
                                      in: work.directory.path)
+        defer { watch.stopIfRunning() }
         await when({ Self.exists(work.state + "/daemon-status.json") })
         try server.stop()
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 5_000, seed: 1)
@@ -283,6 +290,7 @@ struct WatchDaemonTests {
         let config = try Self.writeConfig(work, extra: folders)
         let daemon = try FerryProcess(["daemon", "--config", config, "--state", work.state, "--log-format", "json",
                                        "--log-level", "info"], in: work.directory.path)
+        defer { daemon.stopIfRunning() }
         await when({ Self.exists(work.state + "/daemon-status.json") })
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 5_000, seed: 3)
         await when({ Self.exists(work.destination + "/IMG_1.jpg") })
