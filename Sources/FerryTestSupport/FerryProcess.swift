@@ -91,6 +91,22 @@ public final class FerryProcess: Sendable {
         kill(process.processIdentifier, SIGKILL)
     }
 
+    /// Sends `signal` (SIGTERM, SIGINT, SIGHUP): what a service manager or a person does.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// SIGKILL if it still runs: for a test's `defer`, so a failed expectation never leaves
+    /// a long-running `ferry watch` or `ferry daemon` behind.
+    public func stopIfRunning() {
+        if process.isRunning { killHard() }
+    }
+
+    /// stderr so far.
+    public var errorSoFar: String {
+        errorOutput.data.withLock { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Waits for the process to end and returns what it printed.
     public func wait() async -> Result {
         while process.isRunning {

@@ -13,8 +13,14 @@ struct CommandContext {
     let currentDirectory: String
     let logger: Logger
 
-    static func load(_ options: GlobalOptions) throws -> CommandContext {
-        LogSetup.bootstrap(verbosity: options.verbose)
+    static func load(_ options: GlobalOptions, logFormat: LogFormat = .text, quietLevel: Logger.Level = .warning) throws -> CommandContext {
+        LogSetup.bootstrap(verbosity: options.verbose, format: logFormat, quietLevel: quietLevel)
+        return try reload(options)
+    }
+
+    /// Reads the config again without touching logging (which is set up once per process):
+    /// the daemon's SIGHUP.
+    static func reload(_ options: GlobalOptions) throws -> CommandContext {
         let environment = ProcessInfo.processInfo.environment
         let currentDirectory = LocalFileSystem.currentDirectory
         let registry = BuiltinBackends.registry
@@ -43,13 +49,19 @@ struct CommandContext {
 }
 
 enum LogSetup {
-    /// Quiet by default (warnings and errors), `-v` info, `-vv` debug; always to stderr.
-    static func bootstrap(verbosity: Int) {
-        let level: Logger.Level = verbosity >= 2 ? .debug : verbosity == 1 ? .info : .warning
+    /// Quiet by default (warnings and errors; `watch` and `daemon` also say what they run),
+    /// `-v` info, `-vv` debug; always to stderr, as text or (`--log-format json`) JSON lines.
+    static func bootstrap(verbosity: Int, format: LogFormat = .text, quietLevel: Logger.Level = .warning) {
+        let level: Logger.Level = verbosity >= 2 ? .debug : verbosity == 1 ? min(.info, quietLevel) : quietLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                return JSONLogHandler(label: label, logLevel: level)
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ struct Ferry: AsyncParsableCommand {
             Configuration: --config PATH, else ./config.yml, else $XDG_CONFIG_HOME/ferry/config.yml.
             """,
         subcommands: [Push.self, Pull.self, Sync.self, Resolve.self, Verify.self, Status.self, Retry.self, Doctor.self,
-                      List.self, Plugins.self, PluginTest.self]
+                      List.self, Plugins.self, PluginTest.self, Watch.self, Daemon.self]
     )
 
     @Flag(name: .long, help: "Print the version and exit.")

@@ -39,6 +39,11 @@ struct JSONObject {
         fields.append("\(Self.quote(key)):[\(values.map(Self.quote).joined(separator: ","))]")
     }
 
+    /// A value that is JSON text already (encoded by JSONEncoder).
+    mutating func add(_ key: String, json text: String) {
+        fields.append("\(Self.quote(key)):\(text)")
+    }
+
     var text: String { "{" + fields.joined(separator: ",") + "}" }
 
     static func quote(_ string: String) -> String {

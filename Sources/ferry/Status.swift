@@ -69,12 +69,17 @@ extension Ferry {
                     throw CommandFailure.runtime(error.description)
                 }
             }
+            let live = DaemonSnapshot.current(stateDirectory: context.stateDirectory).map(DaemonStatusReport.init)
             if global.json {
                 var object = JSONObject()
                 object.add("journal", journalPath)
                 object.add("folders", reports.map(\.json))
+                object.add("daemon", json: live?.jsonText ?? "null")
                 StandardStreams.output(object.text)
-            } else if reports.isEmpty {
+                return
+            }
+            defer { if let live { StandardStreams.output(live.text) } }
+            if reports.isEmpty {
                 StandardStreams.output(journal == nil
                     ? "nothing synced yet (no journal at \(journalPath))"
                     : "no matching folder in the journal at \(journalPath)")

@@ -20,6 +20,12 @@ public struct Config: Sendable {
     public var archive: ArchiveRule? = nil
     /// How files form media items (`ferry status --items`).
     public var items: ItemGrouping = .standard
+    /// `watch:`: quiet period, rescan and poll intervals of `ferry watch` / `ferry daemon`.
+    public var watch = WatchSettings()
+    /// `schedule:`: runs the daemon starts by itself.
+    public var schedules: [ScheduleEntry] = []
+    /// `bandwidth:`: limits by time of day, per remote and per queue.
+    public var bandwidth = BandwidthSettings()
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

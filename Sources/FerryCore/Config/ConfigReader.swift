@@ -9,7 +9,7 @@ struct ConfigReader {
     let file: String
     let baseDirectory: String
     let registry: BackendRegistry
-    private var config = Config.defaults
+    var config = Config.defaults
 
     init(file: String, baseDirectory: String, registry: BackendRegistry) {
         self.file = file
@@ -23,9 +23,10 @@ struct ConfigReader {
     mutating func read(_ root: Node) throws(ConfigError) -> Config {
         let top = try mapping(root, key: nil, allowed: [
             "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive", "items",
-        ])
+        ] + Self.daemonSections)
         var folderNode: Node?
         var defaultQueueNode: Node?
+        var daemonEntries: [Entry] = []
         for entry in top {
             switch entry.key {
             case "state": try readState(entry.value)
@@ -38,6 +39,7 @@ struct ConfigReader {
             case "scan": try readScan(entry.value)
             case "archive": try readArchive(entry.value)
             case "items": try readItems(entry.value)
+            case _ where Self.daemonSections.contains(entry.key): daemonEntries.append(entry)
             default: break
             }
         }
@@ -53,6 +55,8 @@ struct ConfigReader {
             config.defaultQueue = config.queues.last?.name ?? "default"
         }
         if let folderNode { try readFolders(folderNode) }
+        // They name folders, remotes and queues.
+        try readDaemonSections(daemonEntries)
         return config
     }
 
@@ -380,7 +384,7 @@ struct ConfigReader {
     }
 
     /// A mapping's entries in file order; with `allowed`, any other key is an error.
-    private func mapping(_ node: Node, key: String?, allowed: [String]?) throws(ConfigError) -> [Entry] {
+    func mapping(_ node: Node, key: String?, allowed: [String]?) throws(ConfigError) -> [Entry] {
         guard case let .mapping(mapping) = node else {
             if case let .scalar(scalar) = node, scalar.string.isEmpty || scalar.tag == .implicit && scalar.string == "~" {
                 return []
@@ -406,14 +410,14 @@ struct ConfigReader {
         return entries
     }
 
-    private func string(_ node: Node, key: String) throws(ConfigError) -> String {
+    func string(_ node: Node, key: String) throws(ConfigError) -> String {
         guard case let .scalar(scalar) = node else {
             throw error(node, key, "expected text, found \(describe(node))")
         }
         return scalar.string
     }
 
-    private func integer(_ node: Node, key: String, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    func integer(_ node: Node, key: String, range: ClosedRange<Int>) throws(ConfigError) -> Int {
         let text = try string(node, key: key)
         guard let value = Int(text) else {
             throw error(node, key, "expected a whole number, found '\(text)'")
@@ -441,7 +445,7 @@ struct ConfigReader {
         return bytes
     }
 
-    private func duration(_ node: Node, key: String) throws(ConfigError) -> Duration {
+    func duration(_ node: Node, key: String) throws(ConfigError) -> Duration {
         let text = try string(node, key: key)
         guard let value = Quantity.duration(text) else {
             throw error(node, key, "expected a duration such as 500ms, 30s, 5m or 4h, found '\(text)'")
@@ -456,7 +460,7 @@ struct ConfigReader {
             LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment), relativeTo: baseDirectory)
     }
 
-    private func globList(_ node: Node, key: String) throws(ConfigError) -> [String] {
+    func globList(_ node: Node, key: String) throws(ConfigError) -> [String] {
         let items: [Node]
         switch node {
         case let .sequence(sequence): items = Array(sequence)
@@ -485,7 +489,7 @@ struct ConfigReader {
         }
     }
 
-    private func describe(_ node: Node) -> String {
+    func describe(_ node: Node) -> String {
         switch node {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
@@ -494,7 +498,7 @@ struct ConfigReader {
         }
     }
 
-    private func error(_ node: Node, _ key: String?, _ message: String) -> ConfigError {
+    func error(_ node: Node, _ key: String?, _ message: String) -> ConfigError {
         ConfigError(file: file, line: node.mark?.line, column: node.mark?.column, key: key, message: message)
     }
 }

@@ -46,7 +46,17 @@ struct JournalBatch: Sendable {
         deletions.removeAll(keepingCapacity: true)
         events.removeAll(keepingCapacity: true)
         oldest = nil
-        try await journal.apply(upserts: pending, deletions: removed)
+        // In a task of its own: results that happened are recorded even while the run is
+        // being cancelled (the daemon stopping), and GRDB starts no work in a cancelled task.
+        let outcome: Result<Void, JournalError> = await Task { () async -> Result<Void, JournalError> in
+            do throws(JournalError) {
+                try await journal.apply(upserts: pending, deletions: removed)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        try outcome.get()
         return reported
     }
 }

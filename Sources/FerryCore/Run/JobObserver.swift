@@ -2,24 +2,29 @@ import FerryPluginAPI
 import Synchronization
 
 /// The observer handed to a backend for one transfer: counts bytes into the run's
-/// progress, applies the bandwidth limit, and carries cancellation.
+/// progress, applies the bandwidth limits (the run's, and any shared ones such as a
+/// remote's or the job's queue's: the longest pause wins), and carries cancellation.
 final class JobObserver: TransferObserver {
     let queue: String
     let progress: RunProgress
     let throttle: ByteThrottle?
+    let sharedThrottles: [ByteThrottle]
     private let cancelled = Atomic<Bool>(false)
     private let moved = Atomic<Int64>(0)
 
-    init(queue: String, progress: RunProgress, throttle: ByteThrottle?) {
+    init(queue: String, progress: RunProgress, throttle: ByteThrottle?, sharedThrottles: [ByteThrottle] = []) {
         self.queue = queue
         self.progress = progress
         self.throttle = throttle
+        self.sharedThrottles = sharedThrottles
     }
 
     func bytesTransferred(_ count: Int) -> Duration {
         moved.add(Int64(count), ordering: .relaxed)
         progress.moved(queue: queue, bytes: count)
-        return throttle?.reserve(count) ?? .zero
+        var pause = throttle?.reserve(count) ?? .zero
+        for shared in sharedThrottles { pause = max(pause, shared.reserve(count)) }
+        return pause
     }
 
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }

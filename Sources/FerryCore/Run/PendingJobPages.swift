@@ -31,11 +31,14 @@ struct PendingJobPages: Sendable {
     /// Queues with jobs, in priority order, with their totals for the progress display.
     let totals: [(queue: String, rank: Int, total: PendingJobTotal)]
 
-    init(journal: Journal, pairId: Int64, classifier: QueueClassifier,
+    /// `queues` restricts the run to jobs of these queues (a schedule for `archives`);
+    /// the others stay queued in the journal.
+    init(journal: Journal, pairId: Int64, classifier: QueueClassifier, queues: Set<String>? = nil,
          pageSize: Int = PendingJobPages.pageSize) async throws(JournalError) {
         source = .journal(journal, pairId: pairId)
         self.pageSize = max(1, pageSize)
         let ranked = try await journal.pendingJobTotals(pairId: pairId)
+            .filter { queues?.contains($0.queue) ?? true }
             .map { (queue: $0.queue, rank: classifier.rank(of: $0.queue), total: $0) }
             .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.queue < $1.queue }
         totals = ranked

@@ -28,6 +28,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var elapsedSeconds: Double = 0
     public var failures: [Failure] = []
     public var conflicts: [Failure] = []
+    /// Files left out because they were still being written (`RunOptions.holdBack`).
+    public var heldBack: [String] = []
 
     public init(folder: String, mode: SyncMode, dryRun: Bool) {
         self.folder = folder

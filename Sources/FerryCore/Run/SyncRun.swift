@@ -14,6 +14,24 @@ public struct RunOptions: Sendable {
     public var bandwidthLimit: Int64?
     /// The host name in conflict copies' names (sanitised); nil means this machine's.
     public var hostName: String?
+    /// Paths left out of this run because they are still being written (the watcher has
+    /// not seen them settle); they are neither planned nor sent.
+    public var holdBack: Set<String> = []
+    /// Files modified after this time (seconds since 1970) are left out as not yet settled:
+    /// the safety net for files that changed when nothing was watching.
+    public var settledBefore: Double?
+    /// Only jobs of these queues run (a schedule restricted to `archives`); the others stay
+    /// queued in the journal. nil for all.
+    public var queues: Set<String>?
+    /// Limits shared with other runs (a remote's bandwidth timetable), on top of this run's.
+    public var sharedThrottles: [ByteThrottle] = []
+    /// Limits per queue, shared with other runs.
+    public var queueThrottles: [String: ByteThrottle] = [:]
+    /// When another process holds the pair's lock: wait for it (the daemon) instead of
+    /// failing with who holds it (a command run by hand).
+    public var waitForLock = false
+    /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
+    public var jobFeed: JobFeed?
 
     public init() {}
 }
@@ -75,7 +93,7 @@ public struct SyncRun: Sendable {
                 journal = opened
                 let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
                 pairRecord = record
-                lock = try RunLock.acquire(stateDirectory: stateDirectory, pairId: record.id ?? 0)
+                lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
             }
         } catch let error as JournalError {
             throw RunError(error.description)
@@ -97,7 +115,7 @@ public struct SyncRun: Sendable {
                 throw RunError("cannot create the local folder: \(error.description)")
             }
         }
-        let scan: ScanResult
+        var scan: ScanResult
         do {
             if pair.mode == .pull, (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot)) == nil {
                 scan = ScanResult(entries: [], notes: [])
@@ -107,6 +125,10 @@ public struct SyncRun: Sendable {
             }
         } catch {
             throw RunError("cannot scan \(pair.localRoot): \(error.description)")
+        }
+        if !options.holdBack.isEmpty || options.settledBefore != nil {
+            scan = Self.withoutUnsettled(scan, holdBack: options.holdBack, settledBefore: options.settledBefore,
+                                         summary: &summary)
         }
         for note in scan.notes {
             sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
@@ -149,7 +171,9 @@ public struct SyncRun: Sendable {
                 remote[relative.string] = entry
             }
         } catch {
-            throw RunError("cannot list \(pair.remoteLocation): \(error.description)")
+            var failure = RunError("cannot list \(pair.remoteLocation): \(error.description)")
+            failure.remoteUnreachable = error.suggestsOutage
+            throw failure
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
@@ -216,26 +240,36 @@ public struct SyncRun: Sendable {
                 retry: config.retry,
                 throttle: throttle,
                 progress: progress,
-                sink: sink)
+                sink: sink,
+                sharedThrottles: options.sharedThrottles,
+                queueThrottles: options.queueThrottles,
+                feed: options.jobFeed)
             // Without bundles in play the engine reads its jobs back from the journal, a
             // page at a time; with them, it takes what the bundles left.
             let pages = keepsJobs
-                ? PendingJobPages(jobs: partition.engineJobs, classifier: classifier)
-                : try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier)
+                ? PendingJobPages(jobs: partition.engineJobs.filter { options.queues?.contains($0.queue) ?? true },
+                                  classifier: classifier)
+                : try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier, queues: options.queues)
             try await engine.run(pages: pages, summary: &summary)
             // Bundles are the archives queue: after everything else.
-            if pair.mode != .pull {
-                if let rule = config.archive {
-                    try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
+            if !Task.isCancelled && options.queues?.contains(BundleStep.queue) ?? true {
+                if pair.mode != .pull {
+                    if let rule = config.archive {
+                        try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
+                    }
+                    try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
+                                                    catalog: catalog, summary: &summary)
                 }
-                try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
-                                                catalog: catalog, summary: &summary)
+                if pair.mode != .push {
+                    try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
+                }
             }
-            if pair.mode != .push {
-                try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
+            // A run stopped part-way (the daemon stopping) did not complete: its last-run
+            // time stays as it was.
+            if !Task.isCancelled {
+                try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+                if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
             }
-            try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
-            if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
         } catch {
             throw RunError(error.description)
         }
@@ -300,6 +334,35 @@ public struct SyncRun: Sendable {
         }
     }
 
+    /// The pair's lock; with `wait`, polled once a second until the holder lets go or the
+    /// task is cancelled.
+    static func lock(stateDirectory: String, pairId: Int64, wait: Bool) async throws -> RunLock {
+        while true {
+            do {
+                return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId)
+            } catch {
+                guard wait, !Task.isCancelled else { throw error }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// The scan without the files still being written, which are listed in the summary.
+    static func withoutUnsettled(_ scan: ScanResult, holdBack: Set<String>, settledBefore: Double?,
+                                 summary: inout RunSummary) -> ScanResult {
+        let cutoff = settledBefore.map { Int64($0 * 1e9) }
+        var kept = scan
+        kept.entries = scan.entries.filter { entry in
+            let path = entry.path.string
+            if holdBack.contains(path) || cutoff.map({ entry.version.modifiedNanos > $0 }) ?? false {
+                summary.heldBack.append(path)
+                return false
+            }
+            return true
+        }
+        return kept
+    }
+
     private func seconds(since start: ContinuousClock.Instant) -> Double {
         start.duration(to: .now).inSeconds
     }
@@ -308,6 +371,9 @@ public struct SyncRun: Sendable {
 /// A run that could not start or had to stop as a whole (as opposed to single files failing).
 public struct RunError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The remote did not answer (as opposed to refusing): a long-running process marks it
+    /// offline and tries again.
+    public var remoteUnreachable = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

@@ -20,6 +20,12 @@ struct TransferEngine: Sendable {
     let throttle: ByteThrottle?
     let progress: RunProgress
     let sink: any RunEventSink
+    /// Limits shared with other runs (a remote's timetable), on top of `throttle`.
+    var sharedThrottles: [ByteThrottle] = []
+    /// Limits per queue, shared with other runs.
+    var queueThrottles: [String: ByteThrottle] = [:]
+    /// More jobs while the engine runs (files that settled in a watched folder).
+    var feed: JobFeed?
 
     static let batchWindow = 0.25
     static let batchLimit = 512
@@ -38,6 +44,7 @@ struct TransferEngine: Sendable {
         case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
         case timer
         case probed(BackendError?)
+        case fed([FileRecord])
     }
 
     /// Runs the jobs `pages` reads from the journal. Only the jobs loaded (a few pages),
@@ -46,7 +53,9 @@ struct TransferEngine: Sendable {
         var pages = pages
         // The jobs loaded and not yet over, by path.
         var records: [String: FileRecord] = [:]
-        // Follow-up jobs of conflict renames started this run (few: one pair per conflict).
+        // Jobs that reached the engine other than through `pages` (follow-ups of conflict
+        // renames, files fed in by the watcher while the run goes on): the page reader
+        // may meet their rows later and must not start them twice.
         var followUpPaths: Set<String> = []
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
         for entry in pages.totals {
@@ -65,6 +74,12 @@ struct TransferEngine: Sendable {
         let remoteName = executor.pair.remoteLocation
 
         var journalFailure: JournalError?
+        // Cancelling the run (the daemon stopping) stops new jobs and cancels the running
+        // transfers, which stop at their next chunk; their journal rows stay as they are
+        // (`uploading` with the version their partial bytes belong to), which is the
+        // resumable point the next run continues from.
+        let running = RunningTransfers()
+        await withTaskCancellationHandler {
         await withTaskGroup(of: Event.self) { group in
             var timerAt: Double?
             var probing = false
@@ -85,12 +100,17 @@ struct TransferEngine: Sendable {
                 }
             }
 
+            if let feed {
+                group.addTask { .fed(await feed.next()) }
+            }
             while journalFailure == nil {
+                let stopping = Task.isCancelled
+                if stopping && state.runningCount == 0 { break }
                 do throws(JournalError) {
                     // After giving up on an offline backend, the jobs not read yet are
                     // handed back too, without an attempt each.
                     repeat {
-                        guard outage.isDispatching || abandoning, !pages.isExhausted else { break }
+                        guard !stopping, outage.isDispatching || abandoning, !pages.isExhausted else { break }
                         for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
                             if followUpPaths.contains(record.path) { continue }
                             if abandoning {
@@ -106,12 +126,15 @@ struct TransferEngine: Sendable {
                     journalFailure = error
                     break
                 }
-                if outage.isDispatching {
+                if outage.isDispatching && !stopping {
                     for job in state.start(now: elapsed()) {
                         guard let record = records[job.path] else { continue }
                         progress.began(queue: record.queue)
-                        let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle)
+                        let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle,
+                                                   sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? []))
+                        running.add(observer)
                         group.addTask { [executor] in
+                            defer { running.remove(observer) }
                             let outcome = await executor.attempt(record, observer: observer)
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
@@ -121,8 +144,10 @@ struct TransferEngine: Sendable {
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
                 var wake: Double?
-                if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
-                if let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
+                if stopping {
+                    // Only the running transfers' ends are awaited now.
+                } else if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
+                if !stopping, let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
                 if let wake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
                     timerAt = wake
                     let delay = max(0, wake - elapsed())
@@ -136,9 +161,24 @@ struct TransferEngine: Sendable {
                     switch event {
                     case .timer:
                         if let at = timerAt, at <= elapsed() + 0.001 { timerAt = nil }
+                    case let .fed(jobs):
+                        for job in jobs where records[job.path] == nil && !Task.isCancelled {
+                            records[job.path] = job
+                            followUpPaths.insert(job.path)
+                            let rank = classifier.rank(of: job.queue)
+                            state.add(SchedulerState.Job(path: job.path, rank: rank))
+                            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
+                        }
+                        if let feed, !jobs.isEmpty, !Task.isCancelled {
+                            group.addTask { .fed(await feed.next()) }
+                        }
                     case let .finished(job, record, outcome, moved):
                         state.finish(job)
-                        if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
+                        if Task.isCancelled, case .failure(.backend) = outcome {
+                            // Stopped, not failed: the row stays as the attempt left it.
+                            progress.ended(queue: record.queue, succeeded: false, final: false)
+                            progress.rewind(queue: record.queue, bytes: moved)
+                        } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
                             progress.began(queue: record.queue)
@@ -176,6 +216,7 @@ struct TransferEngine: Sendable {
                         }
                     case let .probed(failure):
                         probing = false
+                        if Task.isCancelled { break }
                         switch outage.probeAnswered(reachable: failure == nil, now: elapsed()) {
                         case let .falseAlarm(parked):
                             for held in parked {
@@ -218,7 +259,11 @@ struct TransferEngine: Sendable {
                     journalFailure = error
                 }
             }
+            feed?.close()
             group.cancelAll()
+        }
+        } onCancel: {
+            running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
         try await commit(&batch)

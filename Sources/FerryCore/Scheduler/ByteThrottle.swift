@@ -4,34 +4,52 @@ import Synchronization
 /// A token bucket shared by all transfers of a run: each chunk reserves its bytes and is
 /// told how long to pause so the total rate stays under the limit. Parallel transfers keep
 /// running; they just each pause a little.
+///
+/// The rate can change while transfers run (a bandwidth timetable switching at 18:00): the
+/// next reservation uses the new rate, and no transfer is stopped or restarted for it.
 public final class ByteThrottle: Sendable {
     private struct Bucket {
         var tokens: Double
         var last: ContinuousClock.Instant
+        /// Bytes per second; nil while unlimited.
+        var rate: Int64?
     }
 
-    public let bytesPerSecond: Int64
-    private let burst: Double
     private let bucket: Mutex<Bucket>
 
-    public init(bytesPerSecond: Int64) {
-        self.bytesPerSecond = max(1, bytesPerSecond)
-        burst = max(Double(self.bytesPerSecond) / 4, 64 * 1024)
-        bucket = Mutex(Bucket(tokens: 0, last: .now))
+    public init(bytesPerSecond: Int64?) {
+        bucket = Mutex(Bucket(tokens: 0, last: .now, rate: bytesPerSecond.map { max(1, $0) }))
+    }
+
+    /// The limit in force; nil for none.
+    public var bytesPerSecond: Int64? { bucket.withLock { $0.rate } }
+
+    /// Changes the limit from now on (nil lifts it). Debt owed at the old rate is forgiven,
+    /// so lifting a tight limit takes effect at once.
+    public func update(bytesPerSecond: Int64?) {
+        bucket.withLock { bucket in
+            let rate = bytesPerSecond.map { max(1, $0) }
+            guard rate != bucket.rate else { return }
+            bucket.rate = rate
+            bucket.tokens = max(0, bucket.tokens)
+            bucket.last = .now
+        }
     }
 
     /// Takes `bytes` from the bucket (going into debt if needed) and returns the pause that
     /// pays the debt back at the configured rate.
     public func reserve(_ bytes: Int) -> Duration {
-        let rate = Double(bytesPerSecond)
         let now = ContinuousClock.now
-        let debt: Double = bucket.withLock { bucket in
+        let (debt, rate): (Double, Double) = bucket.withLock { bucket in
+            guard let limit = bucket.rate else { return (0, 0) }
+            let rate = Double(limit)
+            let burst = max(rate / 4, 64 * 1024)
             bucket.tokens = min(burst, bucket.tokens + bucket.last.duration(to: now).inSeconds * rate)
             bucket.last = now
             bucket.tokens -= Double(bytes)
-            return -bucket.tokens
+            return (-bucket.tokens, rate)
         }
-        guard debt > 0 else { return .zero }
+        guard debt > 0, rate > 0 else { return .zero }
         return .microseconds(Int64(debt / rate * 1_000_000))
     }
 }

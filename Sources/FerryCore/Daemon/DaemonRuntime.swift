@@ -1,0 +1,158 @@
+import FerryPluginAPI
+import Foundation
+import Logging
+
+/// Everything `ferry watch` and `ferry daemon` run in one process: a runner per folder
+/// pair, a watcher per push folder, a poller per pull folder, the schedules, the bandwidth
+/// timetables and the status file. `run()` returns when its task is cancelled, after the
+/// graceful stop: no new runs, running transfers cancelled at their next chunk (their
+/// journal rows stay at the resumable point), results committed, within `stop_timeout`.
+public struct DaemonRuntime: Sendable {
+    public let config: Config
+    public let selection: FolderSelection
+    public let pairs: [FolderPair]
+    public let stateDirectory: String
+    public let options: RunOptions
+    public let command: String
+    public let makeSink: @Sendable (FolderPair) -> any RunEventSink
+    public let logger: Logger
+
+    public init(config: Config, selection: FolderSelection, pairs: [FolderPair], stateDirectory: String,
+                options: RunOptions, command: String, logger: Logger,
+                makeSink: @escaping @Sendable (FolderPair) -> any RunEventSink) {
+        self.config = config
+        self.selection = selection
+        self.pairs = pairs
+        self.stateDirectory = stateDirectory
+        self.options = options
+        self.command = command
+        self.logger = logger
+        self.makeSink = makeSink
+    }
+
+    /// Runners by folder name and mode, made on first use (a schedule may pull a folder
+    /// that is watched for push: one pair lock keeps the two apart).
+    actor Runners {
+        private var runners: [String: PairRunner] = [:]
+        private let make: @Sendable (FolderPair) -> PairRunner
+
+        init(make: @escaping @Sendable (FolderPair) -> PairRunner) {
+            self.make = make
+        }
+
+        func runner(for pair: FolderPair) -> PairRunner {
+            let key = pair.mode.rawValue + " " + pair.name + " " + pair.localRoot
+            if let existing = runners[key] { return existing }
+            let runner = make(pair)
+            runners[key] = runner
+            return runner
+        }
+
+        func stopAll() async {
+            await withTaskGroup(of: Void.self) { group in
+                for runner in runners.values { group.addTask { await runner.stop() } }
+            }
+        }
+    }
+
+    public func run() async {
+        let items = PendingItemCount(journalPath: StateLocation.journalPath(in: stateDirectory), grouping: config.items)
+        let board = DaemonStatusBoard(stateDirectory: stateDirectory, command: command,
+                                      itemsProvider: { await items.current() })
+        let bandwidth = BandwidthSwitcher(settings: config.bandwidth)
+        let config = self.config
+        let stateDirectory = self.stateDirectory
+        let options = self.options
+        let logger = self.logger
+        let makeSink = self.makeSink
+        let runners = Runners { pair in
+            board.register(pair)
+            return PairRunner(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
+                              sink: BoardEventSink(inner: makeSink(pair), board: board), board: board,
+                              bandwidth: bandwidth, logger: logger)
+        }
+        let selection = self.selection
+        let schedule = ScheduleRunner(entries: config.schedules, stateDirectory: stateDirectory, board: board,
+                                      logger: logger) { entry in
+            let pairs: [FolderPair]
+            do {
+                pairs = try selection.resolve(folder: entry.folder, remote: nil, mode: entry.mode)
+            } catch {
+                logger.error("schedule cannot run", metadata: ["run": "\(entry.action)", "error": "\(error)"])
+                return []
+            }
+            var found: [PairRunner] = []
+            for pair in pairs { found.append(await runners.runner(for: pair)) }
+            return found
+        }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await board.run() }
+            group.addTask { await bandwidth.run() }
+            group.addTask { await schedule.run() }
+            for pair in pairs {
+                let runner = await runners.runner(for: pair)
+                group.addTask {
+                    switch pair.mode {
+                    case .push:
+                        do {
+                            try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
+                        } catch {
+                            logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
+                        }
+                    case .pull:
+                        await RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
+                    case .sync:
+                        // Either side can change: the folder is watched and the remote polled.
+                        async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
+                        do {
+                            try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
+                        } catch {
+                            logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
+                        }
+                        await polling
+                    }
+                }
+            }
+            // Park until cancelled, so that one loop ending (a folder that cannot be
+            // watched) does not end the rest.
+            group.addTask {
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            }
+            await group.waitForAll()
+        }
+
+        logger.info("stopping: letting transfers reach a resumable point",
+                    metadata: ["within": "\(config.watch.stopTimeout)"])
+        let stopped = await Self.within(config.watch.stopTimeout) { await runners.stopAll() }
+        if !stopped {
+            logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
+        }
+    }
+
+    /// Runs `body` in a fresh task (so the caller's cancellation does not reach it) and
+    /// waits for it at most `limit`; tells whether it finished.
+    static func within(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        // An unstructured task: the caller is cancelled by now, and its cancellation must
+        // not cut the wait short.
+        await Task {
+            let (finished, signal) = AsyncStream<Bool>.makeStream()
+            let work = Task {
+                await body()
+                signal.yield(true)
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                signal.yield(false)
+            }
+            var result = false
+            for await value in finished {
+                result = value
+                break
+            }
+            work.cancel()
+            timer.cancel()
+            return result
+        }.value
+    }
+}

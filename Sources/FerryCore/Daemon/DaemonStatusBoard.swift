@@ -1,0 +1,147 @@
+import FerryPluginAPI
+import Foundation
+import Logging
+import Synchronization
+
+/// The running process's live state, kept by the runners and the schedule, and written to
+/// `daemon-status.json` for `ferry status`. A lock, not an actor: event sinks report to it
+/// synchronously, in order.
+public final class DaemonStatusBoard: Sendable {
+    private struct Folder {
+        var name: String
+        var mode: String
+        var local: String
+        var running: RunProgress?
+        var reason: String?
+        var runStartedAt: Date?
+        var lastRunEndedAt: Date?
+        var lastError: String?
+        var unsettled = 0
+        var lastSummary: RunSummary?
+    }
+
+    private struct State {
+        var folders: [String: Folder] = [:]
+        var order: [String] = []
+        var schedules: [DaemonSnapshot.ScheduleState] = []
+        var offline: [String: DaemonSnapshot.OfflineRemote] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let path: String
+    private let command: String
+    private let startedAt = Date()
+    /// Hook for media items: returns how many items are `filesPending` (derived from the
+    /// journal by the items work). Nil leaves the field out.
+    public let itemsProvider: (@Sendable () async -> Int?)?
+
+    public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil) {
+        path = DaemonSnapshot.path(in: stateDirectory)
+        self.command = command
+        self.itemsProvider = itemsProvider
+    }
+
+    public func register(_ pair: FolderPair) {
+        state.withLock { state in
+            if state.folders[pair.name] == nil { state.order.append(pair.name) }
+            state.folders[pair.name] = Folder(name: pair.name, mode: pair.mode.rawValue, local: pair.localRoot)
+        }
+    }
+
+    func runStarted(pair: String, reason: String, progress: RunProgress) {
+        state.withLock { state in
+            state.folders[pair]?.running = progress
+            state.folders[pair]?.reason = reason
+            state.folders[pair]?.runStartedAt = Date()
+        }
+    }
+
+    func runEnded(pair: String, summary: RunSummary?, error: String?) {
+        state.withLock { state in
+            state.folders[pair]?.running = nil
+            state.folders[pair]?.lastRunEndedAt = Date()
+            state.folders[pair]?.lastError = error
+            if let summary { state.folders[pair]?.lastSummary = summary }
+        }
+    }
+
+    public func setUnsettled(pair: String, count: Int) {
+        state.withLock { $0.folders[pair]?.unsettled = count }
+    }
+
+    public func setSchedules(_ schedules: [DaemonSnapshot.ScheduleState]) {
+        state.withLock { $0.schedules = schedules }
+    }
+
+    public func remoteOffline(_ remote: String, message: String) {
+        state.withLock { state in
+            if state.offline[remote] == nil {
+                state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: Date(), message: message)
+            }
+        }
+    }
+
+    public func remoteOnline(_ remote: String) {
+        _ = state.withLock { $0.offline.removeValue(forKey: remote) }
+    }
+
+    public func snapshot() async -> DaemonSnapshot {
+        let items = await itemsProvider?()
+        return state.withLock { state in
+            let folders = state.order.compactMap { state.folders[$0] }.map { folder in
+                DaemonSnapshot.FolderState(
+                    name: folder.name, mode: folder.mode, local: folder.local,
+                    state: folder.running == nil ? "idle" : "running", reason: folder.reason,
+                    runStartedAt: folder.runStartedAt, lastRunEndedAt: folder.lastRunEndedAt, lastError: folder.lastError,
+                    unsettledFiles: folder.unsettled,
+                    queues: (folder.running?.snapshot() ?? []).map {
+                        DaemonSnapshot.QueueState(queue: $0.queue, filesTotal: $0.filesTotal, filesDone: $0.filesDone,
+                                                  filesFailed: $0.filesFailed, active: $0.active,
+                                                  bytesTotal: $0.bytesTotal, bytesDone: $0.bytesDone)
+                    },
+                    lastUploaded: folder.lastSummary?.uploadedFiles, lastDownloaded: folder.lastSummary?.downloadedFiles,
+                    lastFailed: folder.lastSummary?.failedFiles)
+            }
+            return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
+                                  schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },
+                                  filesPendingItems: items)
+        }
+    }
+
+    /// Writes the snapshot (to a temporary name, then renamed: a reader never sees half).
+    public func write() async {
+        guard let data = try? await snapshot().encoded() else { return }
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
+        try? LocalFileSystem.rename(temporary, to: path)
+    }
+
+    /// Rewrites the file every second until cancelled, then removes it.
+    public func run() async {
+        while !Task.isCancelled {
+            await write()
+            try? await Task.sleep(for: .seconds(1))
+        }
+        try? LocalFileSystem.removeFile(path)
+    }
+}
+
+/// Passes a run's events on, and tells the board about remotes going offline and back.
+public struct BoardEventSink: RunEventSink {
+    public let inner: any RunEventSink
+    public let board: DaemonStatusBoard
+
+    public init(inner: any RunEventSink, board: DaemonStatusBoard) {
+        self.inner = inner
+        self.board = board
+    }
+
+    public func emit(_ event: RunEvent) {
+        switch event {
+        case let .remoteOffline(remote, message, _): board.remoteOffline(remote, message: message)
+        case let .remoteOnline(remote, _): board.remoteOnline(remote)
+        default: break
+        }
+        inner.emit(event)
+    }
+}

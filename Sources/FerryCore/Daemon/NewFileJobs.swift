@@ -1,0 +1,30 @@
+import FerryPluginAPI
+import Foundation
+
+/// Upload jobs for files the journal has never seen, made without a scan or a listing so
+/// that they can join a push that is already running. Only new files qualify: for them the
+/// planner's answer does not depend on the remote (a new local file is uploaded whether
+/// the remote lacks it or has a different one). Changed files wait for the next full plan,
+/// which may find a conflict.
+enum NewFileJobs {
+    static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
+                     classifier: QueueClassifier, ignore: GlobSet, settledBefore: Double?) async throws(JournalError) -> [FileRecord] {
+        let now = Date().timeIntervalSince1970
+        let cutoff = settledBefore.map { Int64($0 * 1e9) }
+        var jobs: [FileRecord] = []
+        for path in paths.sorted() where !ignore.matches(path) {
+            guard let meta = try? LocalFileSystem.metadata(LocalFileSystem.join(pair.localRoot, path)),
+                  meta.kind == .file else { continue }
+            if let cutoff, meta.modifiedNanos > cutoff { continue }
+            guard try await journal.record(pairId: pairId, path: path) == nil else { continue }
+            var record = FileRecord(pairId: pairId, path: path, queue: classifier.queue(forPath: path, size: meta.size),
+                                    status: .needsUpload, updatedAt: now)
+            record.local = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
+            record.action = .upload
+            jobs.append(record)
+        }
+        // On disk before the engine sees them, as for every planned job.
+        if !jobs.isEmpty { try await journal.apply(upserts: jobs, deletions: []) }
+        return jobs
+    }
+}

@@ -1,0 +1,184 @@
+import FerryPluginAPI
+import Foundation
+import Logging
+
+/// Runs one folder pair for the long-running process, one run at a time: the watcher, the
+/// poller and the schedules all ask it, and what they ask while a run is under way is
+/// merged into a single follow-up run. So a rescan never starts a second engine on a pair
+/// whose transfers are running; the changes it found are planned as soon as the current
+/// run ends. Between processes the pair's `RunLock` does the same: a run waits while a
+/// `ferry push` of the same pair holds it.
+public actor PairRunner {
+    public nonisolated let pair: FolderPair
+    private let config: Config
+    private let stateDirectory: String
+    private let baseOptions: RunOptions
+    private let sink: any RunEventSink
+    private let board: DaemonStatusBoard
+    private let bandwidth: BandwidthSwitcher
+    private let logger: Logger
+    private let quietPeriod: Double
+
+    private var pending: RunRequest?
+    private var completions: [@Sendable (RunSummary?) -> Void] = []
+    private var worker: Task<Void, Never>?
+    private var stopping = false
+    /// Files the watcher saw changing that have not settled: left out of every run.
+    private var unsettled: Set<String> = []
+    /// The running push's feed, while it takes new files.
+    private var activeFeed: JobFeed?
+    /// Runs that failed in a row, and since when the remote has not answered.
+    private var failuresInRow = 0
+    private var unreachableSince: ContinuousClock.Instant?
+
+    public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
+                sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
+        self.pair = pair
+        self.config = config
+        self.stateDirectory = stateDirectory
+        baseOptions = options
+        self.sink = sink
+        self.board = board
+        self.bandwidth = bandwidth
+        self.logger = logger
+        quietPeriod = config.watch.quietPeriod.inSeconds
+    }
+
+    public func setUnsettled(_ paths: Set<String>) {
+        unsettled = paths
+    }
+
+    /// Asks for a run; `completion` gets its summary (nil when it could not run).
+    public func request(_ request: RunRequest, completion: @escaping @Sendable (RunSummary?) -> Void = { _ in }) {
+        guard !stopping else {
+            completion(nil)
+            return
+        }
+        pending = pending.map { $0.merged(with: request) } ?? request
+        completions.append(completion)
+        // The root is the whole folder: that is the follow-up run's job, not a feed's.
+        let folders = request.settledFolders.subtracting([""])
+        if let feed = activeFeed, !request.settledFiles.isEmpty || !folders.isEmpty {
+            let files = request.settledFiles
+            Task { await self.feedNewFiles(files, folders: folders, into: feed) }
+        }
+        if worker == nil {
+            worker = Task { await self.work() }
+        }
+    }
+
+    /// Stops asking for runs and cancels the one under way, which lets its transfers stop at
+    /// a resumable point; returns when it has ended.
+    public func stop() async {
+        stopping = true
+        let running = worker
+        running?.cancel()
+        await running?.value
+        for completion in completions { completion(nil) }
+        completions = []
+        pending = nil
+    }
+
+    private func work() async {
+        while let request = pending, !stopping, !Task.isCancelled {
+            pending = nil
+            let waiting = completions
+            completions = []
+            let summary = await execute(request)
+            for completion in waiting { completion(summary) }
+        }
+        worker = nil
+    }
+
+    private func execute(_ request: RunRequest) async -> RunSummary? {
+        var options = baseOptions
+        options.waitForLock = true
+        options.holdBack = unsettled
+        if pair.mode == .push {
+            options.settledBefore = Date().timeIntervalSince1970 - quietPeriod
+        }
+        if let queues = request.queues { options.queues = queues }
+        let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
+        options.jobFeed = feed
+        activeFeed = feed
+        defer { activeFeed = nil }
+        options.sharedThrottles += bandwidth.shared(remote: remoteName)
+        options.queueThrottles = bandwidth.queues
+        let progress = RunProgress()
+        board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
+        logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
+        let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
+                          sink: sink, progress: progress)
+        do {
+            let summary = try await run.run()
+            board.runEnded(pair: pair.name, summary: summary, error: nil)
+            logger.info("run ended", metadata: [
+                "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
+                "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
+            ])
+            if let since = unreachableSince {
+                sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: since.duration(to: .now).inSeconds))
+            }
+            unreachableSince = nil
+            failuresInRow = 0
+            return summary
+        } catch {
+            board.runEnded(pair: pair.name, summary: nil, error: error.message)
+            guard !Task.isCancelled && !stopping else { return nil }
+            // A run that could not happen is tried again with the retry backoff, so the
+            // daemon catches up by itself when a server comes back or a disk is mounted.
+            failuresInRow += 1
+            let delay = config.retry.delay(afterFailures: failuresInRow)
+            if error.remoteUnreachable {
+                if unreachableSince == nil {
+                    unreachableSince = .now
+                    sink.emit(.remoteOffline(remote: pair.remoteLocation, message: error.message,
+                                             nextProbeSeconds: delay.inSeconds))
+                }
+            } else if failuresInRow == 1 {
+                logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)",
+                                                      "retry_in": "\(delay)"])
+            }
+            Task {
+                try? await Task.sleep(for: delay)
+                self.request(RunRequest(reason: "retry"))
+            }
+            return nil
+        }
+    }
+
+    /// New files that settled while a push runs join it: planned on their own (they are
+    /// new, so no listing can change the answer) and handed to the running engine. The
+    /// request stays pending too, so the follow-up run covers whatever the engine no longer
+    /// took and every changed file.
+    private func feedNewFiles(_ files: Set<String>, folders: Set<String>, into feed: JobFeed) async {
+        do {
+            let classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
+            let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            var files = files
+            // A new subfolder's files (they landed before its watch): its own small scan.
+            for folder in folders.sorted() {
+                let scan = try await LocalScanner(root: LocalFileSystem.join(pair.localRoot, folder),
+                                                  ignore: try GlobSet(ScanSettings.builtInIgnores),
+                                                  followSymlinks: false).scan()
+                for entry in scan.entries { files.insert(folder + "/" + entry.path.string) }
+            }
+            let journal = try Journal.open(at: StateLocation.journalPath(in: stateDirectory))
+            guard let pairId = try await journal.findFolderPair(localRoot: pair.localRoot,
+                                                               remoteLocation: pair.remoteLocation)?.id else { return }
+            let jobs = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
+                                                  journal: journal, classifier: classifier, ignore: ignore,
+                                                  settledBefore: Date().timeIntervalSince1970 - quietPeriod)
+            if feed.push(jobs), !jobs.isEmpty {
+                logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(jobs.count)"])
+            }
+        } catch {
+            logger.debug("new files wait for the next run", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
+        }
+    }
+
+    /// The remote's name in config.yml, when the pair comes from there.
+    private var remoteName: String? {
+        config.folder(named: pair.name)?.remote
+    }
+}

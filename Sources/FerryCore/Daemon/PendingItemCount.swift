@@ -1,0 +1,46 @@
+import Foundation
+
+/// How many media items are `filesPending` across the journal's pairs, for the daemon's
+/// live status. Derived from the files' statuses (`MediaItem`), which means reading every
+/// row: done at most every `interval` seconds and only while some file is pending,
+/// since the status board asks every second.
+actor PendingItemCount {
+    private let journalPath: String
+    private let grouping: ItemGrouping
+    private let interval: Double
+    private var last: (value: Int?, at: Double)?
+
+    init(journalPath: String, grouping: ItemGrouping, interval: Double = 15) {
+        self.journalPath = journalPath
+        self.grouping = grouping
+        self.interval = interval
+    }
+
+    func current() async -> Int? {
+        let now = Date().timeIntervalSince1970
+        if let last, now - last.at < interval { return last.value }
+        let value = await count()
+        last = (value, now)
+        return value
+    }
+
+    private func count() async -> Int? {
+        guard let journal = try? Journal.openForReading(at: journalPath) else { return nil }
+        do {
+            let counts = try await journal.statusCounts(pairId: nil)
+            guard counts.contains(where: { $0.status.isPending && $0.files > 0 }) else { return 0 }
+            var total = 0
+            for pair in try await journal.folderPairs() {
+                guard let id = pair.id else { continue }
+                let files = try await journal.records(pairId: id).map { record in
+                    MediaItem.FileState(path: record.path, status: record.status,
+                                        bytes: record.localSize ?? record.remoteSize ?? 0)
+                }
+                total += MediaItem.group(files, by: grouping).count { $0.status == .filesPending }
+            }
+            return total
+        } catch {
+            return nil
+        }
+    }
+}

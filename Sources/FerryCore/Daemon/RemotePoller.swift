@@ -1,0 +1,56 @@
+import FerryPluginAPI
+import Foundation
+import Logging
+
+/// Keeps a pull folder up to date: every `poll_interval` it lists the remote folder's top
+/// level (one request) and compares the entries' ETags, sizes and times with the last
+/// poll's. Only a difference starts a pull run (which walks the whole tree); an unchanged
+/// folder costs that one request. Servers propagate a change deep in the tree to the top
+/// level's ETags and times unevenly, so the periodic rescan (`rescan_interval`) pulls in
+/// full regardless.
+public struct RemotePoller: Sendable {
+    public let runner: PairRunner
+    private let settings: WatchSettings
+    private let logger: Logger
+
+    public init(runner: PairRunner, settings: WatchSettings, logger: Logger) {
+        self.runner = runner
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// What one listing of the top level says about the remote's state.
+    static func fingerprint(_ entries: [RemoteEntry]) -> [String] {
+        entries.map { "\($0.path.string)|\($0.kind.rawValue)|\($0.size)|\($0.modifiedNanos ?? -1)|\($0.etag ?? "")" }.sorted()
+    }
+
+    public func run() async {
+        let pair = runner.pair
+        var last = (try? await pair.backend.list(pair.remoteRoot)).map(Self.fingerprint)
+        var lastFull = ContinuousClock.now
+        await runner.request(RunRequest(reason: "start"))
+        logger.info("polling", metadata: ["folder": "\(pair.name)", "every": "\(settings.pollInterval)"])
+        while !Task.isCancelled {
+            try? await Task.sleep(for: settings.pollInterval)
+            if Task.isCancelled { break }
+            if lastFull.duration(to: .now) >= settings.rescanInterval {
+                lastFull = .now
+                await runner.request(RunRequest(reason: "periodic rescan"))
+                continue
+            }
+            do {
+                let current = Self.fingerprint(try await pair.backend.list(pair.remoteRoot))
+                if let last, last == current {
+                    logger.debug("remote unchanged", metadata: ["folder": "\(pair.name)"])
+                    continue
+                }
+                last = current
+                await runner.request(RunRequest(reason: "poll"))
+            } catch {
+                // An unreachable remote is the run's business (it parks and probes); here
+                // it only means "look again next time".
+                logger.info("poll failed", metadata: ["folder": "\(pair.name)", "error": "\(error.description)"])
+            }
+        }
+    }
+}

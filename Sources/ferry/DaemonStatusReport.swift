@@ -1,0 +1,46 @@
+import FerryCore
+import Foundation
+
+/// The running daemon's (or watch's) live state in `ferry status`, from its
+/// `daemon-status.json`: runs under way with per-queue progress, files waiting to settle,
+/// the next schedule times, remotes offline.
+struct DaemonStatusReport {
+    var snapshot: DaemonSnapshot
+
+    var text: String {
+        var lines = ["\(snapshot.command) running (pid \(snapshot.pid), since \(Self.time(snapshot.startedAt)))"]
+        for folder in snapshot.folders {
+            var line = "  \(folder.name) (\(folder.mode)): \(folder.state)"
+            if folder.state == "running", let reason = folder.reason { line += " (\(reason))" }
+            if folder.unsettledFiles > 0 { line += ", \(folder.unsettledFiles) files settling" }
+            if let error = folder.lastError { line += ", last run failed: \(error)" }
+            lines.append(line)
+            for queue in folder.queues where queue.filesTotal > 0 {
+                lines.append("    " + queue.queue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                    + "\(queue.filesDone)/\(queue.filesTotal) files, "
+                    + "\(ByteFormat.string(queue.bytesDone))/\(ByteFormat.string(queue.bytesTotal))"
+                    + (queue.active > 0 ? ", \(queue.active) in flight" : "")
+                    + (queue.filesFailed > 0 ? ", \(queue.filesFailed) failed" : ""))
+            }
+        }
+        for schedule in snapshot.schedules {
+            lines.append("  schedule \(schedule.trigger): \(schedule.action), next \(schedule.next.map(Self.time) ?? "never")")
+        }
+        for remote in snapshot.offlineRemotes {
+            lines.append("  remote \(remote.remote) offline since \(Self.time(remote.since)): \(remote.message)")
+        }
+        if let items = snapshot.filesPendingItems {
+            lines.append("  \(items) media items filesPending")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The snapshot as it is on disk (snake_case keys, ISO 8601 times).
+    var jsonText: String {
+        (try? snapshot.encoded()).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
+    static func time(_ date: Date) -> String {
+        date.formatted(date: .numeric, time: .standard)
+    }
+}

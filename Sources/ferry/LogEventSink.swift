@@ -1,0 +1,42 @@
+import FerryCore
+import Logging
+
+/// A long-running process's run events as log lines: each file sent, failed or in
+/// conflict, remotes going offline and back, and each run's summary.
+struct LogEventSink: RunEventSink {
+    let logger: Logger
+
+    func emit(_ event: RunEvent) {
+        switch event {
+        case .planned: break
+        case let .transferred(path, queue, direction, bytes, resumedFrom):
+            logger.info("\(direction == .download ? "downloaded" : "uploaded")", metadata: [
+                "path": "\(path)", "queue": "\(queue)", "bytes": "\(bytes)", "resumed_from": "\(resumedFrom)",
+            ])
+        case let .deleted(path, _, side):
+            logger.info("deleted", metadata: ["path": "\(path)", "side": "\(side == .deleteLocal ? "local" : "remote")"])
+        case let .moved(path, _, action, target):
+            logger.info("moved", metadata: [
+                "path": "\(path)", "to": "\(target)", "reason": "\(action == .moveRemote ? "renamed" : "conflict")",
+                "side": "\(action == .keepBothLocalLoses ? "local" : "remote")",
+            ])
+        case let .failed(path, queue, message, willRetry, attempt):
+            logger.log(level: willRetry ? .info : .warning, willRetry ? "retrying" : "failed", metadata: [
+                "path": "\(path)", "queue": "\(queue)", "error": "\(message)", "attempt": "\(attempt)",
+            ])
+        case let .conflict(path, _, message):
+            logger.warning("conflict", metadata: ["path": "\(path)", "reason": "\(message)"])
+        case let .skipped(path, reason):
+            logger.debug("skipped", metadata: ["path": "\(path)", "reason": "\(reason)"])
+        case let .remoteOffline(remote, message, nextProbe):
+            logger.warning("remote offline", metadata: ["remote": "\(remote)", "error": "\(message)",
+                                                        "next_probe_seconds": "\(Int(nextProbe))"])
+        case let .remoteOnline(remote, seconds):
+            logger.notice("remote back online", metadata: ["remote": "\(remote)", "offline_seconds": "\(Int(seconds))"])
+        case let .summary(summary):
+            guard summary.uploadedFiles + summary.downloadedFiles + summary.deletedFiles + summary.failedFiles
+                + summary.conflictFiles > 0 else { return }
+            logger.notice("\(TextEventPrinter.line(summary))")
+        }
+    }
+}

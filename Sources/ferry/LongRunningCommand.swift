@@ -1,0 +1,46 @@
+import FerryCore
+import FerryPluginAPI
+import Foundation
+import Logging
+
+/// What `watch` and `daemon` share: the run options from the transfer flags, the event
+/// output, and the runtime.
+enum LongRunningCommand {
+    static func options(_ transfer: TransferOptions, command: String) throws -> RunOptions {
+        if transfer.dryRun {
+            throw CommandFailure.usage("--dry-run does not go with \(command); use ferry push --dry-run to see a plan")
+        }
+        var options = RunOptions()
+        options.mirror = transfer.delete
+        options.maxDeletes = transfer.maxDelete
+        options.forceDeletes = transfer.forceDelete
+        options.transfers = transfer.transfers
+        if let text = transfer.bwlimit {
+            guard let rate = Quantity.bytes(text) else {
+                throw CommandFailure.usage("--bwlimit takes a rate such as 500k, 10M or 0, not '\(text)'")
+            }
+            options.bandwidthLimit = rate
+        }
+        return options
+    }
+
+    /// `--json`: run events as JSON lines on stdout; otherwise as log lines on stderr.
+    static func sink(json: Bool, logger: Logger) -> @Sendable (FolderPair) -> any RunEventSink {
+        { pair in
+            if json { return JSONEventPrinter() }
+            var folderLogger = logger
+            folderLogger[metadataKey: "folder"] = "\(pair.name)"
+            return LogEventSink(logger: folderLogger)
+        }
+    }
+
+    static func runtime(context: CommandContext, pairs: [FolderPair], options: RunOptions, command: String,
+                        json: Bool, schedules: Bool) -> DaemonRuntime {
+        var config = context.config
+        if !schedules { config.schedules = [] }
+        let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory)
+        return DaemonRuntime(config: config, selection: selection, pairs: pairs, stateDirectory: context.stateDirectory,
+                             options: options, command: command, logger: context.logger,
+                             makeSink: sink(json: json, logger: context.logger))
+    }
+}

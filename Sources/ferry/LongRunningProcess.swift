@@ -1,0 +1,92 @@
+import FerryCore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// Runs a `DaemonRuntime` under swift-service-lifecycle: SIGTERM and SIGINT start the
+/// graceful stop (the runtime's task is cancelled, transfers stop at a resumable point
+/// within `watch.stop_timeout`, results are committed) and the process exits 0. With
+/// `reload`, SIGHUP reads config.yml again: a valid one replaces the running runtime
+/// (runs under way stop at a resumable point and start again under the new config); an
+/// invalid one is reported and the old one kept.
+struct LongRunningProcess: Service, CustomStringConvertible {
+    let initial: DaemonRuntime
+    let logger: Logger
+    /// Builds the runtime from a freshly read config.yml; nil means "not reloadable".
+    let reload: (@Sendable () throws -> DaemonRuntime)?
+
+    /// How service-lifecycle's logs name it (the default would print the whole config).
+    var description: String { "ferry \(initial.command)" }
+
+    /// The runtime's task, reachable from the cancellation handler.
+    private final class Current: Sendable {
+        private let task: Mutex<Task<Void, Never>?>
+
+        init(_ task: Task<Void, Never>) {
+            self.task = Mutex(task)
+        }
+
+        func replace(with task: Task<Void, Never>) -> Task<Void, Never>? {
+            self.task.withLock { current in
+                let old = current
+                current = task
+                return old
+            }
+        }
+
+        var value: Task<Void, Never>? { task.withLock { $0 } }
+
+        func cancel() { task.withLock { $0?.cancel() } }
+    }
+
+    func run() async throws {
+        let initial = self.initial
+        let reload = self.reload
+        let logger = self.logger
+        let hangups: UnixSignalsSequence? = reload == nil ? nil : await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            let current = Current(Task { await initial.run() })
+            await withTaskCancellationHandler {
+                if let hangups, let reload {
+                    for await _ in hangups {
+                        let fresh: DaemonRuntime
+                        do {
+                            fresh = try reload()
+                        } catch {
+                            logger.error("config not reloaded; keeping the running configuration",
+                                         metadata: ["error": "\(Self.describe(error))"])
+                            continue
+                        }
+                        logger.info("config reloaded", metadata: ["folders": "\(fresh.pairs.count)",
+                                                                   "schedules": "\(fresh.config.schedules.count)"])
+                        // The old runtime stops first: two watchers on one folder would only
+                        // queue behind each other's pair locks.
+                        current.cancel()
+                        await current.value?.value
+                        _ = current.replace(with: Task { await fresh.run() })
+                        if Task.isCancelled { current.cancel() }
+                    }
+                }
+                await current.value?.value
+            } onCancel: {
+                current.cancel()
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let failure = error as? CommandFailure { return failure.message }
+        return "\(error)"
+    }
+
+    /// Runs the process until SIGTERM/SIGINT; returns after the graceful stop.
+    static func run(_ runtime: DaemonRuntime, logger: Logger,
+                    reload: (@Sendable () throws -> DaemonRuntime)? = nil) async throws {
+        let service = LongRunningProcess(initial: runtime, logger: logger, reload: reload)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import FerryCore
+import FerryPluginAPI
+
+extension Ferry {
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Watch folders and send files as they settle, until stopped.",
+            discussion: """
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE (as for push).
+                With no FOLDER, every configured folder: push folders are watched, pull folders polled.
+                A file is sent once it has not changed for watch.quiet_period and its writer closed it.
+                SIGTERM or SIGINT stops at a resumable point and exits 0. See docs/daemon.md.
+                """)
+
+        @Argument(help: "Configured folder names, or one local path (with --to).")
+        var folders: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("Where to push an ad-hoc folder.", valueName: "remote"))
+        var to: String?
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var transfer: TransferOptions
+        @OptionGroup var process: LongRunningOptions
+
+        func run() async throws {
+            let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
+            let options = try LongRunningCommand.options(transfer, command: "watch")
+            let selection = FolderSelection(config: context.config, registry: context.registry,
+                                            currentDirectory: context.currentDirectory)
+            var pairs: [FolderPair] = []
+            do {
+                if to != nil {
+                    guard folders.count == 1 else {
+                        throw CommandFailure.usage("--to goes with exactly one local folder: ferry watch PATH --to REMOTE")
+                    }
+                    pairs = try selection.resolve(folder: folders[0], remote: to, mode: .push)
+                } else if folders.isEmpty {
+                    guard !context.config.folders.isEmpty else {
+                        throw CommandFailure.usage("no folder is configured; name one, or give a pair: ferry watch PATH --to REMOTE")
+                    }
+                    for folder in context.config.folders {
+                        pairs += try selection.resolve(folder: folder.name, remote: nil, mode: folder.mode)
+                    }
+                } else {
+                    for name in folders {
+                        let mode = context.config.folder(named: name)?.mode ?? .push
+                        pairs += try selection.resolve(folder: name, remote: nil, mode: mode)
+                    }
+                }
+            } catch let error as SelectionError {
+                throw CommandFailure.usage(error.message)
+            }
+            for pair in pairs where pair.mode == .push
+                && (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot))?.kind != .directory {
+                throw CommandFailure.usage("cannot watch \(pair.localRoot): no such folder; create it or check the path")
+            }
+            let runtime = LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "watch",
+                                                     json: global.json, schedules: false)
+            try await LongRunningProcess.run(runtime, logger: context.logger)
+        }
+    }
+}
