@@ -86,7 +86,7 @@ struct DaemonConfigTests {
                         yaml: base + "schedule:\n  - every: 4h\n    run: push videos\n",
                         line: 11, column: 10, mentions: "no folder named 'videos'", key: "schedule[0].run"),
         ConfigErrorCase(name: "a schedule with an unknown verb",
-                        yaml: base + "schedule:\n  - every: 4h\n    run: sync photos\n",
+                        yaml: base + "schedule:\n  - every: 4h\n    run: mirror photos\n",
                         line: 11, column: 10, mentions: "push FOLDER", key: "schedule[0].run"),
         ConfigErrorCase(name: "a schedule without run", yaml: base + "schedule:\n  - every: 4h\n",
                         line: 10, column: 5, mentions: "missing required key 'run'", key: "schedule[0]"),

@@ -38,7 +38,9 @@ struct WebDAVAuthTests {
     /// no secret in the text, and only the requests the auth scheme needs.
     func expectRefused(_ server: TestServer, secret: String, maxRequests: Int,
                        _ operation: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let before = server.accessLog.count
+        // Servers write their log after answering: lines of the requests before this one
+        // can still arrive, so both counts are taken once the log has stopped growing.
+        let before = try await settledLogCount(server)
         do {
             try await operation()
             Issue.record("the server accepted wrong credentials", sourceLocation: sourceLocation)
@@ -48,9 +50,20 @@ struct WebDAVAuthTests {
             #expect(!error.isRetryable, sourceLocation: sourceLocation)
             #expect(!"\(error)".contains(secret) && !String(reflecting: error).contains(secret), sourceLocation: sourceLocation)
         }
-        try await Task.sleep(for: .milliseconds(200))  // servers log after answering
-        let requests = server.accessLog.count - before
+        let requests = try await settledLogCount(server) - before
         #expect(requests >= 1 && requests <= maxRequests, "\(requests) requests", sourceLocation: sourceLocation)
+    }
+
+    /// The access log's length once it has not changed for 200 ms (at most 5 s).
+    func settledLogCount(_ server: TestServer) async throws -> Int {
+        var count = server.accessLog.count
+        for _ in 0..<25 {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = server.accessLog.count
+            if now == count { return now }
+            count = now
+        }
+        return count
     }
 
     func expectNoSecretInLogs(_ server: TestServer, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) {

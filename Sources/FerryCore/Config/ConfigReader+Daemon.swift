@@ -83,16 +83,16 @@ extension ConfigReader {
                 }
             }
             guard let trigger else { throw error(item, key, "missing 'every' (such as 4h) or 'cron' (such as \"0 2 * * *\")") }
-            guard let action else { throw error(item, key, "missing required key 'run' (push FOLDER or pull FOLDER)") }
+            guard let action else { throw error(item, key, "missing required key 'run' (push FOLDER, pull FOLDER or sync FOLDER)") }
             config.schedules.append(ScheduleEntry(trigger: trigger, mode: action.0, folder: action.1, queues: queues))
         }
     }
 
-    /// `push`, `pull`, `push FOLDER`, `pull FOLDER`.
+    /// `push`, `pull`, `sync`, each alone (every folder of that mode) or with a FOLDER.
     private func scheduledAction(_ node: Node, key: String) throws(ConfigError) -> (SyncMode, String?) {
         let words = try string(node, key: key).split(whereSeparator: \.isWhitespace).map(String.init)
         guard (1...2).contains(words.count), let mode = SyncMode(rawValue: words[0]) else {
-            throw error(node, key, "expected 'push FOLDER' or 'pull FOLDER' (or just push/pull for every folder of that mode)")
+            throw error(node, key, "expected 'push FOLDER', 'pull FOLDER' or 'sync FOLDER' (or just push/pull/sync for every folder of that mode)")
         }
         guard words.count == 2 else { return (mode, nil) }
         guard config.folder(named: words[1]) != nil else {
