@@ -14,18 +14,7 @@ enum FolderRunCommand {
         } catch {
             throw CommandFailure.usage(error.message)
         }
-        var options = RunOptions()
-        options.dryRun = transfer.dryRun
-        options.mirror = transfer.delete
-        options.maxDeletes = transfer.maxDelete
-        options.forceDeletes = transfer.forceDelete
-        options.transfers = transfer.transfers
-        if let text = transfer.bwlimit {
-            guard let rate = Quantity.bytes(text) else {
-                throw CommandFailure.usage("--bwlimit takes a rate such as 500k, 10M or 0, not '\(text)'")
-            }
-            options.bandwidthLimit = rate
-        }
+        let options = try transfer.runOptions()
 
         // Folders on different remotes run side by side, so one remote that is offline
         // (and waited for, up to retry.offline_wait) does not hold up the others; folders
@@ -44,14 +33,13 @@ enum FolderRunCommand {
         let single = pairs.count == 1
         let config = context.config, stateDirectory = context.stateDirectory
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
-        let runOptions = options
         let anyFailed = await withTaskGroup(of: Bool.self) { tasks in
             for group in groups {
                 tasks.addTask {
                     var failed = false
                     for pair in group {
                         if await !runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
-                                         options: runOptions, json: json, verbose: verbose, dryRun: dryRun,
+                                         options: options, json: json, verbose: verbose, dryRun: dryRun,
                                          showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single) {
                             failed = true
                         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryPluginAPI
 
 /// Options every command takes: where the config and the journal are, output format, logging.
 struct GlobalOptions: ParsableArguments {
@@ -55,5 +56,24 @@ struct TransferOptions: ParsableArguments {
         } else if (maxDelete != nil || forceDelete) && !delete {
             throw ValidationError("--max-delete and --force-delete go with --delete")
         }
+    }
+}
+
+extension TransferOptions {
+    /// The run options these flags give (`--dry-run` included).
+    func runOptions() throws -> RunOptions {
+        var options = RunOptions()
+        options.dryRun = dryRun
+        options.mirror = delete
+        options.maxDeletes = maxDelete
+        options.forceDeletes = forceDelete
+        options.transfers = transfers
+        if let text = bwlimit {
+            guard let rate = Quantity.bytes(text) else {
+                throw CommandFailure.usage("--bwlimit takes a rate such as 500k, 10M or 0, not '\(text)'")
+            }
+            options.bandwidthLimit = rate
+        }
+        return options
     }
 }

@@ -10,18 +10,7 @@ enum LongRunningCommand {
         if transfer.dryRun {
             throw CommandFailure.usage("--dry-run does not go with \(command); use ferry push --dry-run to see a plan")
         }
-        var options = RunOptions()
-        options.mirror = transfer.delete
-        options.maxDeletes = transfer.maxDelete
-        options.forceDeletes = transfer.forceDelete
-        options.transfers = transfer.transfers
-        if let text = transfer.bwlimit {
-            guard let rate = Quantity.bytes(text) else {
-                throw CommandFailure.usage("--bwlimit takes a rate such as 500k, 10M or 0, not '\(text)'")
-            }
-            options.bandwidthLimit = rate
-        }
-        return options
+        return try transfer.runOptions()
     }
 
     /// `--json`: run events as JSON lines on stdout; otherwise as log lines on stderr.

@@ -32,16 +32,8 @@ extension TransferExecutor {
     /// records both sides in sync.
     func moveRemote(_ planned: FileRecord) async throws -> Success {
         guard let target = planned.moveTarget else { return .vanished }
-        let source = try remotePath(planned)
-        let destination = pair.remoteRoot.appending(try RemotePath(target))
-        // Nothing to move may be a lost answer: the MOVE may have been done already.
-        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
-           try await pair.backend.stat(destination) == nil {
-            return .vanished
-        }
-        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
-            throw BackendError(.notFound, "the renamed file is not on the remote", path: destination.description, retryable: true)
-        }
+        guard let entry = try await renameOnRemote(planned, to: target, missing: "the renamed file is not on the remote")
+        else { return .vanished }
         guard var moved = try await journal.record(pairId: planned.pairId, path: target), let local = moved.local else {
             return .vanished
         }
@@ -89,15 +81,8 @@ extension TransferExecutor {
     /// the conflict copy's name, which is then downloaded; the local version is uploaded.
     func keepBothRemoteLoses(_ planned: FileRecord) async throws -> Success {
         guard let target = planned.moveTarget else { return .vanished }
-        let source = try remotePath(planned)
-        let destination = pair.remoteRoot.appending(try RemotePath(target))
-        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
-           try await pair.backend.stat(destination) == nil {
-            return .vanished
-        }
-        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
-            throw BackendError(.notFound, "the conflict copy is not on the remote", path: destination.description, retryable: true)
-        }
+        guard let entry = try await renameOnRemote(planned, to: target, missing: "the conflict copy is not on the remote")
+        else { return .vanished }
         let now = currentTime()
         var winner = planned
         winner.remote = nil
@@ -109,6 +94,22 @@ extension TransferExecutor {
         loser.action = .download
         loser.remote = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
         return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
+    }
+
+    /// Renames a planned file on the remote to `target` (a path below the pair's root) and
+    /// returns what is there now; nil when neither name has the file (it vanished).
+    /// Nothing to move may be a lost answer: the MOVE may have been done already.
+    private func renameOnRemote(_ planned: FileRecord, to target: String, missing: String) async throws -> RemoteEntry? {
+        let source = try remotePath(planned)
+        let destination = pair.remoteRoot.appending(try RemotePath(target))
+        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
+           try await pair.backend.stat(destination) == nil {
+            return nil
+        }
+        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
+            throw BackendError(.notFound, missing, path: destination.description, retryable: true)
+        }
+        return entry
     }
 
     /// After a conflict rename, the name starts over: no last sync, no pending move.
