@@ -21,15 +21,16 @@ struct Ferry: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the version and exit.")
     var version = false
 
-    @Flag(name: .shortAndLong, help: "With --version: also the versions of the linked libraries.")
-    var verbose = false
+    // Not -v/--verbose: a flag of the root command takes that name from every subcommand.
+    @Flag(name: .long, help: "With --version: also the versions of the linked libraries.")
+    var libraries = false
 
     func run() async throws {
         guard version else {
             throw CleanExit.helpRequest(self)
         }
         StandardStreams.output("ferry \(Self.version)")
-        if verbose {
+        if libraries {
             StandardStreams.output("libcurl: \(CurlLibrary.versionDescription)")
             StandardStreams.output("libarchive: \(ArchiveLibrary.versionDescription)")
             StandardStreams.output("backends: \(BuiltinBackends.registry.typeNames.joined(separator: ", "))")

@@ -66,13 +66,24 @@ struct BadInputTests {
         #expect(missingConfig.standardError.contains("nope.yml"))
     }
 
-    @Test("--version --verbose names the linked libcurl and libarchive")
+    @Test("--version --libraries names the linked libcurl and libarchive")
     func versionShowsLibraries() async throws {
         let work = Workspace()
-        let run = try await work.ferry(["--version", "--verbose"])
+        let run = try await work.ferry(["--version", "--libraries"])
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("libcurl/"))
         #expect(run.standardOutput.contains("libarchive 3"))
+    }
+
+    @Test("-v and --verbose after a subcommand reach it: each uploaded file is listed")
+    func verboseReachesSubcommands() async throws {
+        for flag in ["-v", "--verbose"] {
+            let work = Workspace()
+            try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 10, seed: 1)
+            let run = try await work.ferry(["push", work.source, "--to", work.destination, "--state", work.state, flag])
+            #expect(run.status == 0, "\(run.diagnostics)")
+            #expect(run.standardOutput.contains("uploaded IMG_1.jpg"), "\(flag): \(run.diagnostics)")
+        }
     }
 }
 
