@@ -114,6 +114,39 @@ struct PagedPlanningTests {
         }
     }
 
+    @Test("a file left out as still being written is not taken for deleted, by a mirror push or a two-way sync",
+          arguments: [SyncMode.push, .sync])
+    func unsettledIsNotDeleted(mode: SyncMode) async throws {
+        let folder = TemporaryDirectory()
+        let (journal, pairId, data) = try await Self.journal(folder) { pairId in
+            var fixture = Fixture()
+            for name in ["keep.jpg", "being-written.mp4"] {
+                let local = LocalVersion(size: 10, modifiedNanos: 1_000_000_000, inode: 7)
+                let remote = RemoteVersion(size: 10, modifiedNanos: 1_000_000_000, etag: "\"e\"")
+                var record = FileRecord(pairId: pairId, path: name, queue: "media", status: .inSync, updatedAt: 1)
+                record.local = local
+                record.remote = remote
+                record.syncedLocal = local
+                record.syncedRemote = remote
+                fixture.records.append(record)
+                fixture.remote[name] = RemoteEntry(path: try RemotePath(name), kind: .file, size: 10,
+                                                   modifiedNanos: 1_000_000_000, etag: "\"e\"")
+                // The watcher holds back the file under rewrite: the scan does not show it.
+                if name == "keep.jpg" { fixture.scan.append(LocalEntry(path: try RemotePath(name), version: local)) }
+            }
+            return fixture
+        }
+        let sync = mode == .sync ? SyncPlanSettings(host: "h", stamp: "s") : nil
+        var planning = PagedPlanning(journal: journal, pairId: pairId,
+                                     options: PlanOptions(mode: mode, mirror: mode == .push, forceDeletes: true, sync: sync),
+                                     classifier: Self.classifier, now: Self.now, writesChanges: true)
+        planning.unsettled = ["being-written.mp4"]
+        _ = try await planning.plan(scan: ScanResult(entries: data.scan, notes: []), remote: data.remote)
+        let row = try #require(try await journal.record(pairId: pairId, path: "being-written.mp4"))
+        #expect(row.action == nil && row.status == .inSync, "\(mode): \(row)")
+        #expect(row.local != nil)
+    }
+
     @Test("a plan refused by the deletion guard writes no deletion job into the journal")
     func refusedDeletionsAreNotWritten() async throws {
         let folder = TemporaryDirectory()

@@ -23,6 +23,9 @@ struct PagedPlanning {
     /// Keep every job in `Plan.jobs` even when they are written: archive bundles take some
     /// of them out of the engine's hands.
     var keepsJobs = false
+    /// Paths left out of the scan because they are still being written (the watcher):
+    /// not seen, but not gone either.
+    var unsettled: Set<String> = []
 
     enum Failure: Error {
         case plan(PlanError)
@@ -86,7 +89,7 @@ struct PagedPlanning {
             var records: [String: FileRecord] = [:]
             for record in page { records[record.path] = record }
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
-                                                  pairId: pairId, classifier: classifier, now: now)
+                                                  pairId: pairId, classifier: classifier, now: now, unsettled: unsettled)
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
             // Written jobs stay in the journal (the engine reads them back a page at a

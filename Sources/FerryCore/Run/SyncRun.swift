@@ -198,6 +198,7 @@ public struct SyncRun: Sendable {
                                      sync: pair.mode == .sync ? syncSettings(at: now) : nil),
                 classifier: classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs
+            planning.unsettled = Set(summary.heldBack)
             plan = try await planning.plan(scan: consume scan, remote: consume remote)
         } catch {
             switch error {

@@ -4,9 +4,12 @@ import FerryPluginAPI
 /// local view, vanished files lose theirs. Unchanged files are left untouched, so an
 /// unchanged tree produces no writes at all.
 public enum ScanReconciler {
+    /// `unsettled` are paths left out of the scan because they are still being written:
+    /// their rows keep the local version they had, so a file being rewritten never looks
+    /// deleted (which a mirror push or a two-way sync would carry to the remote).
     public static func reconcile(
         records: [String: FileRecord], scan: ScanResult, pairId: Int64,
-        classifier: QueueClassifier, now: Double
+        classifier: QueueClassifier, now: Double, unsettled: Set<String> = []
     ) -> [String: FileRecord] {
         var merged = records
         var seen: Set<String> = []
@@ -28,7 +31,7 @@ public enum ScanReconciler {
                 merged[path] = record
             }
         }
-        for (path, record) in records where record.local != nil && !seen.contains(path) {
+        for (path, record) in records where record.local != nil && !seen.contains(path) && !unsettled.contains(path) {
             var updated = record
             updated.local = nil
             updated.updatedAt = now
