@@ -9,7 +9,8 @@ extension ExecBackend {
         .init("stall_timeout", .integer, summary: "seconds a request may go without a reply or progress before it is retried (default 60)"),
         .init("concurrency", .integer, summary: "at most this many requests at once (default: what the plugin says)"),
     ]
-    static let reservedOptions: Set<String> = ["plugin_dir", "stall_timeout", "concurrency"]
+    /// Ferry's own options that are not passed on (`path` is, made absolute).
+    static let reservedOptions = Set(ferryOptions.map(\.name)).subtracting(["path"])
 
     /// `type: exec:NAME` for every NAME: the executable is looked for when a remote is used.
     public static let family = BackendPluginFamily(

@@ -13,21 +13,19 @@ final class PluginProcess: Sendable {
     private static let spawnLock = NSLock()
 
     let pid: pid_t
-    let executable: String
     /// Ferry's ends of the plugin's stdin, stdout and stderr.
     let input: Int32
     let output: Int32
     let errorOutput: Int32
 
-    private init(pid: pid_t, executable: String, input: Int32, output: Int32, errorOutput: Int32) {
+    private init(pid: pid_t, input: Int32, output: Int32, errorOutput: Int32) {
         self.pid = pid
-        self.executable = executable
         self.input = input
         self.output = output
         self.errorOutput = errorOutput
     }
 
-    static func spawn(_ executable: String, arguments: [String] = []) throws(BackendError) -> PluginProcess {
+    static func spawn(_ executable: String) throws(BackendError) -> PluginProcess {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -71,7 +69,7 @@ final class PluginProcess: Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-        let argv = [executable] + arguments
+        let argv = [executable]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
         var pid: pid_t = 0
@@ -86,7 +84,7 @@ final class PluginProcess: Sendable {
             throw BackendError(.unreachable, "cannot start plugin \(executable)", cause: String(cString: strerror(status)),
                                retryable: status != ENOENT && status != EACCES && status != ENOEXEC)
         }
-        return PluginProcess(pid: pid, executable: executable, input: stdinPipe[1], output: stdoutPipe[0],
+        return PluginProcess(pid: pid, input: stdinPipe[1], output: stdoutPipe[0],
                              errorOutput: stderrPipe[0])
     }
 

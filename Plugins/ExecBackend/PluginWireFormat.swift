@@ -176,8 +176,11 @@ struct PluginMessage: Decodable, Sendable {
         case maxConcurrency = "max_concurrency"
     }
 
+    /// One decoder for every line: progress messages come many per second.
+    private static let decoder = JSONDecoder()
+
     static func decode(_ line: [UInt8]) -> PluginMessage? {
-        try? JSONDecoder().decode(PluginMessage.self, from: Data(line))
+        try? decoder.decode(PluginMessage.self, from: Data(line))
     }
 }
 

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// The SHA-256 of a bundle member's bytes, fed in pieces as they are archived or
 /// extracted, as lower-case hex (the form manifests and the journal keep).
@@ -7,11 +8,7 @@ public struct MemberHash {
 
     public init() {}
 
-    public mutating func update<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        hash.update(data: Array(bytes))
-    }
-
-    public mutating func update(_ bytes: [UInt8]) {
+    public mutating func update(_ bytes: some DataProtocol) {
         hash.update(data: bytes)
     }
 

@@ -23,16 +23,12 @@ public enum BackendConformance {
     static func path(_ text: String) throws -> RemotePath { try RemotePath(text) }
 
     /// Writes a local source file and returns an upload request for it.
-    static func source(_ scratch: String, name: String, size: Int, seed: UInt64, to destination: String,
+    static func source(_ scratch: String, size: Int, seed: UInt64, to destination: String,
                        modified: Double = 1_650_000_000.25) throws -> (UploadRequest, [UInt8]) {
         let local = scratch + "/src-" + String(seed)
         try SampleFile.write(at: local, size: size, seed: seed, modified: modified)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: local)))
-        let info = try FileManager.default.attributesOfItem(atPath: local)
-        _ = info
-        var status = stat()
-        _ = lstat(local, &status)
-        let nanos = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        let nanos = try LocalFileSystem.metadata(local)?.modifiedNanos ?? 0
         return (UploadRequest(source: local, destination: try path(destination), size: Int64(size),
                               modifiedNanos: nanos, mayResume: false), bytes)
     }
@@ -63,7 +59,7 @@ public enum BackendConformance {
             }
         },
         Check(name: "upload creates parents; stat and list see the file, never a temporary name") { backend, scratch in
-            let (request, _) = try source(scratch, name: "a", size: 1000, seed: 1, to: "dir/sub/file.bin")
+            let (request, _) = try source(scratch, size: 1000, seed: 1, to: "dir/sub/file.bin")
             let result = try await backend.upload(request, observer: NullTransferObserver())
             try require(result.entry.size == 1000, "upload reported size \(result.entry.size)")
             let entry = try await backend.stat(path("dir/sub/file.bin"))
@@ -76,7 +72,7 @@ public enum BackendConformance {
         },
         Check(name: "upload keeps the modification time when the backend says it can") { backend, scratch in
             guard try await backend.discoverCapabilities().preservesModificationTime else { return }
-            let (request, _) = try source(scratch, name: "m", size: 10, seed: 2, to: "m.jpg")
+            let (request, _) = try source(scratch, size: 10, seed: 2, to: "m.jpg")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             let entry = try await backend.stat(path("m.jpg"))
             let remote = entry?.modifiedNanos ?? -1
@@ -84,25 +80,25 @@ public enum BackendConformance {
                         "mtime \(remote) vs source \(request.modifiedNanos)")
         },
         Check(name: "download returns the uploaded bytes") { backend, scratch in
-            let (request, bytes) = try source(scratch, name: "d", size: 300_000, seed: 3, to: "round/trip.mp4")
+            let (request, bytes) = try source(scratch, size: 300_000, seed: 3, to: "round/trip.mp4")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             try require(try await fetch(backend, "round/trip.mp4", scratch: scratch) == bytes, "downloaded bytes differ")
         },
         Check(name: "an empty file round-trips") { backend, scratch in
-            let (request, _) = try source(scratch, name: "e", size: 0, seed: 4, to: "empty.txt")
+            let (request, _) = try source(scratch, size: 0, seed: 4, to: "empty.txt")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             try require(try await backend.stat(path("empty.txt"))?.size == 0, "empty file has a size")
             try require(try await fetch(backend, "empty.txt", scratch: scratch).isEmpty, "empty file downloaded bytes")
         },
         Check(name: "a 64 MiB file round-trips") { backend, scratch in
-            let (request, bytes) = try source(scratch, name: "big", size: 64 << 20, seed: 5, to: "big/video.mov")
+            let (request, bytes) = try source(scratch, size: 64 << 20, seed: 5, to: "big/video.mov")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             try require(try await fetch(backend, "big/video.mov", scratch: scratch) == bytes, "64 MiB file differs")
         },
         Check(name: "names with spaces, unicode, %, #, ?, +, & and quotes round-trip") { backend, scratch in
             let names = ["with space.jpg", "été 日本.jpg", "100% done.gpx", "#hash.jpg", "what?.jpg", "a+b&c.jpg", "it's \"quoted\".jpg"]
             for (index, name) in names.enumerated() {
-                let (request, bytes) = try source(scratch, name: name, size: 100 + index, seed: 10 + UInt64(index), to: "odd names/" + name)
+                let (request, bytes) = try source(scratch, size: 100 + index, seed: 10 + UInt64(index), to: "odd names/" + name)
                 _ = try await backend.upload(request, observer: NullTransferObserver())
                 try require(try await fetch(backend, "odd names/" + name, scratch: scratch) == bytes, "'\(name)' differs")
             }
@@ -110,14 +106,14 @@ public enum BackendConformance {
             try require(listed == Set(names), "listing has \(listed.sorted())")
         },
         Check(name: "an upload over an existing file replaces it") { backend, scratch in
-            let (first, _) = try source(scratch, name: "v1", size: 5000, seed: 20, to: "same.jpg")
+            let (first, _) = try source(scratch, size: 5000, seed: 20, to: "same.jpg")
             _ = try await backend.upload(first, observer: NullTransferObserver())
-            let (second, bytes) = try source(scratch, name: "v2", size: 3000, seed: 21, to: "same.jpg")
+            let (second, bytes) = try source(scratch, size: 3000, seed: 21, to: "same.jpg")
             _ = try await backend.upload(second, observer: NullTransferObserver())
             try require(try await fetch(backend, "same.jpg", scratch: scratch) == bytes, "second version did not replace the first")
         },
         Check(name: "an upload whose source no longer matches the request is refused") { backend, scratch in
-            var (request, _) = try source(scratch, name: "c", size: 2000, seed: 22, to: "changed.jpg")
+            var (request, _) = try source(scratch, size: 2000, seed: 22, to: "changed.jpg")
             request.size = 1999
             do {
                 _ = try await backend.upload(request, observer: NullTransferObserver())
@@ -129,7 +125,7 @@ public enum BackendConformance {
         },
         Check(name: "a ranged download continues a partial file") { backend, scratch in
             guard backend.capabilities.rangedDownload else { return }
-            let (request, bytes) = try source(scratch, name: "r", size: 200_000, seed: 23, to: "ranged.bin")
+            let (request, bytes) = try source(scratch, size: 200_000, seed: 23, to: "ranged.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             // Servers treat the validators of a file changed within the last second as weak
             // (RFC 7232, 2.2.2) and answer a conditional range with the whole file.
@@ -146,7 +142,7 @@ public enum BackendConformance {
         },
         Check(name: "a download whose partial file is already complete finishes (no unsatisfiable range)") { backend, scratch in
             guard backend.capabilities.rangedDownload else { return }
-            let (request, bytes) = try source(scratch, name: "c", size: 50_000, seed: 29, to: "complete.bin")
+            let (request, bytes) = try source(scratch, size: 50_000, seed: 29, to: "complete.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             guard let entry = try await backend.stat(path("complete.bin")) else { throw Failure(message: "no entry") }
             let partial = scratch + "/complete.partial"
@@ -158,7 +154,7 @@ public enum BackendConformance {
                         "a download resumed at the end left different bytes")
         },
         Check(name: "a download restarts when the remote file is not the expected version") { backend, scratch in
-            let (request, bytes) = try source(scratch, name: "s", size: 50_000, seed: 24, to: "stale.bin")
+            let (request, bytes) = try source(scratch, size: 50_000, seed: 24, to: "stale.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             guard var entry = try await backend.stat(path("stale.bin")) else { throw Failure(message: "no entry") }
             let partial = scratch + "/stale.partial"
@@ -172,8 +168,8 @@ public enum BackendConformance {
             try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes, "restarted download differs")
         },
         Check(name: "move refuses to overwrite unless asked, and renames; without server-side move it says so") { backend, scratch in
-            let (a, bytesA) = try source(scratch, name: "ma", size: 111, seed: 25, to: "move/a.jpg")
-            let (b, _) = try source(scratch, name: "mb", size: 222, seed: 26, to: "move/b.jpg")
+            let (a, bytesA) = try source(scratch, size: 111, seed: 25, to: "move/a.jpg")
+            let (b, _) = try source(scratch, size: 222, seed: 26, to: "move/b.jpg")
             _ = try await backend.upload(a, observer: NullTransferObserver())
             _ = try await backend.upload(b, observer: NullTransferObserver())
             // Read after the uploads: a backend may learn what its server can do from them.
@@ -209,8 +205,8 @@ public enum BackendConformance {
                 }
                 return
             }
-            let (a, bytesA) = try source(scratch, name: "ca", size: 70_000, seed: 40, to: "copy/a.jpg", modified: 1_600_000_000.5)
-            let (b, bytesB) = try source(scratch, name: "cb", size: 333, seed: 41, to: "copy/b.jpg")
+            let (a, bytesA) = try source(scratch, size: 70_000, seed: 40, to: "copy/a.jpg", modified: 1_600_000_000.5)
+            let (b, bytesB) = try source(scratch, size: 333, seed: 41, to: "copy/b.jpg")
             _ = try await backend.upload(a, observer: NullTransferObserver())
             _ = try await backend.upload(b, observer: NullTransferObserver())
             try await backend.copy(from: path("copy/a.jpg"), to: path("copied/deeper/a.jpg"), overwrite: false)
@@ -235,7 +231,7 @@ public enum BackendConformance {
             try require(names == ["a.jpg", "b.jpg"], "list(copy) = \(names)")
         },
         Check(name: "delete removes files and empty folders, and a missing file is no error") { backend, scratch in
-            let (request, _) = try source(scratch, name: "x", size: 10, seed: 27, to: "gone/x.jpg")
+            let (request, _) = try source(scratch, size: 10, seed: 27, to: "gone/x.jpg")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             try await backend.delete(path("gone/x.jpg"))
             try require(try await backend.stat(path("gone/x.jpg")) == nil, "deleted file still stats")
@@ -250,7 +246,7 @@ public enum BackendConformance {
         },
         Check(name: "listTree walks every folder") { backend, scratch in
             for (index, name) in ["t/1.jpg", "t/a/2.jpg", "t/a/b/3.jpg", "t/c/4.gpx"].enumerated() {
-                let (request, _) = try source(scratch, name: name, size: 10 + index, seed: 30 + UInt64(index), to: name)
+                let (request, _) = try source(scratch, size: 10 + index, seed: 30 + UInt64(index), to: name)
                 _ = try await backend.upload(request, observer: NullTransferObserver())
             }
             let tree = try await backend.listTree(path("t")).map(\.path.string).sorted()

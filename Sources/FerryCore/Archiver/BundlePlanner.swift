@@ -17,8 +17,6 @@ public enum BundlePlanner {
         public var bundledDeletions: [FileRecord] = []
         /// Downloads of bundled-only files (pull), by bundle name.
         public var restores: [String: [FileRecord]] = [:]
-
-        public var bundledFileCount: Int { newBundles.reduce(0) { $0 + $1.count } }
     }
 
     /// Bytes a member is counted for beyond its data (a tar header): `bundle_size` is the

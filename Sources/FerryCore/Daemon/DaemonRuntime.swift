@@ -104,7 +104,8 @@ public struct DaemonRuntime: Sendable {
                         await RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
                     case .sync:
                         // Either side can change: the folder is watched and the remote polled.
-                        async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
+                        async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger,
+                                                                asksForFullRuns: false).run()
                         do {
                             try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
                         } catch {

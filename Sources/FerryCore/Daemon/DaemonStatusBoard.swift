@@ -111,9 +111,7 @@ public final class DaemonStatusBoard: Sendable {
     /// Writes the snapshot (to a temporary name, then renamed: a reader never sees half).
     public func write() async {
         guard let data = try? await snapshot().encoded() else { return }
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
-        try? LocalFileSystem.rename(temporary, to: path)
+        try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     /// Rewrites the file every second until cancelled, then removes it.

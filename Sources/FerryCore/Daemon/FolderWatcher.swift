@@ -53,6 +53,12 @@ public struct FolderWatcher: Sendable {
 
         var tree = TreeWatch(root: pair.localRoot, ignore: ignore, registrar: inotify)
         var tracker = SettleTracker(quietPeriod: settings.quietPeriod.inSeconds)
+        // The pending paths, built once per change: a burst has thousands.
+        func publishUnsettled() async {
+            let unsettled = tracker.unsettled
+            await runner.setUnsettled(unsettled)
+            board.setUnsettled(pair: pair.name, count: unsettled.count)
+        }
         let initial = tree.watchTree()
         reportWatchLimit(tree, changes: initial)
         logger.info("watching", metadata: ["folder": "\(pair.name)", "path": "\(pair.localRoot)", "watches": "\(tree.watchCount)"])
@@ -110,14 +116,12 @@ public struct FolderWatcher: Sendable {
                 }
                 reportWatchLimit(tree, changes: changes)
                 // A run another source asks for (a schedule) must leave these out too.
-                await runner.setUnsettled(tracker.unsettled)
-                board.setUnsettled(pair: pair.name, count: tracker.unsettled.count)
+                await publishUnsettled()
             case .tick:
                 let at = now()
                 if let deadline = tracker.nextDeadline, deadline <= at {
                     let batch = tracker.takeSettled(at: at)
-                    await runner.setUnsettled(tracker.unsettled)
-                    board.setUnsettled(pair: pair.name, count: tracker.unsettled.count)
+                    await publishUnsettled()
                     // Removals matter to a mirror (--delete); for a plain push the run finds
                     // nothing to do, at the cost of one scan.
                     if !batch.files.isEmpty || !batch.folders.isEmpty || !batch.removed.isEmpty {

@@ -9,6 +9,8 @@ actor PendingItemCount {
     private let grouping: ItemGrouping
     private let interval: Double
     private var last: (value: Int?, at: Double)?
+    /// Opened once, when the journal exists.
+    private var journal: Journal?
 
     init(journalPath: String, grouping: ItemGrouping, interval: Double = 15) {
         self.journalPath = journalPath
@@ -25,7 +27,8 @@ actor PendingItemCount {
     }
 
     private func count() async -> Int? {
-        guard let journal = try? Journal.openForReading(at: journalPath) else { return nil }
+        if journal == nil { journal = try? Journal.openForReading(at: journalPath) }
+        guard let journal else { return nil }
         do {
             let counts = try await journal.statusCounts(pairId: nil)
             guard counts.contains(where: { $0.status.isPending && $0.files > 0 }) else { return 0 }

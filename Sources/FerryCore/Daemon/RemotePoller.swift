@@ -13,7 +13,12 @@ public struct RemotePoller: Sendable {
     private let settings: WatchSettings
     private let logger: Logger
 
-    public init(runner: PairRunner, settings: WatchSettings, logger: Logger) {
+    /// False when a folder watcher of the same pair (a two-way sync) already asks for the
+    /// run at start and the periodic rescans: the poller then only reports remote changes.
+    private let asksForFullRuns: Bool
+
+    public init(runner: PairRunner, settings: WatchSettings, logger: Logger, asksForFullRuns: Bool = true) {
+        self.asksForFullRuns = asksForFullRuns
         self.runner = runner
         self.settings = settings
         self.logger = logger
@@ -28,12 +33,12 @@ public struct RemotePoller: Sendable {
         let pair = runner.pair
         var last = (try? await pair.backend.list(pair.remoteRoot)).map(Self.fingerprint)
         var lastFull = ContinuousClock.now
-        await runner.request(RunRequest(reason: "start"))
+        if asksForFullRuns { await runner.request(RunRequest(reason: "start")) }
         logger.info("polling", metadata: ["folder": "\(pair.name)", "every": "\(settings.pollInterval)"])
         while !Task.isCancelled {
             try? await Task.sleep(for: settings.pollInterval)
             if Task.isCancelled { break }
-            if lastFull.duration(to: .now) >= settings.rescanInterval {
+            if asksForFullRuns, lastFull.duration(to: .now) >= settings.rescanInterval {
                 lastFull = .now
                 await runner.request(RunRequest(reason: "periodic rescan"))
                 continue

@@ -35,9 +35,7 @@ public struct ScheduleRunner: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         guard let data = try? encoder.encode(runs.mapValues(\.timeIntervalSince1970)) else { return }
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
-        try? LocalFileSystem.rename(temporary, to: path)
+        try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     public func run() async {

@@ -48,14 +48,6 @@ extension Journal {
         }
     }
 
-    /// Notes a rewritten manifest's new size and time.
-    public func updateBundleManifest(pairId: Int64, name: String, size: Int64, modifiedNanos: Int64?) async throws(JournalError) {
-        try await write { db in
-            try db.execute(sql: "UPDATE archiveBundle SET manifestSize = ?, manifestModifiedNanos = ? WHERE pairId = ? AND name = ?",
-                           arguments: [size, modifiedNanos, pairId, name])
-        }
-    }
-
     /// Forgets a bundle and its members (it is gone from the remote).
     public func removeBundle(pairId: Int64, name: String) async throws(JournalError) {
         try await write { db in

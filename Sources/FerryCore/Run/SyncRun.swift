@@ -157,19 +157,7 @@ public struct SyncRun: Sendable {
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
-            // The remote trash is never content, whatever the mode: a pull must not fetch it
-            // and a mirror push must not delete it.
-            let remoteTrash = pair.trash.remoteFolder(root: pair.remoteRoot)
-            for entry in listing {
-                if entry.path.relative(to: remoteTrash) != nil { continue }
-                guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
-                if relative.components.first == BundleNaming.folderName {
-                    bundleListing.append(entry)
-                    continue
-                }
-                if ignore.matches(relative.string) { continue }
-                remote[relative.string] = entry
-            }
+            (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: ignore)
         } catch {
             var failure = RunError("cannot list \(pair.remoteLocation): \(error.description)")
             failure.remoteUnreachable = error.suggestsOutage
@@ -282,6 +270,27 @@ public struct SyncRun: Sendable {
     /// Folders with a hidden component (`.thumbnails`) among the paths known locally or
     /// from the journal, as remote paths: some servers leave such names out of listings,
     /// so the remote walk is told to look for them.
+    /// A listing of the pair's remote split into its files (by path below the root, ignored
+    /// names left out) and the archive bundles' folder. The remote trash is never content,
+    /// whatever the mode: a pull must not fetch it and a mirror push must not delete it.
+    static func remoteContent(of listing: [RemoteEntry], pair: FolderPair, ignore: GlobSet)
+        -> (files: [String: RemoteEntry], bundles: [RemoteEntry]) {
+        var files: [String: RemoteEntry] = [:]
+        var bundles: [RemoteEntry] = []
+        let remoteTrash = pair.trash.remoteFolder(root: pair.remoteRoot)
+        for entry in listing {
+            if entry.path.relative(to: remoteTrash) != nil { continue }
+            guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
+            if relative.components.first == BundleNaming.folderName {
+                bundles.append(entry)
+                continue
+            }
+            if ignore.matches(relative.string) { continue }
+            files[relative.string] = entry
+        }
+        return (files, bundles)
+    }
+
     /// Whether a path has a component starting with `.`.
     static func isHidden(_ path: String) -> Bool {
         path.hasPrefix(".") || path.contains("/.")

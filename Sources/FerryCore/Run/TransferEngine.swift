@@ -56,7 +56,7 @@ struct TransferEngine: Sendable {
         // Jobs that reached the engine other than through `pages` (follow-ups of conflict
         // renames, files fed in by the watcher while the run goes on): the page reader
         // may meet their rows later and must not start them twice.
-        var followUpPaths: Set<String> = []
+        var takenOutsidePages: Set<String> = []
         var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
@@ -112,7 +112,7 @@ struct TransferEngine: Sendable {
                     repeat {
                         guard !stopping, outage.isDispatching || abandoning, !pages.isExhausted else { break }
                         for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
-                            if followUpPaths.contains(record.path) { continue }
+                            if takenOutsidePages.contains(record.path) { continue }
                             if abandoning {
                                 progress.began(queue: record.queue)
                                 try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
@@ -143,11 +143,12 @@ struct TransferEngine: Sendable {
                 if state.isIdle && outage.isSettled && !probing && pages.isExhausted { break }
 
                 // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
+                // Once stopping, only the running transfers' ends are awaited.
                 var wake: Double?
-                if stopping {
-                    // Only the running transfers' ends are awaited now.
-                } else if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
-                if !stopping, let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
+                if !stopping {
+                    if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
+                    if let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
+                }
                 if let wake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
                     timerAt = wake
                     let delay = max(0, wake - elapsed())
@@ -164,7 +165,7 @@ struct TransferEngine: Sendable {
                     case let .fed(jobs):
                         for job in jobs where records[job.path] == nil && !Task.isCancelled {
                             records[job.path] = job
-                            followUpPaths.insert(job.path)
+                            takenOutsidePages.insert(job.path)
                             let rank = classifier.rank(of: job.queue)
                             state.add(SchedulerState.Job(path: job.path, rank: rank))
                             progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
@@ -208,7 +209,7 @@ struct TransferEngine: Sendable {
                             // them out a second time.
                             for followUp in next {
                                 let rank = classifier.rank(of: followUp.queue)
-                                followUpPaths.insert(followUp.path)
+                                takenOutsidePages.insert(followUp.path)
                                 records[followUp.path] = followUp
                                 state.add(SchedulerState.Job(path: followUp.path, rank: rank))
                                 progress.expect(queue: followUp.queue, rank: rank, files: 1, bytes: followUp.transferBytes)

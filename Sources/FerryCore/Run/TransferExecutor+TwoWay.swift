@@ -102,11 +102,10 @@ extension TransferExecutor {
     private func renameOnRemote(_ planned: FileRecord, to target: String, missing: String) async throws -> RemoteEntry? {
         let source = try remotePath(planned)
         let destination = pair.remoteRoot.appending(try RemotePath(target))
-        if try await !moveOnRemote(from: source, to: destination, overwrite: false),
-           try await pair.backend.stat(destination) == nil {
-            return nil
-        }
-        guard let entry = try await pair.backend.stat(destination), entry.kind == .file else {
+        let moved = try await moveOnRemote(from: source, to: destination, overwrite: false)
+        let found = try await pair.backend.stat(destination)
+        if !moved && found == nil { return nil }
+        guard let entry = found, entry.kind == .file else {
             throw BackendError(.notFound, missing, path: destination.description, retryable: true)
         }
         return entry

@@ -1,4 +1,4 @@
-import Crypto
+import ArchiveCodec
 import FerryPluginAPI
 import Foundation
 
@@ -48,13 +48,9 @@ public struct VerifyRun: Sendable {
             for entry in scan.entries { local[entry.path.string] = entry.version }
             let records = try await journal.records(pairId: pairId)
             let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
-            let trash = pair.trash.remoteFolder(root: pair.remoteRoot)
-            var remote: [String: RemoteVersion] = [:]
-            for entry in try await pair.backend.listTree(pair.remoteRoot, hints: hints) {
-                if entry.path.relative(to: trash) != nil { continue }
-                guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot,
-                      !ignore.matches(relative.string) else { continue }
-                remote[relative.string] = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints)
+            let remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
+                RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
             }
 
             var findings = Verification.findings(records: records, local: local, remote: remote)
@@ -114,14 +110,14 @@ public struct VerifyRun: Sendable {
             throw BackendError(.notFound, "cannot open the file to hash it", path: path)
         }
         defer { try? handle.close() }
-        var hasher = SHA256()
+        var hash = MemberHash()
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
+                hash.update(chunk)
             }
         } catch {
             throw BackendError(.io, "cannot read the file to hash it: \(error.localizedDescription)", path: path)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalizeHex()
     }
 }
