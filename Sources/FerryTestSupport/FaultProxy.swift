@@ -2,6 +2,11 @@ import Foundation
 
 /// `scripts/test-servers/fault-proxy.py` in front of a test server: a share of requests get
 /// a 500, a 503 or a dropped connection instead of reaching the server. Stopped when dropped.
+///
+/// With `share: 0` it is a request counter: `requests` holds a line per request
+/// (`METHOD RAW-PATH OUTCOME`), written before the client hears the answer, so a test that
+/// counts once its client has an answer reads an exact count without waiting for a server
+/// to flush its access log.
 public final class FaultProxy: Sendable {
     public let origin: String
     private let pid: pid_t
@@ -14,10 +19,10 @@ public final class FaultProxy: Sendable {
         let urlFile = scratch.child("url")
         let child = try ChildProcess.spawn(
             ["/usr/bin/env", "python3", TestServer.repositoryRoot + "/scripts/test-servers/fault-proxy.py",
-             upstream, String(share), String(seed)] + options,
+             upstream, String(share), String(seed), "--log", scratch.child("requests.log")] + options,
             output: urlFile, error: scratch.child("err"))
         pid = child
-        for _ in 0..<500 {
+        for _ in 0..<6000 {
             if let text = try? String(contentsOfFile: urlFile, encoding: .utf8), text.hasSuffix("\n") {
                 origin = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 return
@@ -27,6 +32,15 @@ public final class FaultProxy: Sendable {
         kill(child, SIGKILL)
         throw TestServerError(message: "the fault proxy did not start: \((try? String(contentsOfFile: scratch.child("err"), encoding: .utf8)) ?? "")")
     }
+
+    /// The requests that reached the proxy and were answered (or failed) so far.
+    public var requests: [String] {
+        ((try? String(contentsOfFile: scratch.child("requests.log"), encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+
+    /// The URL of a location behind the proxy, e.g. `url("/dav/")`.
+    public func url(_ path: String) -> String { origin + path }
 
     deinit {
         kill(pid, SIGTERM)

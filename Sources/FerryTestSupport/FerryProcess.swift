@@ -113,8 +113,9 @@ public final class FerryProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         process.waitUntilExit()
-        // Let the reader threads drain the pipes.
-        for _ in 0..<500 where !(output.finished.withLock { $0 } && errorOutput.finished.withLock { $0 }) {
+        // Let the reader threads drain the pipes: they reach end of file now that the
+        // process is gone (5 minutes is only a guard against a hang, not a timing).
+        for _ in 0..<30_000 where !(output.finished.withLock { $0 } && errorOutput.finished.withLock { $0 }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return Result(

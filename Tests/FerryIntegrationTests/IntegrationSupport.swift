@@ -38,15 +38,15 @@ extension FerryProcess.Result {
     }
 }
 
-/// Runs `action` on a Dispatch thread as soon as `condition` holds (polled every 10 ms, at
-/// most 60 s), and returns once it ran. Acting on the polling thread, rather than after the
+/// Runs `action` on a Dispatch thread as soon as `condition` holds (polled every 10 ms; 300 s
+/// is only a guard against a hang, generous for a loaded machine), and returns once it ran. Acting on the polling thread, rather than after the
 /// test resumes, keeps the moment of a kill or a server stop independent of Swift's
 /// cooperative pool, where other tests' work can hold a resumed test back for seconds:
 /// long enough for the transfer that was to be interrupted to finish first.
 func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sendable () -> Void = {}) async {
     let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
         DispatchQueue.global().async {
-            for _ in 0..<6000 {
+            for _ in 0..<30_000 {
                 if condition() {
                     action()
                     continuation.resume(returning: true)
@@ -57,5 +57,5 @@ func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sen
             continuation.resume(returning: false)
         }
     }
-    if !reached { Issue.record("condition not reached within 60 s") }
+    if !reached { Issue.record("condition not reached within 300 s") }
 }

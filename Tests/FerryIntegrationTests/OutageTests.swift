@@ -44,7 +44,7 @@ struct OutageTests {
             do {
                 try server.stop()
                 sleep(3)
-                for _ in 0..<6000 where !running.outputSoFar.contains("\"event\":\"remote_offline\"") { usleep(10_000) }
+                for _ in 0..<30_000 where !running.outputSoFar.contains("\"event\":\"remote_offline\"") { usleep(10_000) }
                 try server.restart()
             } catch {
                 restartError.withLock { $0 = "\(error)" }

@@ -82,7 +82,7 @@ struct WebDAVServerFeatureRunTests {
     static func kill(_ process: FerryProcess, when condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             DispatchQueue.global().async {
-                for _ in 0..<6000 {
+                for _ in 0..<30_000 {
                     if condition() {
                         process.killHard()
                         continuation.resume(returning: true)

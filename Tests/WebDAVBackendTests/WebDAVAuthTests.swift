@@ -35,12 +35,12 @@ struct WebDAVAuthTests {
     }
 
     /// A refused operation: `authenticationFailed`, the "check" hint, not worth retrying,
-    /// no secret in the text, and only the requests the auth scheme needs.
-    func expectRefused(_ server: TestServer, secret: String, maxRequests: Int,
+    /// no secret in the text, and only the requests the auth scheme needs. The wrong
+    /// credentials go through a counting proxy: its line for a request is written before
+    /// the client hears the answer, so the count is exact the moment the operation returns.
+    func expectRefused(_ proxy: FaultProxy, secret: String, maxRequests: Int,
                        _ operation: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        // Servers write their log after answering: lines of the requests before this one
-        // can still arrive, so both counts are taken once the log has stopped growing.
-        let before = try await settledLogCount(server)
+        let before = proxy.requests.count
         do {
             try await operation()
             Issue.record("the server accepted wrong credentials", sourceLocation: sourceLocation)
@@ -50,20 +50,8 @@ struct WebDAVAuthTests {
             #expect(!error.isRetryable, sourceLocation: sourceLocation)
             #expect(!"\(error)".contains(secret) && !String(reflecting: error).contains(secret), sourceLocation: sourceLocation)
         }
-        let requests = try await settledLogCount(server) - before
-        #expect(requests >= 1 && requests <= maxRequests, "\(requests) requests", sourceLocation: sourceLocation)
-    }
-
-    /// The access log's length once it has not changed for 200 ms (at most 5 s).
-    func settledLogCount(_ server: TestServer) async throws -> Int {
-        var count = server.accessLog.count
-        for _ in 0..<25 {
-            try await Task.sleep(for: .milliseconds(200))
-            let now = server.accessLog.count
-            if now == count { return now }
-            count = now
-        }
-        return count
+        let requests = proxy.requests.dropFirst(before)
+        #expect(requests.count >= 1 && requests.count <= maxRequests, "\(requests)", sourceLocation: sourceLocation)
     }
 
     func expectNoSecretInLogs(_ server: TestServer, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -83,12 +71,13 @@ struct WebDAVAuthTests {
         let digestRequests = server.accessLog.filter { $0.hasSuffix(" ferry") }
         #expect(!digestRequests.isEmpty, "no request authenticated as ferry")
 
-        let bad = try backend(server.url("/digest/d/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
+        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let bad = try backend(proxy.url("/digest/d/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
         // Digest needs two requests: the challenge, then the refused answer.
-        try await expectRefused(server, secret: Self.wrongPassword, maxRequests: 2) {
+        try await expectRefused(proxy, secret: Self.wrongPassword, maxRequests: 2) {
             _ = try await bad.list(.root)
         }
-        try await expectRefused(server, secret: Self.wrongPassword, maxRequests: 4) {
+        try await expectRefused(proxy, secret: Self.wrongPassword, maxRequests: 4) {
             let source = scratch.child("other.jpg")
             try TreeGenerator.write(at: source, size: 1000, seed: 6)
             let meta = try #require(try LocalFileSystem.metadata(source))
@@ -110,11 +99,12 @@ struct WebDAVAuthTests {
         try await roundTrip(good, scratch: scratch)
 
         let wrongToken = "ferry-not-the-token-" + String(token.suffix(6))
-        let bad = try backend(server.url("/bearer/b/"), options: options, environment: ["DAV_TOKEN": wrongToken])
-        try await expectRefused(server, secret: wrongToken, maxRequests: 1) {
+        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let bad = try backend(proxy.url("/bearer/b/"), options: options, environment: ["DAV_TOKEN": wrongToken])
+        try await expectRefused(proxy, secret: wrongToken, maxRequests: 1) {
             _ = try await bad.list(.root)
         }
-        try await expectRefused(server, secret: wrongToken, maxRequests: 3) {
+        try await expectRefused(proxy, secret: wrongToken, maxRequests: 3) {
             try await bad.makeDirectory(RemotePath("auth/new"))
         }
         expectNoSecretInLogs(server, token)
@@ -134,8 +124,9 @@ struct WebDAVAuthTests {
         let options = ["user": "ferry", "password_env": "DAV_PASSWORD"]
         let good = try backend(server.url("/private/p/"), options: options, environment: ["DAV_PASSWORD": "secret"])
         try await roundTrip(good, scratch: scratch)
-        let bad = try backend(server.url("/private/p/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
-        try await expectRefused(server, secret: Self.wrongPassword, maxRequests: 1) {
+        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let bad = try backend(proxy.url("/private/p/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
+        try await expectRefused(proxy, secret: Self.wrongPassword, maxRequests: 1) {
             _ = try await bad.list(.root)
         }
     }

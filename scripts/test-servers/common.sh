@@ -21,33 +21,79 @@ ts_check_dir_name() {
   esac
 }
 
-# A TCP port that was free on 127.0.0.1 a moment ago (the caller retries if it lost the race).
+# A TCP port for a test server on 127.0.0.1, claimed for DIR.
+#
+# Chosen below the kernel's ephemeral range (net.ipv4.ip_local_port_range), so that no
+# client connection (curl, the tests' own) ever sits on it, and claimed with an atomic
+# mkdir under $TMPDIR/ferry-test-ports: a server that is stopped and restarted by a test
+# gets the same port back, because no other test server can take it meanwhile. A claim
+# whose DIR is gone is stale and is taken over.
+# Usage: ts_free_port DIR
 ts_free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()' && return 0
-  fi
-  # Fallback: probe random high ports until one refuses connections.
-  local p i
-  for i in $(seq 1 200); do
-    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
-  done
-  return 1
+  python3 - "$1" <<'PY'
+import os, random, socket, sys
+owner = sys.argv[1]
+claims = os.path.join(os.environ.get("TMPDIR") or "/tmp", "ferry-test-ports")
+os.makedirs(claims, exist_ok=True)
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 32768
+first, last = 20000, min(low, 32768)
+if last - first < 1000:
+    first, last = 10000, max(low, 11000)
+def bindable(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+def claim(port):
+    path = os.path.join(claims, str(port))
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        try:
+            holder = open(os.path.join(path, "owner")).read().strip()
+        except OSError:
+            return False  # being claimed right now
+        if holder != owner and os.path.isdir(holder):
+            return False
+    with open(os.path.join(path, "owner"), "w") as f:
+        f.write(owner)
+    return True
+for _ in range(2000):
+    port = random.randrange(first, last)
+    if bindable(port) and claim(port):
+        print(port)
+        sys.exit(0)
+sys.exit(1)
+PY
 }
 
-# The port to try: on a restart (DIR/port from an earlier start) the first attempt takes
-# the same port again, so that clients and proxies pointed at the server find it back.
+# The port to try. A restart (DIR/port from an earlier start) takes the same port again,
+# waiting up to 10 s for it to be free: clients and proxies pointed at the server must
+# find it back, and the claim keeps other test servers off it.
 # Usage: ts_port_for DIR ATTEMPT
 ts_port_for() {
-  if [ "$2" -eq 1 ] && [ -s "$1/port" ]; then
-    tr -dc '0-9' <"$1/port"
+  if [ -s "$1/port" ]; then
+    local port i
+    port=$(tr -dc '0-9' <"$1/port")
+    for i in $(seq 1 100); do
+      python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null && break
+      sleep 0.1
+    done
+    echo "$port"
     return 0
   fi
-  ts_free_port
+  ts_free_port "$1"
 }
 
 # The pid in a pid file if that process is alive and was started with config file CONF.
@@ -66,10 +112,11 @@ ts_new_token() {
   od -An -N16 -tx1 /dev/urandom | tr -d ' \n'
 }
 
-# Wait up to ~5 s until URL/.ferry-server-id returns TOKEN. Returns 0 on success.
+# Wait until URL/.ferry-server-id returns TOKEN (30 s at most: a guard, generous for a
+# loaded machine; a server that died stops the wait at once). Returns 0 on success.
 ts_wait_ready() { # url token pidfile conf
   local url=$1 token=$2 pidfile=$3 conf=$4 i body
-  for i in $(seq 1 50); do
+  for i in $(seq 1 300); do
     body=$(curl -s --noproxy '*' --max-time 1 "$url/.ferry-server-id" 2>/dev/null || true)
     [ "$body" = "$token" ] && return 0
     # The daemon died (e.g. lost the port race): no point waiting longer.

@@ -23,7 +23,8 @@ that method gets the first KIND, the second the second, and so on (`ok` forwards
 untouched); after the list, requests are treated as usual. It turns a fault sequence
 seen once in a random run into a reproducible one.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
-`ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`.
+`ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
+client gets its answer (a test that counts requests once it has an answer needs no wait).
 
 Every answer closes its connection (no keep-alive), which keeps the proxy simple and
 makes clients reconnect often.
@@ -93,8 +94,7 @@ class Proxy(BaseHTTPRequestHandler):
                 kind = scripted.pop(0)
             pause = rng.uniform(0.2, 1.0) if kind == "delay" else 0
         if kind == "ok":
-            status = self.forward_and_reply(body)
-            log(self.command, self.path, f"ok {status}")
+            self.forward_and_reply(body, "ok")
         elif kind == "reset":
             log(self.command, self.path, kind)
             self.drop(reset=True)
@@ -107,8 +107,7 @@ class Proxy(BaseHTTPRequestHandler):
             self.close_connection = True
         elif kind == "delay":
             time.sleep(pause)
-            status = self.forward_and_reply(body)
-            log(self.command, self.path, f"delay {status}")
+            self.forward_and_reply(body, "delay")
         elif kind == "stall":
             log(self.command, self.path, kind)
             time.sleep(60)
@@ -138,8 +137,11 @@ class Proxy(BaseHTTPRequestHandler):
         finally:
             connection.close()
 
-    def forward_and_reply(self, body):
+    def forward_and_reply(self, body, outcome):
         (status, reason), headers, payload = self.forward(body)
+        # Logged before the client hears the answer: a test that counts requests once its
+        # client has an answer finds every line there, with no waiting for a flush.
+        log(self.command, self.path, f"{outcome} {status}")
         self.send_response(status, reason)
         for key, value in headers:
             if key.lower() not in HOP and key.lower() != "content-length":
