@@ -56,12 +56,9 @@ struct WatchDaemonTests {
         try FileManager.default.createDirectory(atPath: work.source + "/2026/03/.thumbnails", withIntermediateDirectories: true)
         try TreeGenerator.write(at: work.source + "/2026/03/IMG_0001.jpg", size: 300_000, seed: 1)
         try TreeGenerator.write(at: work.source + "/2026/03/.thumbnails/IMG_0001.jpg", size: 2_000, seed: 2)
-        let started = Date()
+        // No command: the watcher sends them once they are quiet (the latency is measured
+        // by `make bench`, scripts/bench-watch.py, not here).
         await when({ Self.exists(stored + "/2026/03/IMG_0001.jpg") && Self.exists(stored + "/2026/03/.thumbnails/IMG_0001.jpg") })
-        // Quiet period (0.5 s) plus a transfer on loopback: about 1 s on an idle machine; the
-        // bound leaves room for a test run that loads every core.
-        let latency = Date().timeIntervalSince(started)
-        #expect(latency < 45, "\(latency) s")
 
         // A video copied in slowly: 20 chunks of 64 KiB, one every half second.
         let videoPath = work.source + "/2026/03/VID_0002.mp4"
@@ -151,10 +148,11 @@ struct WatchDaemonTests {
         let partial = work.destination + "/.big.mov.ferry-part"
         await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 8 << 20 },
                    do: { watch.send(SIGTERM) })
-        let signalled = Date()
+        // The bound (stop_timeout) is the daemon's to keep; the test judges the outcome: a
+        // clean exit that left the transfer at a resumable point (SIGTERM to exit is
+        // measured by scripts/bench-watch.py).
         let stopped = await watch.wait()
         #expect(stopped.status == 0, "\(stopped.diagnostics)")
-        #expect(Date().timeIntervalSince(signalled) < 5)
         #expect(!Self.exists(work.destination + "/big.mov"))
         #expect(stopped.transferredPaths.isEmpty)
         // The journal was closed cleanly: its write-ahead log checkpointed and gone.
@@ -224,9 +222,10 @@ struct WatchDaemonTests {
         defer { daemon.stopIfRunning() }
         await when({ Self.exists(work.destination + "/2026/IMG_1.jpg") })
 
-        // Unchanged: each poll is one PROPFIND of the folder, nothing else.
+        // Unchanged: each poll is one PROPFIND of the folder, nothing else. Waits for two
+        // more polls to be logged, however long a loaded machine takes for them.
         let before = server.accessLog.count
-        try await Task.sleep(for: .milliseconds(1500))
+        await when({ server.accessLog.count - before >= 2 })
         let quiet = server.accessLog.dropFirst(before)
         #expect(quiet.count >= 2, "\(quiet)")
         #expect(quiet.allSatisfy { $0.hasPrefix("PROPFIND /dav/pulled/ ") }, "\(quiet)")

@@ -6,25 +6,37 @@ import Foundation
 /// planner's answer does not depend on the remote (a new local file is uploaded whether
 /// the remote lacks it or has a different one). Changed files wait for the next full plan,
 /// which may find a conflict.
-enum NewFileJobs {
+///
+/// A file modified after `settledBefore` is not ready yet: it comes back in `fresh` with
+/// its modification time, so that the caller can offer it again once it has been quiet
+/// long enough. (Files found by scanning a new subfolder announced no event of their own:
+/// only their modification time tells whether they are still being written.)
+struct NewFileJobs {
+    var jobs: [FileRecord] = []
+    /// Files too fresh to send, with their modification time (seconds since 1970).
+    var fresh: [String: Double] = [:]
+
     static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
-                     classifier: QueueClassifier, ignore: GlobSet, settledBefore: Double?) async throws(JournalError) -> [FileRecord] {
+                     classifier: QueueClassifier, ignore: GlobSet, settledBefore: Double?) async throws(JournalError) -> NewFileJobs {
         let now = Date().timeIntervalSince1970
         let cutoff = settledBefore.map { Int64($0 * 1e9) }
-        var jobs: [FileRecord] = []
+        var result = NewFileJobs()
         for path in paths.sorted() where !ignore.matches(path) {
             guard let meta = try? LocalFileSystem.metadata(LocalFileSystem.join(pair.localRoot, path)),
                   meta.kind == .file else { continue }
-            if let cutoff, meta.modifiedNanos > cutoff { continue }
+            if let cutoff, meta.modifiedNanos > cutoff {
+                result.fresh[path] = Double(meta.modifiedNanos) / 1e9
+                continue
+            }
             guard try await journal.record(pairId: pairId, path: path) == nil else { continue }
             var record = FileRecord(pairId: pairId, path: path, queue: classifier.queue(forPath: path, size: meta.size),
                                     status: .needsUpload, updatedAt: now)
             record.local = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
             record.action = .upload
-            jobs.append(record)
+            result.jobs.append(record)
         }
         // On disk before the engine sees them, as for every planned job.
-        if !jobs.isEmpty { try await journal.apply(upserts: jobs, deletions: []) }
-        return jobs
+        if !result.jobs.isEmpty { try await journal.apply(upserts: result.jobs, deletions: []) }
+        return result
     }
 }

@@ -166,15 +166,36 @@ public actor PairRunner {
             let journal = try Journal.open(at: StateLocation.journalPath(in: stateDirectory))
             guard let pairId = try await journal.findFolderPair(localRoot: pair.localRoot,
                                                                remoteLocation: pair.remoteLocation)?.id else { return }
-            let jobs = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
+            let made = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
                                                   journal: journal, classifier: classifier, ignore: ignore,
                                                   settledBefore: Date().timeIntervalSince1970 - quietPeriod)
-            if feed.push(jobs), !jobs.isEmpty {
-                logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(jobs.count)"])
+            if feed.push(made.jobs), !made.jobs.isEmpty {
+                logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(made.jobs.count)"])
             }
+            offerAgainWhenQuiet(made.fresh, feed: feed)
         } catch {
             logger.debug("new files wait for the next run", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
         }
+    }
+
+    /// Files that were still fresh when offered to the running push (typically found by
+    /// scanning a new subfolder, whose files announce no event of their own) are offered
+    /// again once the last of them has been quiet for the quiet period, while that push
+    /// still runs. If it has ended by then, the follow-up run (the request stays pending)
+    /// plans them, and holds back whatever is still fresh for the watcher to look at again.
+    private func offerAgainWhenQuiet(_ fresh: [String: Double], feed: JobFeed) {
+        guard let newest = fresh.values.max() else { return }
+        let wait = max(0, newest + quietPeriod - Date().timeIntervalSince1970) + 0.01
+        let paths = Set(fresh.keys)
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+            await self.feedAgain(paths, into: feed)
+        }
+    }
+
+    private func feedAgain(_ paths: Set<String>, into feed: JobFeed) async {
+        guard activeFeed === feed, !stopping else { return }
+        await feedNewFiles(paths, folders: [], into: feed)
     }
 
     /// The remote's name in config.yml, when the pair comes from there.
