@@ -1,0 +1,254 @@
+/// Every decision of a run's engine, as a pure state machine: which job starts next, what
+/// a failure means (retry later, fail for good, or a sign that the backend is gone), when
+/// to probe an offline backend and when to stop waiting for it, when the results waiting
+/// in memory must be committed, and when the run is over.
+///
+/// It takes events (jobs arrived, a job succeeded or failed, a probe answered, a timer
+/// fired, the run was asked to stop) with the time they happened, and returns actions for
+/// the engine to carry out (start a job, book a result, probe, commit). Time comes in as
+/// seconds on a monotonic clock and nothing here waits, so tests drive hours of retries
+/// and outages in microseconds. `TransferEngine` is the thin shell that performs the
+/// actions and feeds the outcomes back.
+public struct TransferStateMachine: Sendable {
+    public typealias Job = SchedulerState.Job
+
+    /// How a failed attempt failed, as far as the decisions care.
+    public enum Failure: Sendable, Equatable {
+        /// A failure that may mean the backend is gone (connection refused, timeout, 503 …).
+        case outage
+        /// Worth another attempt later; a server's Retry-After hint in seconds, if any.
+        case retryable(retryAfter: Double?)
+        /// Not worth another attempt (403, an invalid name, a full disk …).
+        case permanent
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// Jobs to run, from the journal's pages, a rename's follow-ups or the watcher.
+        case jobsArrived([Job])
+        /// A started job is over and its result is to be booked.
+        case jobSucceeded(Job)
+        /// A started job failed; `failures` counts this failure too.
+        case jobFailed(Job, failures: Int, Failure)
+        /// The backend answered a probe, or did not.
+        case probeAnswered(reachable: Bool)
+        /// The timer the machine asked for went off.
+        case timerFired
+        /// The run is cancelled: no new job starts, running ones are awaited.
+        case stopRequested
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Start an attempt of this job.
+        case start(Job)
+        /// Book a success.
+        case recordSuccess(Job)
+        /// Book a failure that will be tried again `delay` seconds from now.
+        case recordRetry(Job, failures: Int, delay: Double)
+        /// Book a failure for good.
+        case recordFailure(Job, failures: Int)
+        /// Leave the job queued for a later run (the backend was offline for too long);
+        /// its attempts are not used up.
+        case handBack(Job)
+        /// The attempt was stopped by cancellation: nothing is booked, its row stays as
+        /// the attempt left it (a resumable point).
+        case dropStopped(Job)
+        /// The job failed in a way that suggests an outage and waits for the probe's verdict.
+        case park(Job)
+        /// Ask the backend whether it answers.
+        case probe
+        /// Commit the results booked so far.
+        case commit
+        /// The backend stopped answering; the next probe goes out `nextProbeIn` seconds from now.
+        case reportOffline(nextProbeIn: Double)
+        /// The backend answers again after `offlineSeconds`.
+        case reportOnline(offlineSeconds: Double)
+    }
+
+    /// Why the run stopped waiting for an offline backend, for the handed-back jobs' message.
+    public private(set) var gaveUpAfter: Double?
+
+    private var scheduler: SchedulerState
+    private var outage: OutageTracker<Job>
+    private let retry: RetryPolicy
+    private let batchWindow: Double
+    private let batchLimit: Int
+
+    private var probing = false
+    /// Failures of the parked jobs, counted if the probe says it was not an outage.
+    private var parkedFailures: [Job: Int] = [:]
+    private var probeDueAt: Double?
+    private var stopping = false
+    /// Results booked and not yet committed, and when the oldest of them was booked.
+    private var uncommitted = 0
+    private var oldestUncommittedAt: Double?
+
+    public init(queueCaps: [Int], globalCap: Int, retry: RetryPolicy, batchWindow: Double, batchLimit: Int) {
+        scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
+        self.retry = retry
+        outage = OutageTracker(probeDelay: { retry.delay(afterFailures: $0).inSeconds },
+                               giveUpAfter: retry.offlineWait?.inSeconds)
+        self.batchWindow = batchWindow
+        self.batchLimit = max(1, batchLimit)
+    }
+
+    // MARK: What the shell asks
+
+    /// The run has given up on an offline backend: jobs that arrive now are handed back
+    /// at once, and what still fails for want of the backend too.
+    public var isAbandoning: Bool { gaveUpAfter != nil }
+
+    /// More jobs are welcome: new ones can start, or are handed back at once.
+    public var acceptsJobs: Bool { !stopping && (outage.isDispatching || isAbandoning) }
+
+    /// Jobs of one queue rank waiting to start, for the page reader's low-water mark.
+    public func readyCount(rank: Int) -> Int { scheduler.readyCount(rank: rank) }
+
+    public var runningCount: Int { scheduler.runningCount }
+
+    /// Nothing runs, waits, is parked or probed, and no result waits to be committed:
+    /// the run is over unless more jobs are coming.
+    public var isIdle: Bool {
+        if stopping { return scheduler.runningCount == 0 }
+        return scheduler.isIdle && outage.isSettled && !probing && probeDueAt == nil
+    }
+
+    /// When the machine wants a `timerFired`: the earliest of a delayed retry becoming
+    /// ready, a probe falling due, and the booked results' commit deadline. Nil while
+    /// stopping: then only the running jobs' ends matter.
+    public var nextWake: Double? {
+        guard !stopping else { return nil }
+        var wake: Double?
+        func consider(_ time: Double?) {
+            guard let time else { return }
+            wake = min(wake ?? time, time)
+        }
+        if outage.isDispatching || isAbandoning { consider(scheduler.nextReadyTime) }
+        consider(probeDueAt)
+        consider(oldestUncommittedAt.map { $0 + batchWindow })
+        return wake
+    }
+
+    // MARK: Events
+
+    public mutating func handle(_ event: Event, now: Double) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case let .jobsArrived(jobs):
+            for job in jobs {
+                if isAbandoning {
+                    book(.handBack(job), now: now, into: &actions)
+                } else {
+                    scheduler.add(job)
+                }
+            }
+        case let .jobSucceeded(job):
+            scheduler.finish(job)
+            book(.recordSuccess(job), now: now, into: &actions)
+        case let .jobFailed(job, failures, failure):
+            scheduler.finish(job)
+            failed(job, failures: failures, failure, now: now, into: &actions)
+        case let .probeAnswered(reachable):
+            probing = false
+            if !stopping { probeAnswered(reachable: reachable, now: now, into: &actions) }
+        case .timerFired:
+            if let due = probeDueAt, due <= now, !stopping {
+                probeDueAt = nil
+                probing = true
+                actions.append(.probe)
+            }
+        case .stopRequested:
+            stopping = true
+            probeDueAt = nil
+        }
+        if !stopping && outage.isDispatching {
+            actions += scheduler.start(now: now).map(Action.start)
+        }
+        // The same sum as `nextWake`'s deadline, so a timer set for it always finds it due.
+        if let oldest = oldestUncommittedAt, uncommitted >= batchLimit || now >= oldest + batchWindow {
+            actions.append(.commit)
+            uncommitted = 0
+            oldestUncommittedAt = nil
+        }
+        return actions
+    }
+
+    /// The shell committed everything booked (at the end of the run, or before a wait).
+    public mutating func committed() {
+        uncommitted = 0
+        oldestUncommittedAt = nil
+    }
+
+    // MARK: Decisions
+
+    private mutating func failed(_ job: Job, failures: Int, _ failure: Failure, now: Double, into actions: inout [Action]) {
+        if stopping {
+            // Stopped, not failed: the cancelled transfer ended with an error.
+            actions.append(.dropStopped(job))
+            return
+        }
+        switch failure {
+        case .outage where isAbandoning:
+            book(.handBack(job), now: now, into: &actions)
+        case .outage:
+            actions.append(.park(job))
+            parkedFailures[job] = failures
+            if outage.jobFailedSuspiciously(job) {
+                // Results so far are made durable before what may be a long wait.
+                if uncommitted > 0 { actions.append(.commit) }
+                committed()
+                probing = true
+                actions.append(.probe)
+            }
+        case let .retryable(retryAfter):
+            retryOrFail(job, failures: failures, retryAfter: retryAfter, now: now, into: &actions)
+        case .permanent:
+            book(.recordFailure(job, failures: failures), now: now, into: &actions)
+        }
+    }
+
+    private mutating func retryOrFail(_ job: Job, failures: Int, retryAfter: Double?, now: Double,
+                                      into actions: inout [Action]) {
+        guard retry.allowsAnotherAttempt(afterFailures: failures) else {
+            book(.recordFailure(job, failures: failures), now: now, into: &actions)
+            return
+        }
+        let delay = retry.delay(afterFailures: failures,
+                                retryAfter: retryAfter.map { .milliseconds(Int64($0 * 1000)) }).inSeconds
+        scheduler.add(job, readyAt: now + delay)
+        book(.recordRetry(job, failures: failures, delay: delay), now: now, into: &actions)
+    }
+
+    private mutating func probeAnswered(reachable: Bool, now: Double, into actions: inout [Action]) {
+        switch outage.probeAnswered(reachable: reachable, now: now) {
+        case let .falseAlarm(parked):
+            // The backend answers: each parked job failed on its own, and its attempt counts.
+            for job in parked {
+                retryOrFail(job, failures: parkedFailures[job, default: 1], retryAfter: nil, now: now, into: &actions)
+            }
+            parkedFailures = [:]
+        case let .wentOffline(next):
+            probeDueAt = next
+            actions.append(.reportOffline(nextProbeIn: next - now))
+        case let .stillOffline(next):
+            probeDueAt = next
+        case let .backOnline(parked, seconds):
+            actions.append(.reportOnline(offlineSeconds: seconds))
+            // The outage is not held against them: they start again as they were.
+            for job in parked { scheduler.add(job) }
+            parkedFailures = [:]
+        case let .gaveUp(parked, seconds):
+            gaveUpAfter = seconds
+            for job in parked + scheduler.drainWaiting() {
+                book(.handBack(job), now: now, into: &actions)
+            }
+            parkedFailures = [:]
+        }
+    }
+
+    /// Books a result: it waits in memory with the others until the batch is due.
+    private mutating func book(_ action: Action, now: Double, into actions: inout [Action]) {
+        actions.append(action)
+        uncommitted += 1
+        if oldestUncommittedAt == nil { oldestUncommittedAt = now }
+    }
+}
