@@ -17,16 +17,18 @@ struct PendingJobPagesTests {
         var pending: Set<String> = []
         for index in 0..<3_000 {
             let path = "d\(index % 17)/f\(index).jpg"
-            var record = FileRecord(pairId: pairId, path: path, queue: queues[index % queues.count], status: .inSync, updatedAt: 1)
-            record.localSize = Int64(index)
-            switch index % 6 {
-            case 0: record.status = .inSync
-            case 1: record.status = .syncError; record.action = .upload
-            case 2: record.status = .conflict
-            case 3: record.status = .needsDownload; record.action = .download; record.remoteSize = 5
-            case 4: record.status = .uploading; record.action = .upload
-            default: record.status = .needsUpload; record.action = .deleteRemote
+            let (status, action): (FileStatus, FileAction?) = switch index % 6 {
+            case 0: (.inSync, nil)
+            case 1: (.syncError, .upload)
+            case 2: (.conflict, nil)
+            case 3: (.needsDownload, .download)
+            case 4: (.uploading, .upload)
+            default: (.needsUpload, .deleteRemote)
             }
+            var record = FileRecord(pairId: pairId, path: path, queue: queues[index % queues.count], status: status, updatedAt: 1)
+            record.localSize = Int64(index)
+            record.action = action
+            if action == .download { record.remoteSize = 5 }
             if record.status.isPending { pending.insert(path) }
             rows.append(record)
         }
@@ -50,7 +52,7 @@ struct PendingJobPagesTests {
             seen += page
             // Results written behind the cursors must not come back.
             var done = page.prefix(10).map { $0 }
-            for index in done.indices { done[index].status = .inSync; done[index].action = nil }
+            for index in done.indices { done[index].confirmInSync() }
             try await journal.apply(upserts: done, deletions: [])
             rounds += 1
         }

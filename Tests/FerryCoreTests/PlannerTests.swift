@@ -381,7 +381,7 @@ struct PlannerTests {
         let paths = ["z.gpx", "a.zip", "b.jpg", ".thumbnails/b.jpg", "a.jpg", "m.txt", "DCIM/.thumbs/a.jpg", "B.jpg", "a.gpx"]
         let records = paths.map { Self.record($0, local: Self.local(100)) }
         var legacy = Self.record("0-first-by-name.jpg", local: Self.local(100), queue: "legacy")
-        legacy.status = .localOnly
+        legacy.keepLocalOnly()
         let plan = try Self.plan(records + [legacy], remote: [], Self.push)
         #expect(plan.jobs.map(\.path) == [
             ".thumbnails/b.jpg", "DCIM/.thumbs/a.jpg",

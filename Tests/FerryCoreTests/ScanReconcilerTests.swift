@@ -69,7 +69,7 @@ struct ScanReconcilerTests {
         var (records, entries) = try Self.baseline()
         for key in records.keys {
             guard var record = records[key] else { continue }
-            record.status = .inSync
+            record.confirmInSync()
             record.syncedLocal = record.local
             record.localHash = "hash-\(key)"
             records[key] = record
@@ -94,7 +94,7 @@ struct ScanReconcilerTests {
         var (records, entries) = try Self.baseline()
         let path = "GPS/track.gpx"
         var known = try #require(records[path])
-        known.status = .inSync
+        known.confirmInSync()
         known.syncedLocal = known.local
         known.remote = RemoteVersion(size: 3000, modifiedNanos: Self.t0, etag: nil)
         known.localHash = "abc"

@@ -157,7 +157,7 @@ struct TwoWayPlannerTests {
     ])
     func resolution(_ answer: ConflictPolicy, _ action: FileAction) throws {
         var input = Self.record("a.jpg", local: .changed, remote: .changed)
-        input.status = .conflict
+        input.markConflict(reason: "both changed")
         input.resolution = answer
         let plan = try Self.plan(input, Self.options(.ask))
         #expect(plan.jobs.map(\.action) == [action])
@@ -205,8 +205,7 @@ struct TwoWayPlannerTests {
     @Test("a resumed keep-both job keeps its conflict name from the earlier run")
     func resumedJobKeepsTarget() throws {
         var input = Self.record("a.jpg", local: .changed, remote: .changed)
-        input.status = .needsDownload
-        input.action = .keepBothLocalLoses
+        input.plan(.keepBothLocalLoses)
         input.moveTarget = "a.conflict-20261101-000000-laptop.jpg"
         let plan = try Self.plan(input, Self.options())
         #expect(plan.jobs.first?.moveTarget == "a.conflict-20261101-000000-laptop.jpg")

@@ -156,14 +156,10 @@ struct BundleStep: Sendable {
         for record in records {
             var updated = record
             if outage {
-                updated.status = (record.action ?? .upload).pendingStatus
+                updated.handBack(action: record.action ?? .upload, error: text, at: Date().timeIntervalSince1970)
             } else {
-                updated.status = .syncError
-                updated.attempts = record.attempts + 1
+                updated.failForGood(failures: record.attempts + 1, error: text, at: Date().timeIntervalSince1970)
             }
-            updated.lastError = text
-            updated.nextAttemptAt = nil
-            updated.updatedAt = Date().timeIntervalSince1970
             failed.append(updated)
             summary.failedFiles += 1
             summary.failures.append(RunSummary.Failure(path: record.path, message: text))

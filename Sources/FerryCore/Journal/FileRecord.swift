@@ -12,7 +12,9 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     /// Path relative to the folder pair's roots, components joined by `/`.
     public var path: String
     public var queue: String
-    public var status: FileStatus
+    /// Changed only by the transitions below (`plan`, `beginUpload`, `scheduleRetry`, …):
+    /// every rule of the status table in DESIGN.md lives in this file.
+    public private(set) var status: FileStatus
     public var action: FileAction?
 
     public var localSize: Int64?
@@ -138,6 +140,133 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         }
     }
 
+    // MARK: Status transitions (the only place `status` changes)
+
+    /// A job is planned (or planned again): the file waits with the pending status of its
+    /// action, with every attempt still ahead of it.
+    public mutating func plan(_ action: FileAction) {
+        status = action.pendingStatus
+        self.action = action
+        attempts = 0
+        nextAttemptAt = nil
+    }
+
+    /// A local rename was found: this new name's upload is dropped, the MOVE of the old
+    /// name brings the file; it waits as a local change with no job of its own.
+    public mutating func waitForMove() {
+        status = .needsUpload
+        action = nil
+    }
+
+    /// The planner found both sides as the last sync left them.
+    public mutating func confirmInSync() {
+        status = .inSync
+        action = nil
+        clearFailure()
+    }
+
+    /// Both sides hold the same version without the journal knowing it (a first run, a
+    /// lost reply): recorded as the synced version.
+    public mutating func adoptInSync(at time: Double) {
+        status = .inSync
+        action = nil
+        syncedLocal = local
+        syncedRemote = remote
+        syncedAt = time
+        clearFailure()
+    }
+
+    /// Both sides changed since the last sync: a policy or a person decides.
+    public mutating func markConflict(reason: String) {
+        status = .conflict
+        action = nil
+        moveTarget = nil
+        lastError = reason
+    }
+
+    /// The bytes differ on the two sides although the journal thought them equal
+    /// (`ferry verify --hash`): a conflict whose next sync keeps both.
+    public mutating func markContentConflict(reason: String) {
+        syncedLocal = nil
+        syncedRemote = nil
+        syncedAt = nil
+        markConflict(reason: reason)
+        resolution = .keepBoth
+    }
+
+    /// A person answered a conflict (`ferry resolve`): the next sync carries it out.
+    public mutating func resolve(keep resolution: ConflictPolicy, note: String, at time: Double) {
+        self.resolution = resolution
+        action = resolution == .remote ? .download : .upload
+        status = action?.pendingStatus ?? .needsUpload
+        lastError = note
+        updatedAt = time
+    }
+
+    /// Seen locally, not meant to leave (pull mode, or not yet settled).
+    public mutating func keepLocalOnly() {
+        status = .localOnly
+        action = nil
+    }
+
+    /// A large upload starts: marked before any byte moves, with the version its partial
+    /// bytes come from, so that an interrupted transfer can be continued.
+    public mutating func beginUpload(of version: LocalVersion, at time: Double) {
+        status = .uploading
+        local = version
+        transferLocal = version
+        updatedAt = time
+    }
+
+    /// A large download starts, marked like an upload with the remote version.
+    public mutating func beginDownload(of version: RemoteVersion, at time: Double) {
+        status = .downloading
+        transferRemote = version
+        updatedAt = time
+    }
+
+    /// The local file changed while it was being sent: the new version goes again.
+    public mutating func changedDuringUpload(to version: LocalVersion) {
+        status = .needsUpload
+        action = .upload
+        local = version
+    }
+
+    /// An attempt failed and is tried again not before `notBefore` (wall-clock seconds).
+    public mutating func scheduleRetry(action: FileAction, failures: Int, error: String, notBefore: Double, at time: Double) {
+        status = action.pendingStatus
+        self.action = action
+        attempts = failures
+        lastError = error
+        nextAttemptAt = notBefore
+        updatedAt = time
+    }
+
+    /// Failed for good: after the last allowed attempt, or at once for a permanent error.
+    public mutating func failForGood(failures: Int, error: String, at time: Double) {
+        status = .syncError
+        attempts = failures
+        lastError = error
+        nextAttemptAt = nil
+        updatedAt = time
+    }
+
+    /// Left queued for a later run, its attempts untouched: the backend was offline for
+    /// longer than the run waits.
+    public mutating func handBack(action: FileAction, error: String, at time: Double) {
+        status = action.pendingStatus
+        self.action = action
+        lastError = error
+        nextAttemptAt = nil
+        updatedAt = time
+    }
+
+    /// `ferry retry`: a failed file gets all its attempts back.
+    public mutating func retryAgain(at time: Double) {
+        plan(action ?? .upload)
+        updatedAt = time
+    }
+
     /// Records a completed transfer: both sides are now these versions, and nothing is
     /// pending, failed or partially transferred.
     public mutating func markInSync(local: LocalVersion, remote: RemoteVersion, at time: Double) {
@@ -158,6 +287,13 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         moveTarget = nil
         resolution = nil
         updatedAt = time
+    }
+
+    private mutating func clearFailure() {
+        attempts = 0
+        nextAttemptAt = nil
+        lastError = nil
+        transferLocal = nil
     }
 
     /// Bytes this file's job moves: the local size for an upload, the remote size for a

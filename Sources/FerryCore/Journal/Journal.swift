@@ -290,12 +290,7 @@ public final class Journal: Sendable {
                 if let paths, !paths.contains(where: { record.path == $0 || record.path.hasPrefix($0 + "/") || $0.isEmpty }) {
                     continue
                 }
-                let action = record.action ?? .upload
-                record.action = action
-                record.status = action.pendingStatus
-                record.attempts = 0
-                record.nextAttemptAt = nil
-                record.updatedAt = Date().timeIntervalSince1970
+                record.retryAgain(at: Date().timeIntervalSince1970)
                 try record.write(db)
                 reset.append(record.path)
             }
@@ -314,16 +309,8 @@ public final class Journal: Sendable {
             let conflicts = try FileRecord.filter(Column("pairId") == pairId && Column("status") == FileStatus.conflict.rawValue)
                 .order(Column("path")).fetchAll(db)
             for var record in conflicts where path.isEmpty || record.path == path || record.path.hasPrefix(path + "/") {
-                record.resolution = resolution
-                switch resolution {
-                case .remote:
-                    record.action = .download
-                default:
-                    record.action = .upload
-                }
-                record.status = record.action?.pendingStatus ?? .needsUpload
-                record.lastError = "resolved: keep \(resolution == .keepBoth ? "both" : resolution.rawValue); the next sync carries it out"
-                record.updatedAt = time
+                record.resolve(keep: resolution, note: "resolved: keep \(resolution == .keepBoth ? "both" : resolution.rawValue); "
+                               + "the next sync carries it out", at: time)
                 try record.write(db)
                 resolved.append(record.path)
             }

@@ -73,24 +73,14 @@ public enum Planner {
                 if original != nil { forgotten.append(path) }
                 continue
             case .inSync:
-                record.status = .inSync
-                record.action = nil
-                clearFailure(&record)
+                record.confirmInSync()
                 unchanged += 1
             case .adopt:
-                record.status = .inSync
-                record.action = nil
-                record.syncedLocal = record.local
-                record.syncedRemote = record.remote
-                record.syncedAt = now
-                clearFailure(&record)
+                record.adoptInSync(at: now)
                 adopted += 1
             case let .transfer(action), let .delete(action), let .move(action, _):
                 let wasSameJob = original?.action == action && (original?.status.isPending ?? false)
-                record.status = action.pendingStatus
-                record.action = action
-                record.attempts = 0
-                record.nextAttemptAt = nil
+                record.plan(action)
                 if !wasSameJob { record.lastError = nil }
                 // A resumed job keeps the place it was moving to.
                 if !(wasSameJob && original?.moveTarget != nil) {
@@ -99,15 +89,11 @@ public enum Planner {
                 if record != original { record.updatedAt = now }
                 jobs.append(record)
             case let .conflict(reason):
-                record.status = .conflict
-                record.action = nil
-                record.moveTarget = nil
-                record.lastError = reason
+                record.markConflict(reason: reason)
                 if record != original { record.updatedAt = now }
                 conflicts.append(record)
             case .localOnly:
-                record.status = .localOnly
-                record.action = nil
+                record.keepLocalOnly()
             }
             if record != original {
                 if original != nil || record.status != .localOnly || record.local != nil {
@@ -251,12 +237,5 @@ public enum Planner {
     /// file restored from a backup, a copy-and-rename by an editor) is not a content change.
     static func sameLocal(_ lhs: LocalVersion, _ rhs: LocalVersion) -> Bool {
         lhs.size == rhs.size && lhs.modifiedNanos == rhs.modifiedNanos
-    }
-
-    private static func clearFailure(_ record: inout FileRecord) {
-        record.attempts = 0
-        record.nextAttemptAt = nil
-        record.lastError = nil
-        record.transferLocal = nil
     }
 }

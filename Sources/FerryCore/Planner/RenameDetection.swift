@@ -69,8 +69,7 @@ public enum RenameDetection {
             if targets.contains(job.path) && job.action == .upload { return nil }
             guard let target = moves[job.path] else { return job }
             var moved = job
-            moved.action = .moveRemote
-            moved.status = FileAction.moveRemote.pendingStatus
+            moved.plan(.moveRemote)
             moved.moveTarget = target
             return moved
         }

@@ -187,8 +187,7 @@ struct PagedPlanning {
         var rows: [FileRecord] = []
         for rename in renames {
             guard var row = try await journal.record(pairId: pairId, path: rename.to) else { continue }
-            row.action = nil
-            row.status = .needsUpload
+            row.waitForMove()
             row.updatedAt = now
             rows.append(row)
         }

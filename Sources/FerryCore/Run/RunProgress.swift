@@ -48,6 +48,11 @@ public final class RunProgress: Sendable {
         }
     }
 
+    /// A job whose attempt already ended failed for good, or was handed back for a later run.
+    public func countFailure(queue: String) {
+        state.withLock { $0[queue]?.filesFailed += 1 }
+    }
+
     /// Takes back bytes counted for an attempt that will be retried from zero.
     public func rewind(queue: String, bytes: Int64) {
         state.withLock { $0[queue]?.bytesDone -= bytes }

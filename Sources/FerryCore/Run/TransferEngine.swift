@@ -1,10 +1,12 @@
 import FerryPluginAPI
 import Foundation
 
-/// Runs a plan's jobs: starts them in the order `SchedulerState` says, retries retryable
-/// failures with the configured backoff, fails the rest for good (`syncError`), waits out
-/// backend outages (`OutageTracker`), and reports every outcome to the journal, the
-/// progress counters and the event sink.
+/// Runs a plan's jobs. Every decision (which job starts next, retry or fail for good, an
+/// outage and its probes, when results are committed, when the run is over) is
+/// `TransferStateMachine`'s; this shell carries out its actions (start an attempt, book a
+/// result, probe the backend, commit) and turns what happens (an attempt ended, a probe
+/// answered, a timer went off) into its events. Results go to the journal, the progress
+/// counters and the event sink.
 ///
 /// Results are committed in groups (`JournalBatch`): at most `batchWindow` seconds or
 /// `batchLimit` results wait in memory. A kill in that window loses only the record of
@@ -32,14 +34,6 @@ struct TransferEngine: Sendable {
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
-    /// A failed job held back while the backend's reachability is in question.
-    private struct ParkedJob: Sendable {
-        var job: SchedulerState.Job
-        var record: FileRecord
-        var error: BackendError
-        var moved: Int64
-    }
-
     private enum Event: Sendable {
         case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
         case timer
@@ -47,27 +41,53 @@ struct TransferEngine: Sendable {
         case fed([FileRecord])
     }
 
+    /// What the shell keeps per job between an event and the machine's actions.
+    private struct Jobs {
+        /// The jobs loaded and not yet over, by path.
+        var records: [String: FileRecord] = [:]
+        /// Jobs that reached the engine other than through the pages (follow-ups of conflict
+        /// renames, files fed in by the watcher while the run goes on): the page reader may
+        /// meet their rows later and must not start them twice.
+        var takenOutsidePages: Set<String> = []
+        /// Successful attempts, until the machine says to book them.
+        var successes: [String: TransferExecutor.Success] = [:]
+        /// The error of each job whose last attempt failed.
+        var errors: [String: BackendError] = [:]
+
+        /// Records loaded or fed in, as the machine's jobs; records already known are left out.
+        mutating func take(_ loaded: [FileRecord], outsidePages: Bool, classifier: QueueClassifier,
+                           progress: RunProgress) -> [SchedulerState.Job] {
+            var taken: [SchedulerState.Job] = []
+            for record in loaded {
+                let rank = classifier.rank(of: record.queue)
+                if outsidePages {
+                    guard records[record.path] == nil else { continue }
+                    takenOutsidePages.insert(record.path)
+                    progress.expect(queue: record.queue, rank: rank, files: 1, bytes: record.transferBytes)
+                } else if takenOutsidePages.contains(record.path) {
+                    continue
+                }
+                records[record.path] = record
+                taken.append(SchedulerState.Job(path: record.path, rank: rank))
+            }
+            return taken
+        }
+    }
+
     /// Runs the jobs `pages` reads from the journal. Only the jobs loaded (a few pages),
     /// running, or waiting for a retry are in memory.
     func run(pages: PendingJobPages, summary: inout RunSummary) async throws(JournalError) {
         var pages = pages
-        // The jobs loaded and not yet over, by path.
-        var records: [String: FileRecord] = [:]
-        // Jobs that reached the engine other than through `pages` (follow-ups of conflict
-        // renames, files fed in by the watcher while the run goes on): the page reader
-        // may meet their rows later and must not start them twice.
-        var takenOutsidePages: Set<String> = []
-        var state = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
+        var jobs = Jobs()
+        var machine = TransferStateMachine(queueCaps: queueCaps, globalCap: globalCap, retry: retry,
+                                           batchWindow: Self.batchWindow, batchLimit: Self.batchLimit)
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
-        let retry = self.retry
-        var outage = OutageTracker<ParkedJob>(
-            probeDelay: { retry.delay(afterFailures: $0).inSeconds }, giveUpAfter: retry.offlineWait?.inSeconds)
         var batch = JournalBatch()
         let clock = ContinuousClock()
         let start = clock.now
-        func elapsed() -> Double {
+        func now() -> Double {
             start.duration(to: clock.now).inSeconds
         }
         let backend = executor.pair.backend
@@ -82,53 +102,16 @@ struct TransferEngine: Sendable {
         await withTaskCancellationHandler {
         await withTaskGroup(of: Event.self) { group in
             var timerAt: Double?
-            var probing = false
-            // Set once the run stopped waiting for an offline backend: what still fails for
-            // want of it is handed back at once instead of waiting again.
-            var abandoning = false
-            var abandonMessage = ""
-            func probe(after delay: Double) {
-                probing = true
-                group.addTask {
-                    if delay > 0.001 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
-                    do throws(BackendError) {
-                        try await backend.checkReachable()
-                        return .probed(nil)
-                    } catch {
-                        return .probed(error.suggestsOutage ? error : nil)
-                    }
-                }
-            }
+            var stopSent = false
+            var lastProbeFailure: BackendError?
 
-            if let feed {
-                group.addTask { .fed(await feed.next()) }
-            }
-            while journalFailure == nil {
-                let stopping = Task.isCancelled
-                if stopping && state.runningCount == 0 { break }
-                do throws(JournalError) {
-                    // After giving up on an offline backend, the jobs not read yet are
-                    // handed back too, without an attempt each.
-                    repeat {
-                        guard !stopping, outage.isDispatching || abandoning, !pages.isExhausted else { break }
-                        for record in try await pages.refill(waiting: { state.readyCount(rank: $0) }) {
-                            if takenOutsidePages.contains(record.path) { continue }
-                            if abandoning {
-                                progress.began(queue: record.queue)
-                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
-                            } else {
-                                records[record.path] = record
-                                state.add(SchedulerState.Job(path: record.path, rank: classifier.rank(of: record.queue)))
-                            }
-                        }
-                    } while abandoning
-                } catch {
-                    journalFailure = error
-                    break
-                }
-                if outage.isDispatching && !stopping {
-                    for job in state.start(now: elapsed()) {
-                        guard let record = records[job.path] else { continue }
+            /// Carries out the machine's actions, in order.
+            func perform(_ actions: [TransferStateMachine.Action]) async throws(JournalError) {
+                var followUps: [FileRecord] = []
+                for action in actions {
+                    switch action {
+                    case let .start(job):
+                        guard let record = jobs.records[job.path] else { continue }
                         progress.began(queue: record.queue)
                         let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle,
                                                    sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? []))
@@ -138,127 +121,141 @@ struct TransferEngine: Sendable {
                             let outcome = await executor.attempt(record, observer: observer)
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
+                    case let .recordSuccess(job):
+                        guard let record = jobs.records.removeValue(forKey: job.path),
+                              let success = jobs.successes.removeValue(forKey: job.path) else { continue }
+                        jobs.errors[job.path] = nil
+                        followUps += bookSuccess(record, success, batch: &batch, summary: &summary)
+                    case let .recordRetry(job, failures, delay):
+                        guard let record = jobs.records[job.path] else { continue }
+                        let error = jobs.errors[job.path].map(\.description) ?? "failed"
+                        var updated = try await current(record, batch: &batch)
+                        updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
+                                              notBefore: wallClock() + delay, at: wallClock())
+                        batch.save(updated)
+                        sink.emit(.failed(path: record.path, queue: record.queue, message: error, willRetry: true,
+                                          attempt: failures))
+                        jobs.records[job.path] = updated
+                    case let .recordFailure(job, failures):
+                        guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
+                        let error = jobs.errors.removeValue(forKey: job.path).map(\.description) ?? "failed"
+                        var updated = try await current(record, batch: &batch)
+                        updated.failForGood(failures: failures, error: error, at: wallClock())
+                        batch.save(updated)
+                        progress.countFailure(queue: record.queue)
+                        summary.failedFiles += 1
+                        summary.failures.append(RunSummary.Failure(path: record.path, message: error))
+                        sink.emit(.failed(path: record.path, queue: record.queue, message: error, willRetry: false,
+                                          attempt: failures))
+                    case let .handBack(job):
+                        guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
+                        jobs.errors[job.path] = nil
+                        let message = "the remote \(remoteName) did not answer for \(Int(machine.gaveUpAfter ?? 0)) s; "
+                            + "the file stays queued: run again when the server is back"
+                        try await handBack(record, message: message, batch: &batch, summary: &summary)
+                    case let .dropStopped(job):
+                        jobs.records[job.path] = nil
+                        jobs.errors[job.path] = nil
+                    case let .park(job):
+                        // The attempt may have got through before the connection failed: the
+                        // next one looks at the target first.
+                        let error = jobs.errors[job.path]?.description
+                        jobs.records[job.path]?.lastError = error
+                    case .probe:
+                        group.addTask {
+                            do throws(BackendError) {
+                                try await backend.checkReachable()
+                                return .probed(nil)
+                            } catch {
+                                return .probed(error.suggestsOutage ? error : nil)
+                            }
+                        }
+                    case .commit:
+                        try await commit(&batch)
+                    case let .reportOffline(nextProbeIn):
+                        sink.emit(.remoteOffline(remote: remoteName, message: lastProbeFailure?.description ?? "no answer",
+                                                 nextProbeSeconds: nextProbeIn))
+                    case let .reportOnline(offlineSeconds):
+                        sink.emit(.remoteOnline(remote: remoteName, offlineSeconds: offlineSeconds))
                     }
                 }
-                if state.isIdle && outage.isSettled && !probing && pages.isExhausted { break }
+                // A rename's follow-up transfers run in this same run. Their rows are
+                // pending in the journal too: the page reader must not hand them out again.
+                if !followUps.isEmpty {
+                    let arrived = jobs.take(followUps, outsidePages: true, classifier: classifier, progress: progress)
+                    try await perform(machine.handle(.jobsArrived(arrived), now: now()))
+                }
+            }
 
-                // One timer at a time, for the earliest of: a delayed retry, the batch's deadline.
-                // Once stopping, only the running transfers' ends are awaited.
-                var wake: Double?
-                if !stopping {
-                    if outage.isDispatching, state.runningCount < globalCap, let next = state.nextReadyTime { wake = next }
-                    if let deadline = batch.deadline(window: Self.batchWindow, since: start) { wake = min(wake ?? deadline, deadline) }
-                }
-                if let wake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
-                    timerAt = wake
-                    let delay = max(0, wake - elapsed())
-                    group.addTask {
-                        try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
-                        return .timer
+            if let feed {
+                group.addTask { .fed(await feed.next()) }
+            }
+            do throws(JournalError) {
+                while true {
+                    if Task.isCancelled && !stopSent {
+                        stopSent = true
+                        try await perform(machine.handle(.stopRequested, now: now()))
                     }
-                }
-                guard let event = await group.next() else { break }
-                do throws(JournalError) {
+                    // Jobs still in the journal, read while the machine takes them. After it
+                    // gave up on an offline backend it hands each back at once, so then the
+                    // pages are read to the end.
+                    while machine.acceptsJobs, !pages.isExhausted {
+                        let loaded = try await pages.refill(waiting: { machine.readyCount(rank: $0) })
+                        let arrived = jobs.take(loaded, outsidePages: false, classifier: classifier, progress: progress)
+                        if !arrived.isEmpty {
+                            try await perform(machine.handle(.jobsArrived(arrived), now: now()))
+                        }
+                        if !machine.isAbandoning { break }
+                    }
+                    if machine.isIdle && (stopSent || pages.isExhausted) { break }
+
+                    // One timer at a time, for the earliest moment the machine asked for.
+                    if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
+                        timerAt = wake
+                        let delay = max(0, wake - now())
+                        group.addTask {
+                            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
+                            return .timer
+                        }
+                    }
+                    guard let event = await group.next() else { break }
                     switch event {
                     case .timer:
-                        if let at = timerAt, at <= elapsed() + 0.001 { timerAt = nil }
-                    case let .fed(jobs):
-                        for job in jobs where records[job.path] == nil && !Task.isCancelled {
-                            records[job.path] = job
-                            takenOutsidePages.insert(job.path)
-                            let rank = classifier.rank(of: job.queue)
-                            state.add(SchedulerState.Job(path: job.path, rank: rank))
-                            progress.expect(queue: job.queue, rank: rank, files: 1, bytes: job.transferBytes)
+                        if let at = timerAt, at <= now() + 0.001 { timerAt = nil }
+                        try await perform(machine.handle(.timerFired, now: now()))
+                    case let .fed(records):
+                        if !Task.isCancelled {
+                            let arrived = jobs.take(records, outsidePages: true, classifier: classifier, progress: progress)
+                            try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
-                        if let feed, !jobs.isEmpty, !Task.isCancelled {
+                        if let feed, !records.isEmpty, !Task.isCancelled {
                             group.addTask { .fed(await feed.next()) }
                         }
                     case let .finished(job, record, outcome, moved):
-                        state.finish(job)
-                        if Task.isCancelled, case .failure(.backend) = outcome {
-                            // Stopped, not failed: the row stays as the attempt left it.
+                        switch outcome {
+                        case let .success(success):
+                            jobs.successes[job.path] = success
+                            try await perform(machine.handle(.jobSucceeded(job), now: now()))
+                        case let .failure(.journal(error)):
+                            progress.ended(queue: record.queue, succeeded: false)
+                            throw error
+                        case let .failure(.backend(error)):
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
-                        } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage, abandoning {
-                            progress.ended(queue: record.queue, succeeded: false, final: false)
-                            progress.rewind(queue: record.queue, bytes: moved)
-                            progress.began(queue: record.queue)
-                            records[job.path] = nil
-                            try await abandon(record, message: error.description, batch: &batch, summary: &summary)
-                        } else if case let .failure(.backend(error)) = outcome, error.suggestsOutage {
-                            progress.ended(queue: record.queue, succeeded: false, final: false)
-                            progress.rewind(queue: record.queue, bytes: moved)
-                            // The attempt may have got through before the connection
-                            // failed: the next one looks at the target first.
-                            records[job.path]?.lastError = error.description
-                            if outage.jobFailedSuspiciously(ParkedJob(job: job, record: record, error: error, moved: 0)) {
-                                try await commit(&batch)
-                                probe(after: 0)
-                            }
-                        } else {
-                            var next: [FileRecord] = []
-                            if let (retryAt, updated) = try await handle(record, outcome, moved: moved, batch: &batch,
-                                                                         summary: &summary, now: elapsed(), next: &next) {
-                                records[job.path] = updated
-                                state.add(job, readyAt: retryAt)
-                            } else {
-                                records[job.path] = nil
-                            }
-                            // A rename's follow-up transfers run in this same run. Their rows
-                            // are pending in the journal too: the page reader must not hand
-                            // them out a second time.
-                            for followUp in next {
-                                let rank = classifier.rank(of: followUp.queue)
-                                takenOutsidePages.insert(followUp.path)
-                                records[followUp.path] = followUp
-                                state.add(SchedulerState.Job(path: followUp.path, rank: rank))
-                                progress.expect(queue: followUp.queue, rank: rank, files: 1, bytes: followUp.transferBytes)
-                            }
+                            jobs.errors[job.path] = error
+                            let failure: TransferStateMachine.Failure = error.suggestsOutage
+                                ? .outage
+                                : error.isRetryable ? .retryable(retryAfter: error.retryAfterSeconds) : .permanent
+                            try await perform(machine.handle(.jobFailed(job, failures: record.attempts + 1, failure),
+                                                             now: now()))
                         }
                     case let .probed(failure):
-                        probing = false
-                        if Task.isCancelled { break }
-                        switch outage.probeAnswered(reachable: failure == nil, now: elapsed()) {
-                        case let .falseAlarm(parked):
-                            for held in parked {
-                                progress.began(queue: held.record.queue)
-                                var none: [FileRecord] = []
-                                if let (retryAt, updated) = try await handle(
-                                    held.record, .failure(.backend(held.error)), moved: 0, batch: &batch,
-                                    summary: &summary, now: elapsed(), next: &none) {
-                                    records[held.job.path] = updated
-                                    state.add(held.job, readyAt: retryAt)
-                                } else {
-                                    records[held.job.path] = nil
-                                }
-                            }
-                        case let .wentOffline(next):
-                            sink.emit(.remoteOffline(remote: remoteName, message: failure?.description ?? "no answer",
-                                                     nextProbeSeconds: next - elapsed()))
-                            probe(after: next - elapsed())
-                        case let .stillOffline(next):
-                            probe(after: next - elapsed())
-                        case let .backOnline(parked, seconds):
-                            sink.emit(.remoteOnline(remote: remoteName, offlineSeconds: seconds))
-                            for held in parked { state.add(held.job) }
-                        case let .gaveUp(parked, seconds):
-                            abandoning = true
-                            abandonMessage = "the remote \(remoteName) did not answer for \(Int(seconds)) s; "
-                                + "the file stays queued: run again when the server is back"
-                            let waiting = parked.map(\.job) + state.drainWaiting()
-                            for job in waiting {
-                                guard let record = records.removeValue(forKey: job.path) else { continue }
-                                progress.began(queue: record.queue)
-                                try await abandon(record, message: abandonMessage, batch: &batch, summary: &summary)
-                            }
-                        }
+                        lastProbeFailure = failure
+                        try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()))
                     }
-                    if batch.isDue(window: Self.batchWindow, limit: Self.batchLimit) {
-                        try await commit(&batch)
-                    }
-                } catch {
-                    journalFailure = error
                 }
+            } catch {
+                journalFailure = error
             }
             feed?.close()
             group.cancelAll()
@@ -270,19 +267,20 @@ struct TransferEngine: Sendable {
         try await commit(&batch)
     }
 
+    /// Wall-clock seconds, for the times kept in the journal (the machine's clock is
+    /// monotonic and starts with the run).
+    private func wallClock() -> Double { Date().timeIntervalSince1970 }
+
     /// Writes the waiting results and reports them.
     private func commit(_ batch: inout JournalBatch) async throws(JournalError) {
         for event in try await batch.flush(to: journal) { sink.emit(event) }
     }
 
-    /// Books one outcome; returns when to try again and the record to try with, or nil when
-    /// the job is over.
-    private func handle(
-        _ record: FileRecord, _ outcome: Outcome, moved: Int64, batch: inout JournalBatch,
-        summary: inout RunSummary, now: Double, next: inout [FileRecord]
-    ) async throws(JournalError) -> (Double, FileRecord)? {
-        switch outcome {
-        case let .success(.moved(saved, removed, followUps)):
+    /// Books a successful attempt; returns the follow-up jobs it leaves for this run.
+    private func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success, batch: inout JournalBatch,
+                             summary: inout RunSummary) -> [FileRecord] {
+        switch success {
+        case let .moved(saved, removed, followUps):
             for path in removed { batch.remove(pairId: record.pairId, path: path) }
             for (index, row) in saved.enumerated() {
                 batch.save(row, reporting: index == 0
@@ -296,9 +294,8 @@ struct TransferEngine: Sendable {
             } else {
                 summary.movedFiles += 1
             }
-            next += followUps
-            return nil
-        case let .success(.transferred(updated, bytes, resumedFrom)):
+            return followUps
+        case let .transferred(updated, bytes, resumedFrom):
             let direction = record.action ?? .upload
             batch.save(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
                                                         bytes: bytes, resumedFrom: resumedFrom))
@@ -311,64 +308,28 @@ struct TransferEngine: Sendable {
                 summary.uploadedBytes += bytes
             }
             summary.resumedBytes += resumedFrom
-            return nil
-        case let .success(.deleted(trashed)):
+        case let .deleted(trashed):
             if trashed { summary.trashedFiles += 1 }
             batch.remove(pairId: record.pairId, path: record.path,
                          reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             progress.ended(queue: record.queue, succeeded: true)
             summary.deletedFiles += 1
-            return nil
-        case .success(.vanished):
+        case .vanished:
             batch.remove(pairId: record.pairId, path: record.path,
                          reporting: .skipped(path: record.path, reason: "vanished before it could be transferred"))
             progress.ended(queue: record.queue, succeeded: true)
             summary.skippedFiles += 1
-            return nil
-        case let .failure(.journal(error)):
-            progress.ended(queue: record.queue, succeeded: false)
-            throw error
-        case let .failure(.backend(error)):
-            let failures = record.attempts + 1
-            let retryable = error.isRetryable && retry.allowsAnotherAttempt(afterFailures: failures)
-            progress.ended(queue: record.queue, succeeded: false, final: !retryable)
-            progress.rewind(queue: record.queue, bytes: moved)
-            var updated = try await current(record, batch: &batch)
-            updated.attempts = failures
-            updated.lastError = error.description
-            updated.updatedAt = Date().timeIntervalSince1970
-            if retryable {
-                let seconds = retry.delay(afterFailures: failures, for: error).inSeconds
-                updated.status = (record.action ?? .upload).pendingStatus
-                updated.action = record.action
-                updated.nextAttemptAt = Date().timeIntervalSince1970 + seconds
-                batch.save(updated)
-                sink.emit(.failed(path: record.path, queue: record.queue, message: error.description,
-                                  willRetry: true, attempt: failures))
-                return (now + seconds, updated)
-            }
-            updated.status = .syncError
-            updated.nextAttemptAt = nil
-            batch.save(updated)
-            summary.failedFiles += 1
-            summary.failures.append(RunSummary.Failure(path: record.path, message: error.description))
-            sink.emit(.failed(path: record.path, queue: record.queue, message: error.description,
-                              willRetry: false, attempt: failures))
-            return nil
         }
+        return []
     }
 
     /// Leaves a job queued in the journal (status pending, attempts untouched) and counts it
     /// as not done in this run: the backend was offline for longer than the run waits.
-    private func abandon(_ record: FileRecord, message: String, batch: inout JournalBatch,
-                         summary: inout RunSummary) async throws(JournalError) {
-        progress.ended(queue: record.queue, succeeded: false)
+    private func handBack(_ record: FileRecord, message: String, batch: inout JournalBatch,
+                          summary: inout RunSummary) async throws(JournalError) {
+        progress.countFailure(queue: record.queue)
         var updated = try await current(record, batch: &batch)
-        updated.status = (record.action ?? .upload).pendingStatus
-        updated.action = record.action
-        updated.lastError = message
-        updated.nextAttemptAt = nil
-        updated.updatedAt = Date().timeIntervalSince1970
+        updated.handBack(action: record.action ?? .upload, error: message, at: wallClock())
         batch.save(updated)
         summary.failedFiles += 1
         summary.failures.append(RunSummary.Failure(path: record.path, message: message))

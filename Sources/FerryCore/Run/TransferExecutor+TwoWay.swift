@@ -68,8 +68,7 @@ extension TransferExecutor {
         var winner = planned
         winner.local = nil
         forgetLastSync(&winner)
-        winner.action = .download
-        winner.status = .needsDownload
+        winner.plan(.download)
         winner.updatedAt = now
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
         loser.action = .upload
@@ -87,8 +86,7 @@ extension TransferExecutor {
         var winner = planned
         winner.remote = nil
         forgetLastSync(&winner)
-        winner.action = .upload
-        winner.status = .needsUpload
+        winner.plan(.upload)
         winner.updatedAt = now
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
         loser.action = .download

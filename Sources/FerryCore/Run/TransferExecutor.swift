@@ -97,10 +97,7 @@ struct TransferExecutor: Sendable {
         if planned.remote != nil, planned.moveTarget != nil {
             try await trashRemote(planned)
         }
-        record.status = .uploading
-        record.local = version
-        record.transferLocal = version
-        record.updatedAt = now()
+        record.beginUpload(of: version, at: now())
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
         // transaction per file (half the journal's work on small files) is skipped.
@@ -118,9 +115,8 @@ struct TransferExecutor: Sendable {
         // complete copy of the old version, and the new version must go too.
         let after = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadata(source) }
         if let after, !(after.size == version.size && after.modifiedNanos == version.modifiedNanos) {
-            record.status = .needsUpload
-            record.action = .upload
-            record.local = LocalVersion(size: after.size, modifiedNanos: after.modifiedNanos, inode: Int64(bitPattern: after.inode))
+            record.changedDuringUpload(to: LocalVersion(size: after.size, modifiedNanos: after.modifiedNanos,
+                                                        inode: Int64(bitPattern: after.inode)))
             try await journal.save(record)
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
         }
@@ -165,9 +161,7 @@ struct TransferExecutor: Sendable {
         }
 
         var record = planned
-        record.status = .downloading
-        record.transferRemote = remote
-        record.updatedAt = now()
+        record.beginDownload(of: remote, at: now())
         if remote.size >= Self.resumableSize { try await journal.save(record) }
 
         let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)

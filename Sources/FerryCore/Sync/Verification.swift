@@ -72,13 +72,7 @@ public enum Verification {
             updated.local = local[record.path]
             updated.remote = remote[record.path]
             if kinds.contains(.contentDiffers) {
-                updated.syncedLocal = nil
-                updated.syncedRemote = nil
-                updated.syncedAt = nil
-                updated.status = .conflict
-                updated.action = nil
-                updated.resolution = .keepBoth
-                updated.lastError = "the bytes differ on the two sides (ferry verify --hash); the next sync keeps both"
+                updated.markContentConflict(reason: "the bytes differ on the two sides (ferry verify --hash); the next sync keeps both")
             }
             if updated != record {
                 updated.updatedAt = now
