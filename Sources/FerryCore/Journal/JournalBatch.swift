@@ -1,38 +1,23 @@
 /// Results of finished jobs waiting to be committed together: one transaction for many
 /// files instead of one per file. The events that report them wait with them, so that a
-/// file reported as transferred is always one the journal knows about.
+/// file reported as transferred is always one the journal knows about. When it is
+/// committed is the engine's state machine's decision.
 struct JournalBatch: Sendable {
     private var upserts: [FileRecord] = []
     private var events: [RunEvent] = []
     private var deletions: [(pairId: Int64, path: String)] = []
-    /// When the oldest waiting result came in (monotonic seconds).
-    private var oldest: ContinuousClock.Instant?
 
     var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty }
     var count: Int { upserts.count + deletions.count }
 
     mutating func save(_ record: FileRecord, reporting event: RunEvent? = nil) {
-        if oldest == nil { oldest = .now }
         upserts.append(record)
         if let event { events.append(event) }
     }
 
     mutating func remove(pairId: Int64, path: String, reporting event: RunEvent? = nil) {
-        if oldest == nil { oldest = .now }
         deletions.append((pairId, path))
         if let event { events.append(event) }
-    }
-
-    /// Whether the batch should be committed now: it is full, or its oldest result has
-    /// waited for `window` seconds.
-    func isDue(window: Double, limit: Int) -> Bool {
-        guard let oldest else { return false }
-        return count >= limit || oldest.duration(to: .now).inSeconds >= window
-    }
-
-    /// How many seconds from now the batch falls due by age; nil when it is empty.
-    func deadline(window: Double, since start: ContinuousClock.Instant) -> Double? {
-        oldest.map { start.duration(to: $0).inSeconds + window }
     }
 
     /// Commits everything waiting (in one transaction per `Journal.batchSize` rows), empties
@@ -45,7 +30,6 @@ struct JournalBatch: Sendable {
         upserts.removeAll(keepingCapacity: true)
         deletions.removeAll(keepingCapacity: true)
         events.removeAll(keepingCapacity: true)
-        oldest = nil
         // In a task of its own: results that happened are recorded even while the run is
         // being cancelled (the daemon stopping), and GRDB starts no work in a cancelled task.
         let outcome: Result<Void, JournalError> = await Task { () async -> Result<Void, JournalError> in

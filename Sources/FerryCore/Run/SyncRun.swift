@@ -32,6 +32,9 @@ public struct RunOptions: Sendable {
     public var waitForLock = false
     /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
     public var jobFeed: JobFeed?
+    /// The engine's clock: its retry delays, probes and commit deadlines (tests pass one
+    /// that does not wait).
+    public var clock: any RunClock = SystemRunClock()
 
     public init() {}
 }
@@ -219,10 +222,11 @@ public struct SyncRun: Sendable {
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
+            let writer = RunJournalWriter(journal: journal, sink: sink)
             let engine = TransferEngine(
-                executor: TransferExecutor(pair: pair, journal: journal,
+                executor: TransferExecutor(pair: pair, journal: journal, writer: writer,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
-                journal: journal,
+                writer: writer,
                 classifier: classifier,
                 queueCaps: config.queues.map(\.concurrency),
                 globalCap: options.transfers ?? config.transfers.maxConcurrent,
@@ -232,7 +236,8 @@ public struct SyncRun: Sendable {
                 sink: sink,
                 sharedThrottles: options.sharedThrottles,
                 queueThrottles: options.queueThrottles,
-                feed: options.jobFeed)
+                feed: options.jobFeed,
+                clock: options.clock)
             // Without bundles in play the engine reads its jobs back from the journal, a
             // page at a time; with them, it takes what the bundles left.
             let pages = keepsJobs

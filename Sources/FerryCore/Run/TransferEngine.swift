@@ -8,13 +8,14 @@ import Foundation
 /// answered, a timer went off) into its events. Results go to the journal, the progress
 /// counters and the event sink.
 ///
-/// Results are committed in groups (`JournalBatch`): at most `batchWindow` seconds or
+/// Results are committed in groups (`RunJournalWriter`): at most `batchWindow` seconds or
 /// `batchLimit` results wait in memory. A kill in that window loses only the record of
 /// transfers that did happen; the next run finds those files on the other side and adopts
 /// them, or sends them again where it cannot tell.
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
-    let journal: Journal
+    /// The run's one journal writer, shared with the executor's marks.
+    let writer: RunJournalWriter
     let classifier: QueueClassifier
     let queueCaps: [Int]
     let globalCap: Int
@@ -28,6 +29,7 @@ struct TransferEngine: Sendable {
     var queueThrottles: [String: ByteThrottle] = [:]
     /// More jobs while the engine runs (files that settled in a watched folder).
     var feed: JobFeed?
+    var clock: any RunClock = SystemRunClock()
 
     static let batchWindow = 0.25
     static let batchLimit = 512
@@ -84,12 +86,9 @@ struct TransferEngine: Sendable {
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
-        var batch = JournalBatch()
-        let clock = ContinuousClock()
-        let start = clock.now
-        func now() -> Double {
-            start.duration(to: clock.now).inSeconds
-        }
+        let writer = self.writer
+        let clock = self.clock
+        func now() -> Double { clock.now() }
         let backend = executor.pair.backend
         let remoteName = executor.pair.remoteLocation
 
@@ -125,23 +124,23 @@ struct TransferEngine: Sendable {
                         guard let record = jobs.records.removeValue(forKey: job.path),
                               let success = jobs.successes.removeValue(forKey: job.path) else { continue }
                         jobs.errors[job.path] = nil
-                        followUps += bookSuccess(record, success, batch: &batch, summary: &summary)
+                        followUps += await bookSuccess(record, success, summary: &summary)
                     case let .recordRetry(job, failures, delay):
                         guard let record = jobs.records[job.path] else { continue }
                         let error = jobs.errors[job.path].map(\.description) ?? "failed"
-                        var updated = try await current(record, batch: &batch)
+                        var updated = await writer.current(record)
                         updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
                                               notBefore: wallClock() + delay, at: wallClock())
-                        batch.save(updated)
+                        await writer.book(updated)
                         sink.emit(.failed(path: record.path, queue: record.queue, message: error, willRetry: true,
                                           attempt: failures))
                         jobs.records[job.path] = updated
                     case let .recordFailure(job, failures):
                         guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
                         let error = jobs.errors.removeValue(forKey: job.path).map(\.description) ?? "failed"
-                        var updated = try await current(record, batch: &batch)
+                        var updated = await writer.current(record)
                         updated.failForGood(failures: failures, error: error, at: wallClock())
-                        batch.save(updated)
+                        await writer.book(updated)
                         progress.countFailure(queue: record.queue)
                         summary.failedFiles += 1
                         summary.failures.append(RunSummary.Failure(path: record.path, message: error))
@@ -152,7 +151,7 @@ struct TransferEngine: Sendable {
                         jobs.errors[job.path] = nil
                         let message = "the remote \(remoteName) did not answer for \(Int(machine.gaveUpAfter ?? 0)) s; "
                             + "the file stays queued: run again when the server is back"
-                        try await handBack(record, message: message, batch: &batch, summary: &summary)
+                        await handBack(record, message: message, summary: &summary)
                     case let .dropStopped(job):
                         jobs.records[job.path] = nil
                         jobs.errors[job.path] = nil
@@ -171,7 +170,7 @@ struct TransferEngine: Sendable {
                             }
                         }
                     case .commit:
-                        try await commit(&batch)
+                        try await writer.commit()
                     case let .reportOffline(nextProbeIn):
                         sink.emit(.remoteOffline(remote: remoteName, message: lastProbeFailure?.description ?? "no answer",
                                                  nextProbeSeconds: nextProbeIn))
@@ -212,13 +211,18 @@ struct TransferEngine: Sendable {
                     // One timer at a time, for the earliest moment the machine asked for.
                     if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
                         timerAt = wake
-                        let delay = max(0, wake - now())
                         group.addTask {
-                            try? await Task.sleep(for: .milliseconds(Int64(delay * 1000) + 1))
+                            await clock.sleep(until: wake)
                             return .timer
                         }
                     }
                     guard let event = await group.next() else { break }
+                    // A cancelled transfer ends with an error: the machine must know the
+                    // run is stopping before it hears of it, or it books a failure.
+                    if Task.isCancelled && !stopSent {
+                        stopSent = true
+                        try await perform(machine.handle(.stopRequested, now: now()))
+                    }
                     switch event {
                     case .timer:
                         if let at = timerAt, at <= now() + 0.001 { timerAt = nil }
@@ -264,26 +268,21 @@ struct TransferEngine: Sendable {
             running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
-        try await commit(&batch)
+        try await writer.commit()
     }
 
     /// Wall-clock seconds, for the times kept in the journal (the machine's clock is
     /// monotonic and starts with the run).
     private func wallClock() -> Double { Date().timeIntervalSince1970 }
 
-    /// Writes the waiting results and reports them.
-    private func commit(_ batch: inout JournalBatch) async throws(JournalError) {
-        for event in try await batch.flush(to: journal) { sink.emit(event) }
-    }
-
     /// Books a successful attempt; returns the follow-up jobs it leaves for this run.
-    private func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success, batch: inout JournalBatch,
-                             summary: inout RunSummary) -> [FileRecord] {
+    private func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success,
+                             summary: inout RunSummary) async -> [FileRecord] {
         switch success {
         case let .moved(saved, removed, followUps):
-            for path in removed { batch.remove(pairId: record.pairId, path: path) }
+            for path in removed { await writer.bookRemoval(pairId: record.pairId, path: path) }
             for (index, row) in saved.enumerated() {
-                batch.save(row, reporting: index == 0
+                await writer.book(row, reporting: index == 0
                     ? .moved(path: record.path, queue: record.queue, action: record.action ?? .moveRemote,
                              target: record.moveTarget ?? row.path)
                     : nil)
@@ -297,7 +296,7 @@ struct TransferEngine: Sendable {
             return followUps
         case let .transferred(updated, bytes, resumedFrom):
             let direction = record.action ?? .upload
-            batch.save(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
+            await writer.book(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,
                                                         bytes: bytes, resumedFrom: resumedFrom))
             progress.ended(queue: record.queue, succeeded: true, skippedBytes: resumedFrom)
             if direction == .download {
@@ -310,13 +309,13 @@ struct TransferEngine: Sendable {
             summary.resumedBytes += resumedFrom
         case let .deleted(trashed):
             if trashed { summary.trashedFiles += 1 }
-            batch.remove(pairId: record.pairId, path: record.path,
-                         reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
+            await writer.bookRemoval(pairId: record.pairId, path: record.path,
+                                     reporting: .deleted(path: record.path, queue: record.queue, side: record.action ?? .deleteRemote))
             progress.ended(queue: record.queue, succeeded: true)
             summary.deletedFiles += 1
         case .vanished:
-            batch.remove(pairId: record.pairId, path: record.path,
-                         reporting: .skipped(path: record.path, reason: "vanished before it could be transferred"))
+            await writer.bookRemoval(pairId: record.pairId, path: record.path,
+                                     reporting: .skipped(path: record.path, reason: "vanished before it could be transferred"))
             progress.ended(queue: record.queue, succeeded: true)
             summary.skippedFiles += 1
         }
@@ -325,22 +324,14 @@ struct TransferEngine: Sendable {
 
     /// Leaves a job queued in the journal (status pending, attempts untouched) and counts it
     /// as not done in this run: the backend was offline for longer than the run waits.
-    private func handBack(_ record: FileRecord, message: String, batch: inout JournalBatch,
-                          summary: inout RunSummary) async throws(JournalError) {
+    private func handBack(_ record: FileRecord, message: String, summary: inout RunSummary) async {
         progress.countFailure(queue: record.queue)
-        var updated = try await current(record, batch: &batch)
+        var updated = await writer.current(record)
         updated.handBack(action: record.action ?? .upload, error: message, at: wallClock())
-        batch.save(updated)
+        await writer.book(updated)
         summary.failedFiles += 1
         summary.failures.append(RunSummary.Failure(path: record.path, message: message))
         sink.emit(.failed(path: record.path, queue: record.queue, message: message, willRetry: false,
                           attempt: record.attempts))
-    }
-
-    /// The journal's row for a job (the executor may have written it during the attempt),
-    /// after any results still waiting in the batch are committed.
-    private func current(_ record: FileRecord, batch: inout JournalBatch) async throws(JournalError) -> FileRecord {
-        try await commit(&batch)
-        return try await journal.record(pairId: record.pairId, path: record.path) ?? record
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 
 /// Carries out one attempt of one job, with the journal bookkeeping around it: a large file
 /// is marked `uploading`/`downloading` (with the source version its partial bytes belong
-/// to) before any byte moves. The result (the `inSync` row, or the row to drop) goes back
-/// to the engine, which commits results in groups: one transaction per file was half of a
-/// small-file push's time.
+/// to) before any byte moves, through the run's one journal writer. The result (the `inSync`
+/// row, or the row to drop) goes back to the engine, which commits results in groups: one
+/// transaction per file was half of a small-file push's time.
 struct TransferExecutor: Sendable {
     enum Success: Sendable {
         /// The file arrived; the record (now `inSync`) is still to be written.
@@ -25,7 +25,9 @@ struct TransferExecutor: Sendable {
     }
 
     let pair: FolderPair
+    /// For reads; the executor's writes (its marks) go through `writer`.
     let journal: Journal
+    let writer: RunJournalWriter
     /// What downloads leave free on the local disk.
     var freeSpaceReserve: FreeSpaceReserve = .standard
 
@@ -101,7 +103,7 @@ struct TransferExecutor: Sendable {
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
         // transaction per file (half the journal's work on small files) is skipped.
-        if version.size >= Self.resumableSize { try await journal.save(record) }
+        if version.size >= Self.resumableSize { try await writer.markNow(record) }
 
         let result = try await pair.backend.upload(
             UploadRequest(source: source, destination: destination, size: version.size,
@@ -117,7 +119,7 @@ struct TransferExecutor: Sendable {
         if let after, !(after.size == version.size && after.modifiedNanos == version.modifiedNanos) {
             record.changedDuringUpload(to: LocalVersion(size: after.size, modifiedNanos: after.modifiedNanos,
                                                         inode: Int64(bitPattern: after.inode)))
-            try await journal.save(record)
+            try await writer.markNow(record)
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
         }
         return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
@@ -162,7 +164,7 @@ struct TransferExecutor: Sendable {
 
         var record = planned
         record.beginDownload(of: remote, at: now())
-        if remote.size >= Self.resumableSize { try await journal.save(record) }
+        if remote.size >= Self.resumableSize { try await writer.markNow(record) }
 
         let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)
         // A partial file that is already complete (killed between the last byte and the
