@@ -117,15 +117,21 @@ let package = Package(
             dependencies: ["FerryPluginAPI"]
         ),
 
-        // Test support: tree generators, tree comparison, a runner for the ferry binary.
+        // Test support: tree generators, tree comparison, a runner for the ferry binary,
+        // an in-memory backend and a clock that does not wait, the `.integration` trait.
         .target(
             name: "FerryTestSupport",
-            dependencies: ["FerryPluginAPI", "FerryConformance"]
+            dependencies: ["FerryPluginAPI", "FerryConformance", "FerryCore"]
         ),
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "ArchiveCodec", "FerryTestSupport", "LocalBackend", "FerryFuzzing"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "ArchiveCodec", "FerryTestSupport", "LocalBackend"]
+        ),
+        // The bounded fuzz pass over every parser: it needs every plugin's parsers.
+        .testTarget(
+            name: "FerryFuzzingTests",
+            dependencies: ["FerryFuzzing"]
         ),
         .testTarget(
             name: "ArchiveCodecTests",

@@ -1,0 +1,241 @@
+import FerryPluginAPI
+import Foundation
+import Synchronization
+
+/// A backend that keeps its files in memory, for tests of the engine that need no server
+/// and no waiting. Faults are scripted: a path's next attempts fail with given errors, the
+/// whole backend goes offline (every call fails as an unreachable server does) until the
+/// test brings it back, and a path's upload can be held at a gate until the test opens it
+/// or the transfer is cancelled.
+public final class InMemoryBackend: Backend {
+    public struct StoredFile: Sendable, Equatable {
+        public var data: Data
+        public var modifiedNanos: Int64
+        public var etag: String
+    }
+
+    private struct State {
+        var files: [String: StoredFile] = [:]
+        var folders: Set<String> = [""]
+        var failures: [String: [BackendError]] = [:]
+        var offline = false
+        /// Calls refused while offline, probes included.
+        var refusedWhileOffline = 0
+        /// A scripted outage: it starts with the upload of this path and lasts this many calls.
+        var outage: (path: String, calls: Int)?
+        /// Calls still to refuse before a scripted outage ends.
+        var outageCallsLeft = 0
+        /// Every upload attempt per path, in order.
+        var uploads: [String] = []
+        var gates: Set<String> = []
+        var waitingAtGate: Set<String> = []
+        var nextETag = 1
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var capabilities: BackendCapabilities {
+        BackendCapabilities(serverSideMove: true, preservesModificationTime: true, listingHasETags: true, atomicUpload: true)
+    }
+
+    public var displayName: String { "memory" }
+
+    // MARK: What a test scripts and reads
+
+    /// The next uploads or downloads of `path` fail with these errors, in order (other calls
+    /// on it, such as the stat before a retry, answer as usual).
+    public func failNext(_ path: String, with errors: [BackendError]) {
+        state.withLock { $0.failures[path, default: []] += errors }
+    }
+
+    /// Every call fails as an unreachable server's would, until `setOffline(false)`.
+    public func setOffline(_ offline: Bool) {
+        state.withLock { $0.offline = offline }
+    }
+
+    /// The backend goes offline when the upload of `path` starts (that upload fails as if the
+    /// server had gone) and refuses `calls` calls in all, probes included, then answers again.
+    /// `Int.max` keeps it offline for good.
+    public func goOffline(atUploadOf path: String, refusing calls: Int) {
+        state.withLock { $0.outage = (path, calls) }
+    }
+
+    /// Calls refused while the backend was offline.
+    public var refusedWhileOffline: Int { state.withLock { $0.refusedWhileOffline } }
+
+    /// Uploads of `path` wait at a gate until `open(path)` or until they are cancelled.
+    public func hold(_ path: String) {
+        state.withLock { _ = $0.gates.insert(path) }
+    }
+
+    public func open(_ path: String) {
+        state.withLock { _ = $0.gates.remove(path) }
+    }
+
+    /// Whether an upload of `path` is waiting at its gate now.
+    public func isWaitingAtGate(_ path: String) -> Bool {
+        state.withLock { $0.waitingAtGate.contains(path) }
+    }
+
+    public var files: [String: StoredFile] { state.withLock { $0.files } }
+
+    /// The paths of every upload attempt, in the order they were made.
+    public var uploadAttempts: [String] { state.withLock { $0.uploads } }
+
+    /// Stores a file as if another client had put it there.
+    public func put(_ path: String, _ data: Data, modifiedNanos: Int64) {
+        state.withLock { state in
+            state.files[path] = StoredFile(data: data, modifiedNanos: modifiedNanos, etag: "\"\(state.nextETag)\"")
+            state.nextETag += 1
+            var parent = path
+            while let slash = parent.lastIndex(of: "/") {
+                parent = String(parent[..<slash])
+                state.folders.insert(parent)
+            }
+        }
+    }
+
+    // MARK: Backend
+
+    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        try check(directory.string)
+        return try state.withLock { state throws(BackendError) -> [RemoteEntry] in
+            let folder = directory.string
+            guard state.folders.contains(folder) else {
+                throw BackendError(.notFound, "no such folder", path: folder)
+            }
+            let prefix = folder.isEmpty ? "" : folder + "/"
+            var entries: [RemoteEntry] = []
+            for (path, file) in state.files where path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
+                entries.append(RemoteEntry(path: try RemotePath(path), kind: .file, size: Int64(file.data.count),
+                                           modifiedNanos: file.modifiedNanos, etag: file.etag))
+            }
+            for path in state.folders where !path.isEmpty && path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
+                entries.append(RemoteEntry(path: try RemotePath(path), kind: .directory, size: 0, modifiedNanos: nil))
+            }
+            return entries.sorted { $0.path.string < $1.path.string }
+        }
+    }
+
+    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+        try check(path.string)
+        return try state.withLock { state throws(BackendError) -> RemoteEntry? in
+            if let file = state.files[path.string] {
+                return RemoteEntry(path: path, kind: .file, size: Int64(file.data.count), modifiedNanos: file.modifiedNanos,
+                                   etag: file.etag)
+            }
+            return state.folders.contains(path.string) ? RemoteEntry(path: path, kind: .directory, size: 0, modifiedNanos: nil) : nil
+        }
+    }
+
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let path = request.destination.string
+        state.withLock { state in
+            state.uploads.append(path)
+            if let outage = state.outage, outage.path == path {
+                state.outage = nil
+                state.offline = true
+                state.outageCallsLeft = outage.calls
+            }
+        }
+        try check(path, transfer: true)
+        while state.withLock({ state in
+            let held = state.gates.contains(path)
+            if held { state.waitingAtGate.insert(path) } else { state.waitingAtGate.remove(path) }
+            return held
+        }) {
+            if observer.isCancelled || Task.isCancelled {
+                state.withLock { _ = $0.waitingAtGate.remove(path) }
+                throw BackendError(.cancelled, "the transfer was cancelled", path: path)
+            }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: request.source))
+        } catch {
+            throw BackendError(.io, "cannot read the source", path: request.source, cause: "\(error)")
+        }
+        _ = observer.bytesTransferred(data.count)
+        put(path, data, modifiedNanos: request.modifiedNanos)
+        let stored = state.withLock { $0.files[path]! }
+        return UploadResult(entry: RemoteEntry(path: request.destination, kind: .file, size: Int64(data.count),
+                                               modifiedNanos: stored.modifiedNanos, etag: stored.etag),
+                            bytesSent: Int64(data.count), resumedFrom: 0)
+    }
+
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        let path = request.source.string
+        try check(path, transfer: true)
+        guard let file = state.withLock({ $0.files[path] }) else {
+            throw BackendError(.notFound, "no such file", path: path)
+        }
+        do {
+            try file.data.write(to: URL(fileURLWithPath: request.partialFile))
+        } catch {
+            throw BackendError(.io, "cannot write the partial file", path: request.partialFile, cause: "\(error)")
+        }
+        _ = observer.bytesTransferred(file.data.count)
+        return DownloadResult(entry: RemoteEntry(path: request.source, kind: .file, size: Int64(file.data.count),
+                                                 modifiedNanos: file.modifiedNanos, etag: file.etag),
+                              bytesReceived: Int64(file.data.count), resumedFrom: 0)
+    }
+
+    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+        try check(path.string)
+        state.withLock { state in
+            var folder = path.string
+            while !folder.isEmpty {
+                state.folders.insert(folder)
+                folder = folder.lastIndex(of: "/").map { String(folder[..<$0]) } ?? ""
+            }
+        }
+    }
+
+    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        try check(source.string)
+        try state.withLock { state throws(BackendError) in
+            guard let file = state.files[source.string] else { throw BackendError(.notFound, "no such file", path: source.string) }
+            if !overwrite, state.files[destination.string] != nil {
+                throw BackendError(.alreadyExists, "the target exists", path: destination.string)
+            }
+            state.files[source.string] = nil
+            state.files[destination.string] = file
+        }
+    }
+
+    public func delete(_ path: RemotePath) async throws(BackendError) {
+        try check(path.string)
+        state.withLock { _ = $0.files.removeValue(forKey: path.string) }
+    }
+
+    public func checkReachable() async throws(BackendError) {
+        try check(nil)
+    }
+
+    /// The scripted faults, in force for every call.
+    private func check(_ path: String?, transfer: Bool = false) throws(BackendError) {
+        let (refused, failure): (Bool, BackendError?) = state.withLock { state in
+            if state.offline {
+                state.refusedWhileOffline += 1
+                if state.outageCallsLeft > 0 {
+                    state.outageCallsLeft -= 1
+                    if state.outageCallsLeft == 0 { state.offline = false }
+                }
+                return (true, nil)
+            }
+            if transfer, let path, var queued = state.failures[path], !queued.isEmpty {
+                let next = queued.removeFirst()
+                state.failures[path] = queued
+                return (false, next)
+            }
+            return (false, nil)
+        }
+        if refused {
+            throw BackendError(.unreachable, "connection refused", path: path)
+        }
+        if let failure { throw failure }
+    }
+}
