@@ -16,6 +16,13 @@ public enum BackendConformance {
         public var description: String { message }
     }
 
+    /// The check does not apply to this backend (it does not claim the capability the
+    /// check is about): reported as skipped, never as passed.
+    public struct NotApplicable: Error, CustomStringConvertible {
+        public var reason: String
+        public var description: String { reason }
+    }
+
     static func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw Failure(message: message()) }
     }
@@ -71,7 +78,9 @@ public enum BackendConformance {
                         "list(dir) = \(dir.map(\.path.string))")
         },
         Check(name: "upload keeps the modification time when the backend says it can") { backend, scratch in
-            guard try await backend.discoverCapabilities().preservesModificationTime else { return }
+            guard try await backend.discoverCapabilities().preservesModificationTime else {
+                throw NotApplicable(reason: "the backend does not claim to keep modification times")
+            }
             let (request, _) = try source(scratch, size: 10, seed: 2, to: "m.jpg")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             let entry = try await backend.stat(path("m.jpg"))
@@ -124,7 +133,9 @@ public enum BackendConformance {
             try require(try await backend.stat(path("changed.jpg")) == nil, "a refused upload left a file under the final name")
         },
         Check(name: "a ranged download continues a partial file") { backend, scratch in
-            guard backend.capabilities.rangedDownload else { return }
+            guard backend.capabilities.rangedDownload else {
+                throw NotApplicable(reason: "the backend does not claim ranged downloads")
+            }
             let (request, bytes) = try source(scratch, size: 200_000, seed: 23, to: "ranged.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             // Servers treat the validators of a file changed within the last second as weak
@@ -141,7 +152,9 @@ public enum BackendConformance {
             try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes, "resumed download differs")
         },
         Check(name: "a download whose partial file is already complete finishes (no unsatisfiable range)") { backend, scratch in
-            guard backend.capabilities.rangedDownload else { return }
+            guard backend.capabilities.rangedDownload else {
+                throw NotApplicable(reason: "the backend does not claim ranged downloads")
+            }
             let (request, bytes) = try source(scratch, size: 50_000, seed: 29, to: "complete.bin")
             _ = try await backend.upload(request, observer: NullTransferObserver())
             guard let entry = try await backend.stat(path("complete.bin")) else { throw Failure(message: "no entry") }

@@ -2,15 +2,18 @@ import FerryPluginAPI
 import Foundation
 
 /// Runs every conformance check against one backend, each in a fresh empty folder of it
-/// (`SubfolderBackend`) with a fresh local scratch folder, and collects what passed.
+/// (`SubfolderBackend`) with a fresh local scratch folder, and collects what passed, what
+/// failed and what did not apply.
 /// The folders are removed afterwards, whatever the outcome.
 public struct ConformanceRun: Sendable {
     public struct Outcome: Sendable {
         public var check: String
-        /// nil when the check passed.
+        /// nil when the check passed or did not apply.
         public var failure: String?
+        /// Why the check did not apply to this backend; nil when it ran.
+        public var skipped: String?
         public var seconds: Double
-        public var passed: Bool { failure == nil }
+        public var passed: Bool { failure == nil && skipped == nil }
     }
 
     public var backend: any Backend
@@ -33,17 +36,20 @@ public struct ConformanceRun: Sendable {
         for (index, check) in checks.enumerated() {
             let started = clock.now
             var failure: String?
+            var skipped: String?
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-conformance-\(UUID().uuidString)").path
             do {
                 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
                 let checkFolder = folder.appending(try RemotePath("check-\(index + 1)"))
                 try await backend.makeDirectory(checkFolder)
                 try await check.run(SubfolderBackend(backend, folder: checkFolder), scratch)
+            } catch let notApplicable as BackendConformance.NotApplicable {
+                skipped = notApplicable.reason
             } catch {
                 failure = "\(error)"
             }
             try? FileManager.default.removeItem(atPath: scratch)
-            let outcome = Outcome(check: check.name, failure: failure, seconds: (clock.now - started).inSeconds)
+            let outcome = Outcome(check: check.name, failure: failure, skipped: skipped, seconds: (clock.now - started).inSeconds)
             report(outcome)
             outcomes.append(outcome)
         }

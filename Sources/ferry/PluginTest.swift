@@ -123,25 +123,30 @@ extension Ferry {
                     object.add("event", "check")
                     object.add("name", outcome.check)
                     object.add("passed", outcome.passed)
+                    object.add("skipped", outcome.skipped != nil)
                     object.add("seconds", outcome.seconds)
-                    object.add("message", outcome.failure)
+                    object.add("message", outcome.failure ?? outcome.skipped)
                     StandardStreams.output(object.text)
                 } else if let failure = outcome.failure {
                     StandardStreams.output("FAIL \(outcome.check): \(failure)")
+                } else if let reason = outcome.skipped {
+                    StandardStreams.output("skip \(outcome.check): \(reason)")
                 } else {
                     StandardStreams.output("pass \(outcome.check) (\(String(format: "%.2f", outcome.seconds)) s)")
                 }
             }
-            let failed = outcomes.filter { !$0.passed }.count
-            let passed = outcomes.count - failed
+            let failed = outcomes.filter { $0.failure != nil }.count
+            let skipped = outcomes.filter { $0.skipped != nil }.count
+            let passed = outcomes.count - failed - skipped
             if json {
                 var object = JSONObject()
                 object.add("event", "summary")
                 object.add("passed", passed)
                 object.add("failed", failed)
+                object.add("skipped", skipped)
                 StandardStreams.output(object.text)
             } else {
-                StandardStreams.output("\(passed) passed, \(failed) failed")
+                StandardStreams.output("\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
             }
             if failed > 0 { throw ExitCodeFailure.someFilesFailed }
         }

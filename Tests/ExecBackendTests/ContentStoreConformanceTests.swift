@@ -5,7 +5,7 @@ import Testing
 
 /// The example plugin (Python, Plugins/ContentStorePlugin) through the exec backend passes
 /// the same checks as the built-in backends.
-@Suite("exec:cas conformance")
+@Suite("exec:cas conformance", .integration)
 struct ContentStoreConformanceTests {
     @Test(arguments: BackendConformance.checks)
     func conformance(_ check: BackendConformance.Check) async throws {
@@ -13,7 +13,11 @@ struct ContentStoreConformanceTests {
         let scratch = TemporaryDirectory("ferry-cas-scratch")
         let backend = TestPlugins.contentStoreBackend(in: store)
         _ = try await backend.discoverCapabilities()
-        try await check.run(backend, scratch.path)
+        do {
+            try await check.run(backend, scratch.path)
+        } catch let notApplicable as BackendConformance.NotApplicable {
+            try Test.cancel(Comment(rawValue: notApplicable.reason))
+        }
     }
 
     @Test("ConformanceRun gives each check a folder of its own, and removes them")
@@ -25,7 +29,7 @@ struct ContentStoreConformanceTests {
             || $0.name.hasPrefix("listTree") || $0.name.hasPrefix("move refuses") }
         let outcomes = await ConformanceRun(backend: backend, folder: try RemotePath("suite")).run(quick)
         #expect(quick.count == 4 && outcomes.count == quick.count)
-        #expect(outcomes.filter { !$0.passed }.map { "\($0.check): \($0.failure ?? "")" } == [])
+        #expect(outcomes.filter { $0.failure != nil }.map { "\($0.check): \($0.failure ?? "")" } == [])
         #expect(try await backend.list(.root).isEmpty)
     }
 
