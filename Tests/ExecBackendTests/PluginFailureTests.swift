@@ -6,7 +6,7 @@ import Testing
 
 /// Plugins that crash, hang or write garbage: each failure is a clear, retryable error,
 /// the plugin is started again, and the next attempt works. Nothing waits forever.
-@Suite("exec plugin failures")
+@Suite("exec plugin failures", .integration)
 struct PluginFailureTests {
     @Test("a plugin killed mid-transfer: a retryable connectionLost naming the signal; the retry resumes the upload")
     func killedMidTransfer() async throws {

@@ -18,7 +18,7 @@ final class SummaryCounter: RunEventSink {
 }
 
 /// `PairRunner` over a real local folder pair and a real journal.
-@Suite("PairRunner")
+@Suite("PairRunner", .integration)
 struct PairRunnerTests {
     struct Setup {
         let folder = TemporaryDirectory("pairrunner")

@@ -43,7 +43,7 @@ final class RecordingRegistrar: WatchRegistrar {
     var paths: Set<String> { state.withLock { Set($0.watched.values) } }
 }
 
-@Suite("TreeWatch")
+@Suite("TreeWatch", .integration)
 struct TreeWatchTests {
     static func ignore() throws -> GlobSet {
         try GlobSet(ScanSettings.builtInIgnores)

@@ -3,7 +3,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("archive bundles: cold files pushed as bundles, pulled back from them")
+@Suite("archive bundles: cold files pushed as bundles, pulled back from them", .integration)
 struct ArchiveBundleTests {
     /// 2023-11-14: far older than any `older_than` below.
     static let oldTime = 1_700_000_000.0
@@ -310,7 +310,7 @@ struct ArchiveBundleTests {
     }
 }
 
-@Suite("archive files: the archives queue and ferry ls --archive-contents")
+@Suite("archive files: the archives queue and ferry ls --archive-contents", .integration)
 struct ArchiveFileTests {
     @Test("zip, tar.* and 7z files go to the archives queue, after everything else")
     func archivesQueue() async throws {

@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("bad configuration and usage")
+@Suite("bad configuration and usage", .integration)
 struct BadInputTests {
     struct Case: Sendable, CustomStringConvertible {
         var name: String
@@ -87,7 +87,7 @@ struct BadInputTests {
     }
 }
 
-@Suite("ferry ls")
+@Suite("ferry ls", .integration)
 struct ListCommandTests {
     @Test("lists a local remote, recursively, and as JSON")
     func listsLocalRemote() async throws {

@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("kill -9 in the middle of a push")
+@Suite("kill -9 in the middle of a push", .integration)
 struct CrashResumeTests {
     @Test("the next push completes the tree, sends no completed file again, leaves no temporary file")
     func killDuringManySmallFiles() async throws {

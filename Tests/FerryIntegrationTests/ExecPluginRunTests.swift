@@ -5,7 +5,7 @@ import Testing
 /// Push, pull and resume through an external plugin (the Python content store), and what
 /// a run does when the plugin crashes, hangs or writes garbage: a clear message, a retry,
 /// a complete tree, and never a hang.
-@Suite("ferry with an exec: plugin")
+@Suite("ferry with an exec: plugin", .integration)
 struct ExecPluginRunTests {
     static let contentStoreFolder = TestServer.repositoryRoot + "/Plugins/ContentStorePlugin"
     static let faulty = TestServer.repositoryRoot + "/scripts/test-plugins/ferry-backend-faulty"
@@ -159,8 +159,8 @@ struct ExecPluginRunTests {
 
         let tested = try await FerryProcess.run(["plugin-test", "cas"], in: work.directory.path, environment: environment)
         #expect(tested.status == 0, "\(tested.diagnostics)")
-        #expect(tested.standardOutput.contains("\n18 passed, 0 failed\n") || tested.standardOutput.hasSuffix("passed, 0 failed\n"),
-                "\(tested.diagnostics)")
+        // Every check runs against this plugin (it claims ranged downloads and mtimes): none skipped.
+        #expect(tested.standardOutput.split(separator: "\n").contains { $0.hasSuffix(" passed, 0 failed") }, "\(tested.diagnostics)")
         #expect(!tested.standardOutput.contains("FAIL"))
     }
 

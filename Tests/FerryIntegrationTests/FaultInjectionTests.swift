@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("push through a proxy that fails a share of requests")
+@Suite("push through a proxy that fails a share of requests", .integration)
 struct FaultInjectionTests {
     @Test("500, 503 and dropped connections on 20% of requests: the result is still identical",
           arguments: TestServer.Kind.webDAV)

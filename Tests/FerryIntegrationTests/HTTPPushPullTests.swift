@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("push and pull through plain HTTP servers")
+@Suite("push and pull through plain HTTP servers", .integration)
 struct HTTPPushPullTests {
     @Test("an ad-hoc http:// URL on nginx: push, push again (nothing sent), pull into an empty folder")
     func nginxAdHoc() async throws {

@@ -38,14 +38,27 @@ extension FerryProcess.Result {
     }
 }
 
-/// Runs `action` on a Dispatch thread as soon as `condition` holds (polled every 10 ms; 300 s
-/// is only a guard against a hang, generous for a loaded machine), and returns once it ran. Acting on the polling thread, rather than after the
-/// test resumes, keeps the moment of a kill or a server stop independent of Swift's
-/// cooperative pool, where other tests' work can hold a resumed test back for seconds:
-/// long enough for the transfer that was to be interrupted to finish first.
-func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sendable () -> Void = {}) async {
+/// Runs `action` on a thread of its own as soon as `condition` holds (polled every 10 ms;
+/// 300 s is only a guard against a hang), and returns once it ran: true, or false (and an
+/// issue recorded) when the condition never held.
+///
+/// Both the polling and the action happen on that thread. A test resumed on Swift's
+/// cooperative pool (two threads on this machine) can be held back for tens of seconds by
+/// other tests' synchronous work, and a Dispatch worker can wait that long for a free
+/// thread under a full-suite load: long enough for the transfer that was to be interrupted
+/// to finish first. A dedicated thread acts the moment the condition holds.
+/// Runs `work` on a thread of its own and returns its result: for a test's timed steps (a
+/// slow writer), which the cooperative pool could hold back under load.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}
+
+@discardableResult
+func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sendable () -> Void = {}) async -> Bool {
     let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             for _ in 0..<30_000 {
                 if condition() {
                     action()
@@ -58,4 +71,5 @@ func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sen
         }
     }
     if !reached { Issue.record("condition not reached within 300 s") }
+    return reached
 }

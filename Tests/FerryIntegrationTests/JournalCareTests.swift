@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("ferry doctor, ferry retry, and a damaged journal")
+@Suite("ferry doctor, ferry retry, and a damaged journal", .integration)
 struct JournalCareTests {
     @Test("doctor: a sound journal is ok; a transfer killed half-way is reported as interrupted, exit 0")
     func doctorReportsInterrupted() async throws {
@@ -93,7 +93,7 @@ struct JournalCareTests {
     }
 }
 
-@Suite("the free-space guard on downloads")
+@Suite("the free-space guard on downloads", .integration)
 struct FreeSpaceGuardTests {
     @Test("a download that would leave less than min_free_space is refused before a byte is written")
     func refusesDownload() async throws {

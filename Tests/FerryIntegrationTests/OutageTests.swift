@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("a WebDAV server that goes away in the middle of a push")
+@Suite("a WebDAV server that goes away in the middle of a push", .integration)
 struct OutageTests {
     func config(_ server: TestServer, offlineWait: String) -> String {
         """
@@ -126,22 +126,34 @@ struct OutageTests {
               attempts: 3
               base_delay: 200ms
               max_delay: 1s
-              offline_wait: 30s
+              offline_wait: 5m
             """
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
         // 1 MB/s per folder: `here` needs about 3 s, `away` loses its server after one file.
-        let running = try FerryProcess(["push", "--state", work.state, "--json", "--bwlimit", "1M"], in: work.directory.path)
-        await when({ Self.line(in: running.outputSoFar, with: ["\"event\":\"transferred\"", "\"folder\":\"away\""]) != nil },
-                   do: { try? server.stop() })
         // `here` finishes while `away` waits for its server (offline, or still failing to
-        // reach it); only then does the server return.
+        // reach it); only then does the server return. The whole sequence runs on the
+        // polling thread, and `away` waits up to 5 minutes for its server: under a full-suite
+        // load `here` was seen ending 30 s after the stop (it started late), and with
+        // offline_wait: 30s `away` gave up on a server that was about to come back. The wait
+        // is a guard: the server returns the moment `here` has ended.
+        let running = try FerryProcess(["push", "--state", work.state, "--json", "--bwlimit", "1M"], in: work.directory.path)
         let seenBeforeHereEnded = Mutex<String>("")
-        await when({ Self.summaryLine(of: "here", in: running.outputSoFar) != nil }, do: {
-            let output = running.outputSoFar
-            seenBeforeHereEnded.withLock { $0 = String(output[..<output.range(of: Self.summaryLine(of: "here", in: output)!)!.lowerBound]) }
-            try? server.restart()
+        let restartProblem = Mutex<String?>(nil)
+        await when({ Self.line(in: running.outputSoFar, with: ["\"event\":\"transferred\"", "\"folder\":\"away\""]) != nil }, do: {
+            do {
+                try server.stop()
+                for _ in 0..<30_000 where Self.summaryLine(of: "here", in: running.outputSoFar) == nil { usleep(10_000) }
+                let output = running.outputSoFar
+                if let summary = Self.summaryLine(of: "here", in: output), let range = output.range(of: summary) {
+                    seenBeforeHereEnded.withLock { $0 = String(output[..<range.lowerBound]) }
+                }
+                try server.restart()
+            } catch {
+                restartProblem.withLock { $0 = "\(error)" }
+            }
         })
         let result = await running.wait()
+        #expect(restartProblem.withLock { $0 } == nil)
         let before = seenBeforeHereEnded.withLock { $0 }
         // `away` comes first in config.yml and cannot end while its server is stopped: run
         // one after the other, `here` would not have ended before the restart.

@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("push and pull a large tree through the local backend")
+@Suite("push and pull a large tree through the local backend", .integration)
 struct PushPullTreeTests {
     @Test("1,200 files push byte-for-byte, push again sends nothing, pull reproduces the tree")
     func pushPushPull() async throws {

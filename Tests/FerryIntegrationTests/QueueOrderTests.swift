@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("queue priority end to end")
+@Suite("queue priority end to end", .integration)
 struct QueueOrderTests {
     @Test("with --transfers 1, every thumbnail completes before any media, media before gpx, gpx before archives")
     func strictPriority() async throws {

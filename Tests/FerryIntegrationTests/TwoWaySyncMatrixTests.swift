@@ -131,7 +131,7 @@ struct SyncMatrix {
     }
 }
 
-@Suite("two-way sync matrix against real remotes")
+@Suite("two-way sync matrix against real remotes", .integration)
 struct TwoWaySyncMatrixTests {
     static let policies = ["keep-both", "newer", "local", "remote", "ask"]
 

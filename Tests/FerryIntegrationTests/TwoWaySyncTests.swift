@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("two-way sync: guard, renames, resolve, verify, media items")
+@Suite("two-way sync: guard, renames, resolve, verify, media items", .integration)
 struct TwoWaySyncTests {
     func sync(_ work: Workspace, _ extra: [String] = []) async throws -> FerryProcess.Result {
         try await work.ferry(["sync", work.source, "--to", work.destination, "--state", work.state, "--json"] + extra)
@@ -232,7 +232,7 @@ struct TwoWaySyncTests {
     }
 }
 
-@Suite("two-way sync: trash retention")
+@Suite("two-way sync: trash retention", .integration)
 struct TrashRetentionTests {
     @Test("a sync empties trash folders past their retention on both sides and keeps recent ones",
           arguments: [TestServer.Kind?.none, .nginx, .apache])
@@ -273,7 +273,7 @@ struct TrashRetentionTests {
     }
 }
 
-@Suite("two-way sync: interrupted conflict renames")
+@Suite("two-way sync: interrupted conflict renames", .integration)
 struct InterruptedKeepBothTests {
     @Test("a keep-both stopped right after its local rename (before its transfers) ends the same at the next sync")
     func renameDoneTransfersNot() async throws {

@@ -1,10 +1,11 @@
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `ferry watch` and `ferry daemon` as a user runs them: the real binary, real files
 /// written into a watched folder, a real remote, real signals.
-@Suite("watch and daemon")
+@Suite("watch and daemon", .integration)
 struct WatchDaemonTests {
     /// A config with a short quiet period, so tests wait half a second rather than three.
     static func writeConfig(_ work: Workspace, extra: String = "", quiet: String = "500ms") throws -> String {
@@ -60,23 +61,28 @@ struct WatchDaemonTests {
         // by `make bench`, scripts/bench-watch.py, not here).
         await when({ Self.exists(stored + "/2026/03/IMG_0001.jpg") && Self.exists(stored + "/2026/03/.thumbnails/IMG_0001.jpg") })
 
-        // A video copied in slowly: 20 chunks of 64 KiB, one every half second.
+        // A video copied in slowly: 20 chunks of 64 KiB, one every half second, written from
+        // a thread of its own so that a loaded cooperative pool cannot stretch the pauses.
         let videoPath = work.source + "/2026/03/VID_0002.mp4"
         let handle = try #require(FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: videoPath, contents: nil); return videoPath }()))
-        var expected = Data()
-        for chunk in 0..<20 {
-            var bytes = Data(count: 64 * 1024)
-            bytes.withUnsafeMutableBytes { raw in
-                for index in 0..<raw.count { raw[index] = UInt8(truncatingIfNeeded: index &* 31 &+ chunk) }
+        let seenEarly = Mutex(false)
+        let complete = await onOwnThread { () -> Data in
+            var expected = Data()
+            for chunk in 0..<20 {
+                var bytes = Data(count: 64 * 1024)
+                bytes.withUnsafeMutableBytes { raw in
+                    for index in 0..<raw.count { raw[index] = UInt8(truncatingIfNeeded: index &* 31 &+ chunk) }
+                }
+                try? handle.write(contentsOf: bytes)
+                expected.append(bytes)
+                usleep(500_000)
+                // Never uploaded half-written: nothing under the final name while it is being written.
+                if Self.exists(stored + "/2026/03/VID_0002.mp4") { seenEarly.withLock { $0 = true } }
             }
-            try handle.write(contentsOf: bytes)
-            expected.append(bytes)
-            try await Task.sleep(for: .milliseconds(500))
-            // Never uploaded half-written: nothing under the final name while it is being written.
-            #expect(!Self.exists(stored + "/2026/03/VID_0002.mp4"))
+            try? handle.close()
+            return expected
         }
-        try handle.close()
-        let complete = expected
+        #expect(!seenEarly.withLock { $0 }, "the video was under its final name before it was complete")
         await when({ (try? Data(contentsOf: URL(fileURLWithPath: stored + "/2026/03/VID_0002.mp4"))) == complete })
 
         watch.send(SIGTERM)
@@ -182,12 +188,20 @@ struct WatchDaemonTests {
         let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config,
                                       "--json", "--bwlimit", "1M", "--log-level", "info"], in: work.directory.path)
         defer { watch.stopIfRunning() }
+        // The whole sequence runs on `when`'s own thread: write the thumbnail once part of
+        // the video is across, then, the moment the thumbnail has arrived, note whether the
+        // video is still going and stop. A test task resumed between these steps on a
+        // loaded cooperative pool came back after the whole video and its follow-up run.
         let partial = work.destination + "/.big.mov.ferry-part"
-        await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 1 << 20 })
-        try TreeGenerator.write(at: work.source + "/.thumbnails/IMG_9.jpg", size: 4_000, seed: 6)
-        await when({ Self.exists(work.destination + "/.thumbnails/IMG_9.jpg") })
-        let videoStillGoing = !Self.exists(work.destination + "/big.mov")
-        watch.send(SIGTERM)
+        let source = work.source, destination = work.destination
+        let videoGoing = Mutex(false)
+        await when({ ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 1 << 20 }, do: {
+            try? TreeGenerator.write(at: source + "/.thumbnails/IMG_9.jpg", size: 4_000, seed: 6)
+            for _ in 0..<30_000 where !Self.exists(destination + "/.thumbnails/IMG_9.jpg") { usleep(10_000) }
+            videoGoing.withLock { $0 = !Self.exists(destination + "/big.mov") }
+            watch.send(SIGTERM)
+        })
+        let videoStillGoing = videoGoing.withLock { $0 }
         let result = await watch.wait()
         #expect(result.status == 0, "\(result.diagnostics)")
         // The thumbnail arrived while the video was still on its way, sent by the same run:

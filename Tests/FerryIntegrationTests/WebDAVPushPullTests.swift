@@ -2,7 +2,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("push and pull through real WebDAV servers")
+@Suite("push and pull through real WebDAV servers", .integration)
 struct WebDAVPushPullTests {
     @Test("push, push again (nothing sent), pull into an empty folder: identical bytes", arguments: TestServer.Kind.webDAV)
     func pushPushPull(_ kind: TestServer.Kind) async throws {

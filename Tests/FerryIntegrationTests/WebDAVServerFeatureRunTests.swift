@@ -4,7 +4,7 @@ import Testing
 
 /// What the WebDAV server probe changes for a whole run: modification times, resumed
 /// uploads, and how secrets stay out of everything ferry prints.
-@Suite("WebDAV server features through the ferry command")
+@Suite("WebDAV server features through the ferry command", .integration)
 struct WebDAVServerFeatureRunTests {
     func davURL(_ server: TestServer, _ path: String) -> String {
         "dav://" + server.origin.dropFirst("http://".count) + path
@@ -75,24 +75,11 @@ struct WebDAVServerFeatureRunTests {
                                                ignoringFolders: server.bookkeepingFolders) == [])
     }
 
-    /// Kills the process with SIGKILL as soon as `condition` holds (polled for at most 60 s)
-    /// and says whether it did. Polling and killing happen on a Dispatch thread: with other
-    /// tests keeping the cooperative pool busy, a kill sent from the test's task came seconds
-    /// late, after the transfer had finished.
+    /// Kills the process with SIGKILL as soon as `condition` holds, from `when`'s own
+    /// thread (a kill sent from the test's task came seconds late under load), and says
+    /// whether it did.
     static func kill(_ process: FerryProcess, when condition: @escaping @Sendable () -> Bool) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            DispatchQueue.global().async {
-                for _ in 0..<30_000 {
-                    if condition() {
-                        process.killHard()
-                        continuation.resume(returning: true)
-                        return
-                    }
-                    usleep(10_000)
-                }
-                continuation.resume(returning: false)
-            }
-        }
+        await FerryIntegrationTests.when(condition, do: { process.killHard() })
     }
 
     @Test("ferry plugins --probe reports what each server supports", arguments: TestServer.Kind.webDAV)

@@ -8,7 +8,7 @@ import Testing
 
 /// What the HTTP backend does with each kind of server, beyond the shared checks: the
 /// rename probe, HTML indexes and their HEAD requests, read-only remotes, hostile names.
-@Suite("HTTP backend against real servers", .serialized)
+@Suite("HTTP backend against real servers", .serialized, .integration)
 struct HTTPServerBehaviourTests {
     static func backend(_ url: String, _ options: HTTPRemoteOptions = HTTPRemoteOptions(),
                         limits: IndexLimits = IndexLimits()) throws -> HTTPBackend {

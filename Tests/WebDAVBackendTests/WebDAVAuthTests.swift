@@ -8,7 +8,7 @@ import Testing
 
 /// Digest (Apache `/digest/`) and bearer (nginx `/bearer/`) authentication against the
 /// test servers, through the same option parsing a config.yml remote goes through.
-@Suite("WebDAV authentication against real servers", .serialized)
+@Suite("WebDAV authentication against real servers", .serialized, .integration)
 struct WebDAVAuthTests {
     static let wrongPassword = "wrong-Pa55word-x7"
 

@@ -112,7 +112,7 @@ private func bytes(_ path: String) throws -> Data {
     try Data(contentsOf: URL(fileURLWithPath: path))
 }
 
-@Suite("WebDAV server features: probe, resumed uploads, modification times", .serialized)
+@Suite("WebDAV server features: probe, resumed uploads, modification times", .serialized, .integration)
 struct WebDAVServerFeatureTests {
     static let chunk = 4 << 20
 

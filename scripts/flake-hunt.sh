@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs the whole test suite N times from a fresh clone and reports each run, to show that
+# no test depends on timing.
+#
+#   scripts/flake-hunt.sh N [--load K]
+#
+# The clone is built once (as `make test` builds it: warnings are errors), then the suite
+# runs N times in a row. --load K runs K busy-loop processes (one core each) beside the
+# runs with an odd number, so that half the runs happen on a machine with no core to spare.
+# Writes a Markdown table to bench-results/flake-hunt.md and exits non-zero if any run failed.
+set -euo pipefail
+
+runs=${1:?usage: scripts/flake-hunt.sh N [--load K]}
+load=0
+if [ "${2:-}" = "--load" ]; then load=${3:?--load needs a number of busy processes}; fi
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-flake-hunt-XXXXXX")
+hogs=()
+cleanup() {
+  for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+git clone -q "$top" "$work/ferry"
+cd "$work/ferry"
+echo "flake-hunt: building a fresh clone of $(git rev-parse --short HEAD)" >&2
+build_started=$(date +%s)
+make test-deps >/dev/null
+swift build --build-tests >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; exit 1; }
+bash scripts/check-warnings.sh "$work/build.log"
+build_seconds=$(( $(date +%s) - build_started ))
+
+mkdir -p "$top/bench-results"
+table="$top/bench-results/flake-hunt.md"
+{
+  echo "| run | beside | result | tests | failed tests | seconds | load (1 min) |"
+  echo "|---:|---|---|---:|---|---:|---:|"
+} >"$table"
+
+failures=0
+for run in $(seq 1 "$runs"); do
+  beside="nothing"
+  if [ "$load" -gt 0 ] && [ $((run % 2)) -eq 1 ]; then
+    for _ in $(seq 1 "$load"); do
+      (while :; do :; done) &
+      hogs+=($!)
+    done
+    beside="$load busy loops"
+  fi
+  started=$(date +%s)
+  log="$work/run-$run.log"
+  if swift test --skip-build >"$log" 2>&1; then result=pass; else result=FAIL; failures=$((failures + 1)); fi
+  seconds=$(( $(date +%s) - started ))
+  loadavg=$(cut -d' ' -f1 /proc/loadavg)
+  for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
+  hogs=()
+  count=$(grep -oE 'Test run with [0-9]+ tests' "$log" | grep -oE '[0-9]+' | tail -1 || true)
+  failed=$(grep -E '^✘ Test "' "$log" | sed -E 's/^✘ Test "([^"]*)".*/\1/' | sort -u | head -5 | paste -sd ';' - || true)
+  echo "| $run | $beside | $result | ${count:-?} | ${failed:-} | $seconds | $loadavg |" >>"$table"
+  echo "flake-hunt: run $run/$runs ($beside): $result in ${seconds}s${failed:+ — $failed}" >&2
+  [ "$result" = pass ] || cp "$log" "$top/bench-results/flake-hunt-run-$run.log"
+done
+
+echo "build: ${build_seconds}s" >>"$table"
+cat "$table"
+echo "$((runs - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
