@@ -161,3 +161,34 @@ struct TransferEngineTests {
         #expect(summary.uploadedFiles == 2)
     }
 }
+
+/// A run that stops as a whole says in which phase, and keeps the error that caused it.
+@Suite("run errors keep their phase and cause")
+struct RunErrorTests {
+    @Test("an unreachable remote stops the listing phase, with the backend's error: the daemon waits it out")
+    func unreachableListing() async throws {
+        let setup = try TransferEngineTests.Setup(files: ["a.jpg"])
+        setup.backend.setOffline(true)
+        await #expect {
+            _ = try await setup.run()
+        } throws: { error in
+            guard let error = error as? RunError, case let .backend(cause)? = error.cause else { return false }
+            return error.phase == .remoteListing && cause.code == .unreachable && error.remoteUnreachable
+        }
+    }
+
+    @Test("a missing local folder stops the scan phase and is not taken for an outage")
+    func refusedListing() async throws {
+        let setup = try TransferEngineTests.Setup(files: ["a.jpg"])
+        try? FileManager.default.removeItem(atPath: setup.source)
+        let pair = FolderPair(name: "test", localRoot: setup.folder.child("missing/deeper"), backend: setup.backend,
+                              remoteRoot: .root, mode: .push, ignore: [])
+        await #expect {
+            _ = try await SyncRun(pair: pair, config: setup.config, stateDirectory: setup.state, options: setup.options,
+                                  sink: setup.sink, progress: RunProgress()).run()
+        } throws: { error in
+            guard let error = error as? RunError else { return false }
+            return error.phase == .localScan && !error.remoteUnreachable
+        }
+    }
+}

@@ -74,7 +74,7 @@ public struct SyncRun: Sendable {
                 archiveMatcher = nil
             }
         } catch {
-            throw RunError(error.description)
+            throw RunError(.setup, error.description)
         }
 
         let journalPath = StateLocation.journalPath(in: stateDirectory)
@@ -91,7 +91,7 @@ public struct SyncRun: Sendable {
                 // thousand files, cheap next to a run, and it keeps a damaged journal from
                 // steering transfers.
                 if let problem = try await opened.integrityProblems(quick: true).first {
-                    throw RunError("the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
+                    throw RunError(.journal, "the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
                 }
                 journal = opened
                 let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
@@ -99,13 +99,13 @@ public struct SyncRun: Sendable {
                 lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
             }
         } catch let error as JournalError {
-            throw RunError(error.description)
+            throw RunError(.journal, error.description, cause: .journal(error))
         } catch let error as RunError {
             throw error
         } catch let error as RunLockError {
-            throw RunError("\(pair.localRoot): \(error.message)")
+            throw RunError(.lock, "\(pair.localRoot): \(error.message)")
         } catch {
-            throw RunError("\(error)")
+            throw RunError(.journal, "\(error)")
         }
         defer { withExtendedLifetime(lock) {} }
         let pairId = pairRecord?.id ?? 0
@@ -115,7 +115,7 @@ public struct SyncRun: Sendable {
             do {
                 try LocalFileSystem.makeDirectories(pair.localRoot)
             } catch {
-                throw RunError("cannot create the local folder: \(error.description)")
+                throw RunError(.localScan, "cannot create the local folder: \(error.description)", cause: .backend(error))
             }
         }
         var scan: ScanResult
@@ -127,7 +127,7 @@ public struct SyncRun: Sendable {
                                               followSymlinks: config.scan.followSymlinks).scan()
             }
         } catch {
-            throw RunError("cannot scan \(pair.localRoot): \(error.description)")
+            throw RunError(.localScan, "cannot scan \(pair.localRoot): \(error.description)", cause: .backend(error))
         }
         if !options.holdBack.isEmpty || options.settledBefore != nil {
             scan = Self.withoutUnsettled(scan, holdBack: options.holdBack, settledBefore: options.settledBefore,
@@ -145,7 +145,7 @@ public struct SyncRun: Sendable {
         do {
             knownPaths += try await pairJournal?.hiddenPaths(pairId: pairId) ?? []
         } catch {
-            throw RunError(error.description)
+            throw RunError(.journal, error.description, cause: .journal(error))
         }
 
         // List the remote side.
@@ -162,9 +162,7 @@ public struct SyncRun: Sendable {
             }
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: ignore)
         } catch {
-            var failure = RunError("cannot list \(pair.remoteLocation): \(error.description)")
-            failure.remoteUnreachable = error.suggestsOutage
-            throw failure
+            throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.description)", cause: .backend(error))
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
@@ -193,8 +191,8 @@ public struct SyncRun: Sendable {
             plan = try await planning.plan(scan: consume scan, remote: consume remote)
         } catch {
             switch error {
-            case let .plan(failure): throw RunError(failure.message)
-            case let .journal(failure): throw RunError(failure.description)
+            case let .plan(failure): throw RunError(.plan, failure.message)
+            case let .journal(failure): throw RunError(.journal, failure.description, cause: .journal(failure))
             }
         }
         summary.skippedFiles = plan.unchangedCount + plan.adoptedCount
@@ -218,7 +216,7 @@ public struct SyncRun: Sendable {
             return summary
         }
 
-        guard let journal else { throw RunError("internal error: no journal open") }
+        guard let journal else { throw RunError(.journal, "internal error: no journal open") }
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
@@ -265,7 +263,7 @@ public struct SyncRun: Sendable {
                 if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
             }
         } catch {
-            throw RunError(error.description)
+            throw RunError(.execute, error.description, cause: .journal(error))
         }
         summary.elapsedSeconds = seconds(since: started)
         sink.emit(.summary(summary))
@@ -381,14 +379,4 @@ public struct SyncRun: Sendable {
     private func seconds(since start: ContinuousClock.Instant) -> Double {
         start.duration(to: .now).inSeconds
     }
-}
-
-/// A run that could not start or had to stop as a whole (as opposed to single files failing).
-public struct RunError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    /// The remote did not answer (as opposed to refusing): a long-running process marks it
-    /// offline and tries again.
-    public var remoteUnreachable = false
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
