@@ -59,45 +59,106 @@ public struct SyncRun: Sendable {
         self.progress = progress
     }
 
+    /// What the setup phase derives from the configuration.
+    private struct Rules {
+        var classifier: QueueClassifier
+        var ignore: GlobSet
+        var archiveMatcher: GlobSet?
+        /// The run's bandwidth limit (the command line's, else the configuration's), shared
+        /// by the engine and the bundle step.
+        var throttle: ByteThrottle?
+    }
+
+    /// The journal as the run holds it: nil on a dry run that finds none; the pair's row,
+    /// and the pair's lock while the run lasts.
+    private struct OpenJournal {
+        var journal: Journal?
+        var pairRecord: FolderPairRecord?
+        var lock: RunLock?
+        var pairId: Int64 { pairRecord?.id ?? 0 }
+        /// The journal, if it knows this pair (a first dry run reads nothing).
+        var pairJournal: Journal? { pairRecord == nil ? nil : journal }
+    }
+
+    /// The remote side as this run sees it: files by relative path, with the bundles'
+    /// catalog folded in.
+    private struct RemoteSnapshot {
+        var files: [String: RemoteEntry]
+        var catalog: BundleCatalog
+        var bundles: BundleStep
+
+        /// Hands the files over (to planning, which lets go of them part by part).
+        mutating func takeFiles() -> [String: RemoteEntry] {
+            defer { files = [:] }
+            return files
+        }
+    }
+
+    /// The run, phase by phase: setup, journal and lock, local scan, remote snapshot, plan,
+    /// then (unless a dry run) execute and bundles. Each phase throws a `RunError` naming
+    /// itself, with the cause.
     public func run() async throws(RunError) -> RunSummary {
         let started = ContinuousClock.now
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
-        let classifier: QueueClassifier
-        let ignore: GlobSet
-        let archiveMatcher: GlobSet?
+        let rules = try setUp()
+        let opened = try await openJournal()
+        defer { withExtendedLifetime(opened.lock) {} }
+        let scan = try await scanLocal(ignore: rules.ignore, summary: &summary)
+        let now = Date().timeIntervalSince1970
+        var snapshot = try await snapshotRemote(scan: scan, opened: opened, rules: rules)
+        let plan = try await makePlan(scan: consume scan, remote: snapshot.takeFiles(), snapshot: snapshot, opened: opened,
+                                      rules: rules, now: now, summary: &summary)
+        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
+                                                rule: config.archive, matcher: rules.archiveMatcher, now: now)
+        if options.dryRun {
+            reportDryRun(plan, partition: partition)
+        } else {
+            try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, summary: &summary)
+        }
+        summary.elapsedSeconds = seconds(since: started)
+        sink.emit(.summary(summary))
+        return summary
+    }
+
+    /// Setup: the queue rules, the ignore patterns and the archive rule, checked.
+    private func setUp() throws(RunError) -> Rules {
+        let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
+        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
         do {
-            classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
-            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore)
+            let archiveMatcher: GlobSet?
             if let rule = config.archive {
                 archiveMatcher = try GlobSet(rule.match)
             } else {
                 archiveMatcher = nil
             }
+            return Rules(classifier: try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue),
+                         ignore: try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore),
+                         archiveMatcher: archiveMatcher, throttle: throttle)
         } catch {
             throw RunError(.setup, error.description)
         }
+    }
 
+    /// Journal and lock: opened and checked (a dry run only reads, and may find none), the
+    /// pair's row, and the pair's lock.
+    private func openJournal() async throws(RunError) -> OpenJournal {
         let journalPath = StateLocation.journalPath(in: stateDirectory)
-        let journal: Journal?
-        var pairRecord: FolderPairRecord?
-        var lock: RunLock?
         do {
             if options.dryRun {
-                journal = try Journal.openForReading(at: journalPath)
-                pairRecord = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
-            } else {
-                let opened = try Journal.open(at: journalPath)
-                // quick_check reads every page but not index contents: a few ms per
-                // thousand files, cheap next to a run, and it keeps a damaged journal from
-                // steering transfers.
-                if let problem = try await opened.integrityProblems(quick: true).first {
-                    throw RunError(.journal, "the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
-                }
-                journal = opened
-                let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
-                pairRecord = record
-                lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
+                let journal = try Journal.openForReading(at: journalPath)
+                let record = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+                return OpenJournal(journal: journal, pairRecord: record, lock: nil)
             }
+            let opened = try Journal.open(at: journalPath)
+            // quick_check reads every page but not index contents: a few ms per thousand
+            // files, cheap next to a run, and it keeps a damaged journal from steering
+            // transfers.
+            if let problem = try await opened.integrityProblems(quick: true).first {
+                throw RunError(.journal, "the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
+            }
+            let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+            let lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
+            return OpenJournal(journal: opened, pairRecord: record, lock: lock)
         } catch let error as JournalError {
             throw RunError(.journal, error.description, cause: .journal(error))
         } catch let error as RunError {
@@ -107,10 +168,11 @@ public struct SyncRun: Sendable {
         } catch {
             throw RunError(.journal, "\(error)")
         }
-        defer { withExtendedLifetime(lock) {} }
-        let pairId = pairRecord?.id ?? 0
+    }
 
-        // Scan the local side.
+    /// Local scan: the folder's files, without those still being written (held back and
+    /// listed in the summary); a pull creates its folder first.
+    private func scanLocal(ignore: GlobSet, summary: inout RunSummary) async throws(RunError) -> ScanResult {
         if pair.mode == .pull && !options.dryRun {
             do {
                 try LocalFileSystem.makeDirectories(pair.localRoot)
@@ -136,19 +198,21 @@ public struct SyncRun: Sendable {
         for note in scan.notes {
             sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
         }
+        return scan
+    }
 
-        let now = Date().timeIntervalSince1970
+    /// Remote snapshot: the listing (told about hidden folders known locally or from the
+    /// journal, which some servers leave out), split from the bundles' folder, with the
+    /// bundled files added from their catalog.
+    private func snapshotRemote(scan: ScanResult, opened: OpenJournal, rules: Rules) async throws(RunError) -> RemoteSnapshot {
         // The journal is read a page at a time while planning (`PagedPlanning`); here only
         // its hidden paths, which the listing must be told about.
-        let pairJournal = pairRecord == nil ? nil : journal
         var knownPaths = Array(scan.entries.lazy.map(\.path.string).filter(Self.isHidden))
         do {
-            knownPaths += try await pairJournal?.hiddenPaths(pairId: pairId) ?? []
+            knownPaths += try await opened.pairJournal?.hiddenPaths(pairId: opened.pairId) ?? []
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }
-
-        // List the remote side.
         var remote: [String: RemoteEntry] = [:]
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
@@ -160,33 +224,37 @@ public struct SyncRun: Sendable {
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
-            (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: ignore)
+            (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
         } catch {
             throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.description)", cause: .backend(error))
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
-        let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
-        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
         let bundles = BundleStep(
-            pair: pair, rule: config.archive, journal: pairRecord == nil ? nil : journal, pairId: pairId,
-            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: pairId), retry: config.retry,
-            freeSpaceReserve: config.transfers.minFreeSpace, throttle: throttle, progress: progress, sink: sink, archivesRank: classifier.rank(of: BundleStep.queue))
+            pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
+            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
+            freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
+            archivesRank: rules.classifier.rank(of: BundleStep.queue))
         if !options.dryRun { bundles.clearWorkDirectory() }
         var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
+        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles)
+    }
 
-        // The plan is on disk before the first job starts (PagedPlanning writes it).
-        let keepsJobs = BundlePlanner.mayTakeJobs(rule: config.archive, catalog: catalog)
+    /// Plan: the three views merged page by page into jobs, written to the journal before
+    /// the first job starts (`PagedPlanning`); conflicts are reported.
+    private func makePlan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry], snapshot: RemoteSnapshot,
+                          opened: OpenJournal, rules: Rules, now: Double,
+                          summary: inout RunSummary) async throws(RunError) -> Plan {
         let plan: Plan
         do {
             var planning = PagedPlanning(
-                journal: pairJournal, pairId: pairId,
+                journal: opened.pairJournal, pairId: opened.pairId,
                 options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
                                      maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
                                      sync: pair.mode == .sync ? syncSettings(at: now) : nil),
-                classifier: classifier, now: now, writesChanges: !options.dryRun)
-            planning.keepsJobs = keepsJobs
+                classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
+            planning.keepsJobs = keepsJobs(snapshot)
             planning.unsettled = Set(summary.heldBack)
             plan = try await planning.plan(scan: consume scan, remote: consume remote)
         } catch {
@@ -201,22 +269,25 @@ public struct SyncRun: Sendable {
         for conflict in plan.conflicts {
             sink.emit(.conflict(path: conflict.path, queue: conflict.queue, message: conflict.lastError ?? "conflict"))
         }
+        return plan
+    }
 
-        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: catalog, mode: pair.mode,
-                                                rule: config.archive, matcher: archiveMatcher, now: now)
-        if options.dryRun {
-            // Files that go through a bundle are shown in the archives queue, as a run reports them.
-            let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
-            for job in plan.jobs {
-                let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
-                sink.emit(.planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes))
-            }
-            summary.elapsedSeconds = seconds(since: started)
-            sink.emit(.summary(summary))
-            return summary
+    /// A dry run reports what it would do; files that go through a bundle are shown in the
+    /// archives queue, as a run reports them.
+    private func reportDryRun(_ plan: Plan, partition: BundlePlanner.Partition) {
+        let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
+        for job in plan.jobs {
+            let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
+            sink.emit(.planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes))
         }
+    }
 
-        guard let journal else { throw RunError(.journal, "internal error: no journal open") }
+    /// Execute and bundles: the engine runs the jobs (read back from the journal a page at a
+    /// time, or the ones the bundles left), then the bundles, then the run is recorded.
+    private func execute(_ partition: BundlePlanner.Partition, snapshot: RemoteSnapshot, opened: OpenJournal, rules: Rules,
+                         now: Double, summary: inout RunSummary) async throws(RunError) {
+        guard let journal = opened.journal else { throw RunError(.journal, "internal error: no journal open") }
+        let pairId = opened.pairId
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
@@ -225,11 +296,11 @@ public struct SyncRun: Sendable {
                 executor: TransferExecutor(pair: pair, journal: journal, writer: writer,
                                            freeSpaceReserve: config.transfers.minFreeSpace),
                 writer: writer,
-                classifier: classifier,
+                classifier: rules.classifier,
                 queueCaps: config.queues.map(\.concurrency),
                 globalCap: options.transfers ?? config.transfers.maxConcurrent,
                 retry: config.retry,
-                throttle: throttle,
+                throttle: rules.throttle,
                 progress: progress,
                 sink: sink,
                 sharedThrottles: options.sharedThrottles,
@@ -238,22 +309,23 @@ public struct SyncRun: Sendable {
                 clock: options.clock)
             // Without bundles in play the engine reads its jobs back from the journal, a
             // page at a time; with them, it takes what the bundles left.
-            let pages = keepsJobs
+            let pages = keepsJobs(snapshot)
                 ? PendingJobPages(jobs: partition.engineJobs.filter { options.queues?.contains($0.queue) ?? true },
-                                  classifier: classifier)
-                : try await PendingJobPages(journal: journal, pairId: pairId, classifier: classifier, queues: options.queues)
+                                  classifier: rules.classifier)
+                : try await PendingJobPages(journal: journal, pairId: pairId, classifier: rules.classifier, queues: options.queues)
             try await engine.run(pages: pages, summary: &summary)
             // Bundles are the archives queue: after everything else.
+            let bundles = snapshot.bundles
             if !Task.isCancelled && options.queues?.contains(BundleStep.queue) ?? true {
                 if pair.mode != .pull {
                     if let rule = config.archive {
                         try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
                     }
                     try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
-                                                    catalog: catalog, summary: &summary)
+                                                    catalog: snapshot.catalog, summary: &summary)
                 }
                 if pair.mode != .push {
-                    try await bundles.restoreBundled(partition.restores, catalog: catalog, summary: &summary)
+                    try await bundles.restoreBundled(partition.restores, catalog: snapshot.catalog, summary: &summary)
                 }
             }
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
@@ -265,9 +337,11 @@ public struct SyncRun: Sendable {
         } catch {
             throw RunError(.execute, error.description, cause: .journal(error))
         }
-        summary.elapsedSeconds = seconds(since: started)
-        sink.emit(.summary(summary))
-        return summary
+    }
+
+    /// With bundles in play the plan's jobs stay in memory for the bundle planner.
+    private func keepsJobs(_ snapshot: RemoteSnapshot) -> Bool {
+        BundlePlanner.mayTakeJobs(rule: config.archive, catalog: snapshot.catalog)
     }
 
     /// Folders with a hidden component (`.thumbnails`) among the paths known locally or
