@@ -55,6 +55,26 @@ public final class TestServer: Sendable {
             .split(separator: "\n").map(String.init)
     }
 
+    /// The number of access-log lines once every request answered so far is logged: a
+    /// marker request is sent, and the count is taken when its line appears. nginx runs one
+    /// worker, which logs a request when it has sent the answer and before it reads the
+    /// next one, so every earlier answered request stands before the marker. (Apache runs
+    /// several processes; count its requests through a `FaultProxy` instead.) Lines after
+    /// the returned count are the requests that come after it.
+    public func logMark() throws -> Int {
+        let marker = "/ferry-log-mark-\(UUID().uuidString)"
+        let scratch = TemporaryDirectory("ferry-log-mark")
+        let pid = try ChildProcess.spawn(["/usr/bin/curl", "-s", "-o", "/dev/null", "--noproxy", "*", "--head", origin + marker],
+                                         output: scratch.child("out"), error: scratch.child("err"))
+        _ = ChildProcess.wait(pid)
+        // 30 s is a guard against a hang, not a timing.
+        for _ in 0..<3000 {
+            if let index = accessLog.firstIndex(where: { $0.contains(marker) }) { return index + 1 }
+            usleep(10_000)
+        }
+        throw TestServerError(message: "the marker request \(marker) was never logged by \(kind)")
+    }
+
     /// Stops the server (its data stays); `restart()` brings it back on the same port.
     public func stop() throws {
         _ = try Self.script("stop.sh", directory)

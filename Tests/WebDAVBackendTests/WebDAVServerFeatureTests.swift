@@ -60,12 +60,13 @@ private extension TestServer {
         return Array(lines.compactMap(LoggedRequest.init).dropFirst(start))
     }
 
-    /// The requests logged once `expected` holds for them (or after 7 s). In busy test
-    /// runs nginx wrote the line of the ranged PUT it refuses (501, `Connection: close`)
-    /// after the quiet period of `requests(since:)`; likely its lingering close (up to
-    /// 5 s), which logs a request when its connection ends.
+    /// The requests logged once `expected` holds for them (30 s is only a guard). In busy
+    /// test runs nginx wrote the line of the ranged PUT it refuses (501, `Connection:
+    /// close`) after the quiet period of `requests(since:)`; likely its lingering close (up
+    /// to 5 s), which logs a request when its connection ends. A test that counts the
+    /// requests of a second operation first waits here for every line of the first.
     func requests(awaiting expected: ([LoggedRequest]) -> Bool) async throws -> [LoggedRequest] {
-        for _ in 0..<70 {
+        for _ in 0..<300 {
             let logged = accessLog.compactMap(LoggedRequest.init)
             if expected(logged) { return try await requests() }
             try await Task.sleep(for: .milliseconds(100))
@@ -161,10 +162,12 @@ struct WebDAVServerFeatureTests {
         let leftovers = try LocalFileSystem.directoryEntries(server.directory + "/root/probe").filter { $0 != ".DAV" }
         #expect(leftovers.isEmpty, "left in the root: \(leftovers)")
 
-        // Known now: asking again sends nothing.
+        // Known now: asking again sends no probe. (Its PUTs were all logged above, so a probe
+        // PUT after the mark can only be a new one; a late line of another probe request
+        // cannot make this fail.)
         let before = try await server.requests().count
         _ = try await backend.discoverCapabilities()
-        #expect(try await server.requests(since: before).isEmpty)
+        #expect(try await server.requests(since: before).filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) && $0.method == "PUT" }.isEmpty)
     }
 
     @Test("a probe that fails on the way (5xx, dropped connections) is thrown, not remembered as 'unsupported'")
@@ -215,7 +218,11 @@ struct WebDAVServerFeatureTests {
         #expect(kept >= Int64(2 * Self.chunk) && kept < request.size, "kept \(kept)")
         #expect(try LocalFileSystem.metadata(server.directory + "/root/resume/clips/VID_0001.mp4") == nil)
 
-        let logStart = try await server.requests().count
+        // The cut PUT (the third chunk's) is logged when the server has finished with it,
+        // which can be seconds after the client gave up: the count starts after its line.
+        let logStart = try await server.requests(awaiting: { logged in
+            logged.filter { $0.method == "PUT" && $0.uri.hasSuffix(".ferry-part") }.count >= 3
+        }).count
         request.mayResume = true
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.resumedFrom == kept)
@@ -273,9 +280,12 @@ struct WebDAVServerFeatureTests {
         // nginx keeps nothing of an interrupted PUT.
         #expect(try await server.settledSize("restart/" + temporaryName) == nil)
 
-        // Even a correct prefix left by some other means is not continued.
+        // Even a correct prefix left by some other means is not continued. The count starts
+        // once the interrupted PUT is logged (nginx logs it when its connection ends).
         try bytes(request.source).prefix(Self.chunk).write(to: URL(fileURLWithPath: server.directory + "/root/restart/" + temporaryName))
-        let logStart = try await server.requests().count
+        let logStart = try await server.requests(awaiting: { logged in
+            logged.contains { $0.method == "PUT" && $0.uri.hasSuffix(temporaryName) }
+        }).count
         request.mayResume = true
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.resumedFrom == 0)
@@ -296,7 +306,9 @@ struct WebDAVServerFeatureTests {
         let logStart = try await server.requests().count
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.resumedFrom == 0 && result.bytesSent == request.size)
-        let puts = try await server.requests(since: logStart).filter { $0.method == "PUT" }
+        // Only the file's own PUTs: a line of the capability probe's requests may be logged
+        // after the mark.
+        let puts = try await server.requests(since: logStart).filter { $0.method == "PUT" && $0.uri.contains("big.bin") }
         #expect(puts.count == 4, "\(puts.count) PUTs for 3 chunks and 1 byte")
         #expect(try bytes(server.directory + "/root/chunks/big.bin") == bytes(request.source))
     }
@@ -362,7 +374,8 @@ struct WebDAVServerFeatureTests {
             let result = try await backend.upload(request, observer: NullTransferObserver())
             #expect(result.entry.modifiedNanos == request.modifiedNanos)
         }
-        let propPatches = try await server.requests().filter { $0.method == "PROPPATCH" }
+        let propPatches = try await server.requests(awaiting: { $0.filter { $0.method == "PROPPATCH" }.count >= 4 })
+            .filter { $0.method == "PROPPATCH" }
         #expect(propPatches.count == 4 && propPatches.allSatisfy { $0.status == 207 }, "\(propPatches.map(\.status))")
     }
 
@@ -377,6 +390,7 @@ struct WebDAVServerFeatureTests {
         #expect(result.entry.modifiedNanos != request.modifiedNanos)
         #expect(!backend.capabilities.preservesModificationTime)
         #expect(backend.capabilities.resumableUpload)
-        #expect(try await server.requests().filter { $0.method == "PROPPATCH" }.count == 1)
+        #expect(try await server.requests(awaiting: { $0.contains { $0.method == "PROPPATCH" } })
+            .filter { $0.method == "PROPPATCH" }.count == 1)
     }
 }
