@@ -159,8 +159,11 @@ public struct SyncRun: Sendable {
             }
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: ignore)
         } catch {
-            var failure = RunError("cannot list \(pair.remoteLocation): \(error.description)")
+            // The backend's message names the URL it tried; say it once.
+            var failure = RunError("cannot list \(pair.remoteLocation): \(error.message)"
+                + (error.cause.map { ": \($0)" } ?? ""))
             failure.remoteUnreachable = error.suggestsOutage
+            failure.isConfiguration = error.code == .authenticationFailed || error.code == .invalidName
             throw failure
         }
 
@@ -384,6 +387,9 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
     /// The remote did not answer (as opposed to refusing): a long-running process marks it
     /// offline and tries again.
     public var remoteUnreachable = false
+    /// The remote refused the configured credentials or address: fixing config.yml is
+    /// the way out (the command line exits 2), not running again.
+    public var isConfiguration = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
