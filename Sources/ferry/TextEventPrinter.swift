@@ -65,8 +65,11 @@ struct TextEventPrinter: RunEventSink {
             report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
-            StandardStreams.output(Self.line(summary))
-            if summary.dryRun { StandardStreams.output(plan.line(mode: summary.mode)) }
+            if summary.dryRun {
+                StandardStreams.output("\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))")
+            } else {
+                StandardStreams.output(Self.line(summary))
+            }
         }
     }
 
