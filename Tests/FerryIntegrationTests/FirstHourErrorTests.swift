@@ -70,7 +70,7 @@ import Testing
 
     /// Each paragraph of a help text is one line in the source, so it wraps at any width;
     /// a hard break inside a sentence shows as a stub line after a full one.
-    @Test(arguments: ["push", "pull", "sync", "resolve", "verify", "status", "forget", "retry", "doctor", "list",
+    @Test(arguments: ["push", "pull", "sync", "resolve", "verify", "status", "forget", "retry", "doctor", "ls",
                       "watch", "daemon", "init"])
     func helpWrapsCleanly(command: String) async throws {
         let result = try await Workspace().ferry([command, "--help"])
