@@ -11,6 +11,9 @@
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5")
+#   make install   release build into ~/.local: the binary, bash/zsh/fish completions, the
+#               man page and the systemd user unit (PREFIX=/usr/local for all users;
+#               DESTDIR for packaging); make uninstall removes them
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -18,7 +21,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test test-unit flake-hunt deps test-deps bench bench-scale fuzz soak clean
+.PHONY: run build test test-unit flake-hunt deps test-deps bench bench-scale fuzz soak clean install uninstall
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -66,6 +69,39 @@ fuzz: deps
 soak: test-deps
 	$(SWIFT) build -c release
 	python3 scripts/soak.py $(SOAK_ARGS)
+
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+SYSTEMD_USER_DIR ?= $(if $(filter $(HOME)/%,$(PREFIX)),$(HOME)/.config/systemd/user,$(PREFIX)/lib/systemd/user)
+INSTALLED := $(BINDIR)/ferry $(DATADIR)/bash-completion/completions/ferry $(DATADIR)/zsh/site-functions/_ferry \
+	$(DATADIR)/fish/vendor_completions.d/ferry.fish $(MANDIR)/man1/ferry.1 $(SYSTEMD_USER_DIR)/ferry.service \
+	$(DATADIR)/doc/ferry/config.md $(DATADIR)/doc/ferry/daemon.md
+
+# CONFIGURATION=debug installs the debug build (quick, for trying the install itself).
+CONFIGURATION ?= release
+BUILT := .build/$(CONFIGURATION)/ferry
+
+install: deps
+	$(SWIFT) build -c $(CONFIGURATION)
+	install -Dm755 $(BUILT) $(DESTDIR)$(BINDIR)/ferry
+	@mkdir -p .build/completions
+	$(BUILT) --generate-completion-script bash > .build/completions/ferry.bash
+	$(BUILT) --generate-completion-script zsh > .build/completions/_ferry
+	$(BUILT) --generate-completion-script fish > .build/completions/ferry.fish
+	install -Dm644 .build/completions/ferry.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ferry
+	install -Dm644 .build/completions/_ferry $(DESTDIR)$(DATADIR)/zsh/site-functions/_ferry
+	install -Dm644 .build/completions/ferry.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ferry.fish
+	install -Dm644 contrib/ferry.1 $(DESTDIR)$(MANDIR)/man1/ferry.1
+	install -Dm644 docs/config.md $(DESTDIR)$(DATADIR)/doc/ferry/config.md
+	install -Dm644 docs/daemon.md $(DESTDIR)$(DATADIR)/doc/ferry/daemon.md
+	sed 's|%h/.local/bin/ferry|$(BINDIR)/ferry|; s|%h/.local/share/doc/ferry|$(DATADIR)/doc/ferry|' contrib/ferry.service \
+		| install -Dm644 /dev/stdin $(DESTDIR)$(SYSTEMD_USER_DIR)/ferry.service
+	@echo "installed ferry into $(BINDIR); man ferry; start the daemon with: systemctl --user daemon-reload && systemctl --user enable --now ferry"
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 clean:
 	rm -rf .build .build-fuzz .ferry

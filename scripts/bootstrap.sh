@@ -8,7 +8,7 @@ profile="${1:-build}"
 packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev pkg-config)
 case "$profile" in
   build) ;;
-  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3) ;;
+  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux) ;;
   bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3) ;;
   *) echo "bootstrap: unknown profile '$profile' (expected build, test or bench)" >&2; exit 2 ;;
 esac

@@ -154,6 +154,9 @@ final class CurlEasyHandle {
             return BackendError(.cancelled, "transfer cancelled", path: path)
         case CURLE_RANGE_ERROR:
             return BackendError(.protocolViolation, "the server ignored the requested range", path: path, cause: detail, retryable: true)
+        case CURLE_SSL_CONNECT_ERROR where Self.isPlainHTTPAnswer(detail):
+            return BackendError(.protocolViolation, "the server does not speak TLS on this port; use http:// (dav://) or its HTTPS port",
+                                path: path, cause: detail)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return BackendError(.protocolViolation, "TLS verification failed; set ca_file for a private CA (or, knowingly, insecure: true)", path: path, cause: detail)
         case CURLE_TOO_MANY_REDIRECTS:
@@ -165,6 +168,12 @@ final class CurlEasyHandle {
         default:
             return BackendError(.io, "transfer failed", path: path, cause: detail, retryable: true)
         }
+    }
+
+    /// OpenSSL's words when a TLS handshake is answered in plain HTTP.
+    static func isPlainHTTPAnswer(_ detail: String) -> Bool {
+        ["wrong version number", "packet length too long", "http request", "record layer failure"]
+            .contains { detail.lowercased().contains($0) }
     }
 
     /// A URL without any user:password part, for messages.

@@ -46,10 +46,12 @@ public final class FerryProcess: Sendable {
     private let output = PipeBuffer()
     private let errorOutput = PipeBuffer()
 
-    /// Starts `ferry ARGUMENTS` in `directory`.
-    public init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
+    /// Starts `ferry ARGUMENTS` in `directory` (or another program: `executable`, e.g. a
+    /// shell running a README line).
+    public init(_ arguments: [String], in directory: String, environment: [String: String] = [:],
+                executable: String? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
@@ -125,7 +127,8 @@ public final class FerryProcess: Sendable {
     }
 
     /// Runs `ferry ARGUMENTS` to the end.
-    public static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws -> Result {
-        try await FerryProcess(arguments, in: directory, environment: environment).wait()
+    public static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:],
+                           executable: String? = nil) async throws -> Result {
+        try await FerryProcess(arguments, in: directory, environment: environment, executable: executable).wait()
     }
 }

@@ -56,9 +56,7 @@ enum LogSetup {
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
+                return TextLogHandler(logLevel: level)
             case .json:
                 return JSONLogHandler(label: label, logLevel: level)
             }

@@ -27,7 +27,8 @@ enum CommandLineEntry {
                 StandardStreams.output(message)
                 return 0
             }
-            StandardStreams.error(message)
+            // ArgumentParser's "Error: …" becomes "ferry: …", as every other error reads.
+            StandardStreams.error(message.hasPrefix("Error: ") ? "ferry: " + message.dropFirst("Error: ".count) : message)
             return 2
         }
     }

@@ -5,12 +5,15 @@ import FerryPluginAPI
 extension Ferry {
     struct Daemon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run every folder's watcher and every schedule in the background.",
+            abstract: "Run every folder's watcher and every schedule, in the foreground, until stopped.",
             discussion: """
-                Push folders are watched, pull folders polled, `schedule:` entries run when due.
-                SIGTERM/SIGINT: stop at a resumable point and exit 0. SIGHUP: read config.yml again
-                (an invalid one is reported and the running one kept). `ferry status` shows what it does.
-                A systemd user unit and a guide are in docs/daemon.md.
+                Runs in the foreground until stopped (start it from systemd, see docs/daemon.md): \
+                push folders are watched, pull folders polled, schedule entries run when due.
+
+                Ctrl-C or SIGTERM: stop at a resumable point and exit 0. \
+                SIGHUP: read config.yml again (an invalid one is reported and the running one kept).
+
+                `ferry status` shows what it does.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -23,6 +26,16 @@ extension Ferry {
             let runtime = try Self.runtime(context: context, options: options, json: global.json)
             let global = self.global
             let configPath = context.config.sourceFile
+            let announces = !global.json && process.logFormat == .text
+            if announces {
+                for pair in runtime.pairs {
+                    let label = PairLabel.describe(pair, config: context.config, currentDirectory: context.currentDirectory)
+                    StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
+                }
+                let schedules = context.config.schedules.count
+                StandardStreams.error("daemon running (\(Plural.count(schedules, "schedule"))); ferry status shows what it does, Ctrl-C or SIGTERM stops it")
+            }
+            defer { if announces { StandardStreams.error("daemon stopped") } }
             try await LongRunningProcess.run(runtime, logger: context.logger) {
                 var reloadOptions = global
                 reloadOptions.config = configPath ?? global.config

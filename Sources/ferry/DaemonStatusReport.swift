@@ -12,7 +12,7 @@ struct DaemonStatusReport {
         for folder in snapshot.folders {
             var line = "  \(folder.name) (\(folder.mode)): \(folder.state)"
             if folder.state == "running", let reason = folder.reason { line += " (\(reason))" }
-            if folder.unsettledFiles > 0 { line += ", \(folder.unsettledFiles) files settling" }
+            if folder.unsettledFiles > 0 { line += ", \(Plural.count(folder.unsettledFiles, "file")) settling" }
             if let error = folder.lastError { line += ", last run failed: \(error)" }
             lines.append(line)
             for queue in folder.queues where queue.filesTotal > 0 {
@@ -30,7 +30,7 @@ struct DaemonStatusReport {
             lines.append("  remote \(remote.remote) offline since \(Self.time(remote.since)): \(remote.message)")
         }
         if let items = snapshot.filesPendingItems {
-            lines.append("  \(items) media items filesPending")
+            lines.append("  \(Plural.count(items, "media item")) partly sent")
         }
         return lines.joined(separator: "\n")
     }
@@ -41,6 +41,6 @@ struct DaemonStatusReport {
     }
 
     static func time(_ date: Date) -> String {
-        date.formatted(date: .numeric, time: .standard)
+        StatusWords.time(date)
     }
 }

@@ -11,10 +11,13 @@ struct Ferry: AsyncParsableCommand {
         commandName: "ferry",
         abstract: "Sync media folders with remotes, thumbnails first, resumably.",
         discussion: """
-            Exit codes: 0 all done, 1 some files failed or conflicted, 2 usage or configuration error.
-            Configuration: --config PATH, else ./config.yml, else $XDG_CONFIG_HOME/ferry/config.yml.
+            Exit codes: 0 all done, 1 some files failed or conflicted, 2 usage or configuration error, \
+            130 stopped by Ctrl-C (run the same command to continue).
+
+            Configuration: --config PATH, else ./config.yml, else $XDG_CONFIG_HOME/ferry/config.yml. \
+            `ferry init` writes a commented one; docs/config.md lists every key.
             """,
-        subcommands: [Push.self, Pull.self, Sync.self, Resolve.self, Verify.self, Status.self, Retry.self, Doctor.self,
+        subcommands: [Init.self, Push.self, Pull.self, Sync.self, Resolve.self, Verify.self, Status.self, Forget.self, Retry.self, Doctor.self,
                       List.self, Plugins.self, PluginTest.self, Watch.self, Daemon.self]
     )
 

@@ -1,11 +1,16 @@
+import ArgumentParser
 import FerryCore
 import FerryPluginAPI
 import Foundation
+import Synchronization
+import UnixSignals
 
 /// What `push` and `pull` share: resolve the folders, run each, report, pick the exit code.
 enum FolderRunCommand {
-    static func run(mode: SyncMode, folder: String?, remote: String?, global: GlobalOptions, transfer: TransferOptions) async throws {
-        let context = try CommandContext.load(global)
+    /// `loaded`: a context the caller already has (`resolve --now`; logging is set up once).
+    static func run(mode: SyncMode, folder: String?, remote: String?, global: GlobalOptions, transfer: TransferOptions,
+                    loaded: CommandContext? = nil) async throws {
+        let context = try loaded ?? CommandContext.load(global)
         let selection = FolderSelection(config: context.config, registry: context.registry,
                                         currentDirectory: context.currentDirectory)
         let pairs: [FolderPair]
@@ -33,32 +38,58 @@ enum FolderRunCommand {
         let single = pairs.count == 1
         let config = context.config, stateDirectory = context.stateDirectory
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
-        let anyFailed = await withTaskGroup(of: Bool.self) { tasks in
-            for group in groups {
-                tasks.addTask {
-                    var failed = false
-                    for pair in group {
-                        if await !runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
-                                         options: options, json: json, verbose: verbose, dryRun: dryRun,
-                                         showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single) {
-                            failed = true
+        let progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
+        let work = Task {
+            await withTaskGroup(of: RunOutcome.self) { tasks in
+                for group in groups {
+                    tasks.addTask {
+                        var worst = RunOutcome.succeeded
+                        for pair in group where !Task.isCancelled {
+                            worst = max(worst, await runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
+                                             options: options, progress: progresses[pair.name] ?? RunProgress(),
+                                             json: json, verbose: verbose, dryRun: dryRun,
+                                             showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single))
                         }
+                        return worst
                     }
-                    return failed
                 }
+                return await tasks.reduce(.succeeded) { max($0, $1) }
             }
-            return await tasks.reduce(false) { $0 || $1 }
         }
-        if anyFailed { throw ExitCodeFailure.someFilesFailed }
+        // Ctrl-C stops the run at a resumable point (transfers under way keep what they
+        // sent, the journal is committed); a second Ctrl-C exits at once.
+        let interrupted = InterruptFlag()
+        let signals = await UnixSignalsSequence(trapping: .sigint)
+        let watcher = Task {
+            for await _ in signals {
+                if interrupted.set() { exit(130) }
+                work.cancel()
+            }
+        }
+        let outcome = await work.value
+        watcher.cancel()
+        if interrupted.isSet {
+            let left = progresses.values.flatMap { $0.snapshot() }
+                .reduce(0) { $0 + max(0, $1.filesTotal - $1.filesDone - $1.filesFailed) }
+            throw CommandFailure(exitCode: 130, message: "stopped; \(Plural.count(left, "file")) left, run the same command to continue")
+        }
+        if outcome == .configuration { throw ExitCode(2) }
+        if outcome == .failed { throw ExitCodeFailure.someFilesFailed }
     }
 
-    /// Runs one pair and reports it; false when some of its files failed or the run did.
+    /// How a pair's run ended, worst last: the command exits with the worst of its pairs'.
+    enum RunOutcome: Int, Comparable {
+        case succeeded, failed, configuration
+
+        static func < (lhs: RunOutcome, rhs: RunOutcome) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Runs one pair and reports it.
     /// A single pair's run error is the command's error (`throwsOnError`); with several,
     /// it is reported and the others go on.
     private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String,
-                               options: RunOptions, json: Bool, verbose: Bool, dryRun: Bool, showsProgress: Bool,
-                               namesFolder: Bool, throwsOnError: Bool) async -> Bool {
-        let progress = RunProgress()
+                               options: RunOptions, progress: RunProgress, json: Bool, verbose: Bool, dryRun: Bool, showsProgress: Bool,
+                               namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
             ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(pair.name)") : nil
         let sink: any RunEventSink = json
@@ -70,13 +101,21 @@ enum FolderRunCommand {
         do {
             let summary = try await run.run()
             display?.stop()
-            return summary.succeeded
+            return summary.succeeded ? .succeeded : .failed
         } catch {
             display?.stop()
             StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
-            return false
+            return error.isConfiguration ? .configuration : .failed
         }
     }
+}
+
+/// Set by the first Ctrl-C; `set()` tells whether it already was (the second one).
+final class InterruptFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func set() -> Bool { flag.exchange(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
 }
 
 /// Exit 1 without a further message: the failures were already listed.

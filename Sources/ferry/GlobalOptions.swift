@@ -10,10 +10,10 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Where the journal lives for this run (default: state.path in the config, else $XDG_STATE_HOME/ferry).", valueName: "dir"))
     var state: String?
 
-    @Flag(name: .long, help: "One JSON object per line on stdout instead of text and progress.")
+    @Flag(name: .long, help: "Print JSON lines on stdout, for scripts.")
     var json = false
 
-    @Flag(name: .shortAndLong, help: "Log what happens (repeat for more).")
+    @Flag(name: .shortAndLong, help: "More detail: -v lists each file, -vv adds debug logs on stderr.")
     var verbose: Int
 }
 
@@ -28,7 +28,7 @@ struct TransferOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Bandwidth limit in bytes per second, e.g. 10M; 0 for none (default: transfers.bandwidth).", valueName: "rate"))
     var bwlimit: String?
 
-    @Flag(name: .long, help: "Mirror: delete files on the target that the source does not have.")
+    @Flag(name: .long, help: "push and pull: delete files on the target that the source lacks (sync always does).")
     var delete = false
 
     @Option(name: .long, help: ArgumentHelp("With --delete (or sync): most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))

@@ -21,12 +21,12 @@ struct ItemReport {
         var lines = ["  items:"]
         if items.isEmpty { lines.append("    none") }
         for (status, count, bytes) in counts {
-            lines.append("    " + status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-                + String(count).leftPadded(8) + " items " + ByteFormat.string(bytes).leftPadded(11))
+            lines.append("    " + StatusWords.item(status).padding(toLength: 12, withPad: " ", startingAt: 0)
+                + Plural.count(count, "item").leftPadded(12) + "  " + ByteFormat.string(bytes).leftPadded(10))
         }
         for item in unsettled.prefix(Self.listedItems) {
-            let files = item.files.map { "\($0.path) (\($0.status.rawValue))" }.joined(separator: ", ")
-            lines.append("    \(item.status.rawValue): \(item.key): \(files)")
+            let files = item.files.map { "\($0.path) (\(StatusWords.file($0.status)))" }.joined(separator: ", ")
+            lines.append("    \(StatusWords.item(item.status)): \(item.key): \(files)")
         }
         if unsettled.count > Self.listedItems {
             lines.append("    … and \(unsettled.count - Self.listedItems) more (all of them with --json)")

@@ -36,7 +36,7 @@ struct LogEventSink: RunEventSink {
         case let .summary(summary):
             guard summary.uploadedFiles + summary.downloadedFiles + summary.deletedFiles + summary.failedFiles
                 + summary.conflictFiles > 0 else { return }
-            logger.notice("\(TextEventPrinter.line(summary))")
+            logger.notice("\(TextEventPrinter.shortLine(summary))")
         }
     }
 }

@@ -3,15 +3,25 @@ import FerryPluginAPI
 import Foundation
 import Synchronization
 
-/// A live table on the terminal, one line per queue: files, bytes, rate and ETA. Redrawn
-/// four times a second on stderr; only used when both stdout and stderr are terminals.
+/// Puts a `ProgressTable` on the terminal and keeps it at the bottom: redrawn four times a
+/// second on stderr, and every message (`-v` per-file lines, failures, conflicts) printed
+/// above it, where it scrolls away as in apt or cargo. Only used when both stdout and
+/// stderr are terminals.
 final class ProgressDisplay: Sendable {
     private let progress: RunProgress
     private let title: String
     private let task = Mutex<Task<Void, Never>?>(nil)
-    /// Lines on screen, and whether the display was stopped; drawing and clearing both
-    /// happen under this lock, so a late redraw can never land after the final clear.
-    private let screen = Mutex<(lines: Int, stopped: Bool)>((0, false))
+
+    /// What is on the screen and what the next frame needs; drawing, printing above and
+    /// clearing all happen under this lock, so a late redraw never lands after the clear.
+    private struct Screen {
+        /// The table's lines as last drawn.
+        var lines: [String] = []
+        var stopped = false
+        var rates: [String: RecentRate] = [:]
+        var offlineUntil: ContinuousClock.Instant?
+    }
+    private let screen = Mutex(Screen())
 
     init(progress: RunProgress, title: String) {
         self.progress = progress
@@ -21,7 +31,7 @@ final class ProgressDisplay: Sendable {
     func start() {
         let newTask = Task { [self] in
             while !Task.isCancelled {
-                draw()
+                screen.withLock { draw(&$0, above: nil) }
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
@@ -34,59 +44,88 @@ final class ProgressDisplay: Sendable {
             return current
         }
         running?.cancel()
-        clear()
-    }
-
-    private func draw() {
-        let queues = progress.snapshot()
-        guard !queues.isEmpty else { return }
-        let elapsed = progress.started.duration(to: .now)
-        let seconds = max(0.001, elapsed.inSeconds)
-        var lines = ["\(title)  \(ByteFormat.duration(seconds))"]
-        for queue in queues {
-            let rate = Double(queue.bytesDone) / seconds
-            let remaining = Double(max(0, queue.bytesTotal - queue.bytesDone))
-            let eta = queue.filesDone + queue.filesFailed == queue.filesTotal ? "done" : rate > 0 ? ByteFormat.duration(remaining / rate) : "--:--"
-            let failed = queue.filesFailed > 0 ? "  \(queue.filesFailed) failed" : ""
-            lines.append("  " + pad(queue.queue, 11) + " " + pad("\(queue.filesDone)/\(queue.filesTotal)", 13, left: true)
-                + " files  " + pad(ByteFormat.string(queue.bytesDone), 10, left: true) + " / " + pad(ByteFormat.string(queue.bytesTotal), 10)
-                + "  " + pad(ByteFormat.rate(rate), 12, left: true) + "  ETA " + eta + failed)
-        }
         screen.withLock { screen in
             guard !screen.stopped else { return }
-            var text = screen.lines > 0 ? "\u{1B}[\(screen.lines)A" : ""
-            for line in lines { text += "\r\u{1B}[2K" + line + "\n" }
-            StandardStreams.errorRaw(text)
-            screen.lines = lines.count
-        }
-    }
-
-    private func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
-        let padding = String(repeating: " ", count: max(0, width - text.count))
-        return left ? padding + text : text + padding
-    }
-
-    /// Prints a line (a failure, a conflict) above the table; the next redraw puts the
-    /// table back below it.
-    func interject(_ line: String) {
-        screen.withLock { screen in
-            var text = screen.lines > 0 ? "\u{1B}[\(screen.lines)A" : ""
-            for _ in 0..<screen.lines { text += "\r\u{1B}[2K\n" }
-            if screen.lines > 0 { text += "\u{1B}[\(screen.lines)A" }
-            StandardStreams.errorRaw(text + line + "\n")
-            screen.lines = 0
-        }
-    }
-
-    private func clear() {
-        screen.withLock { screen in
             screen.stopped = true
-            guard screen.lines > 0 else { return }
-            var text = "\u{1B}[\(screen.lines)A"
-            for _ in 0..<screen.lines { text += "\r\u{1B}[2K\n" }
-            text += "\u{1B}[\(screen.lines)A"
-            StandardStreams.errorRaw(text)
-            screen.lines = 0
+            StandardStreams.errorRaw(Self.erase(screen.lines, width: TerminalSize.columns))
+            screen.lines = []
         }
+    }
+
+    /// Prints a line above the table (on stdout when `toOutput`, else stderr) and draws the
+    /// table again below it.
+    func interject(_ line: String, toOutput: Bool = false) {
+        screen.withLock { screen in
+            if screen.stopped {
+                toOutput ? StandardStreams.output(line) : StandardStreams.error(line)
+            } else {
+                draw(&screen, above: (line, toOutput))
+            }
+        }
+    }
+
+    /// The remote went offline (checked again in `nextCheck` seconds), or came back (nil).
+    func offline(nextCheck: Double?) {
+        screen.withLock { $0.offlineUntil = nextCheck.map { .now + .seconds($0) } }
+    }
+
+    /// Files not finished yet (for the message when the run is stopped).
+    var filesLeft: Int {
+        progress.snapshot().reduce(0) { $0 + max(0, $1.filesTotal - $1.filesDone - $1.filesFailed) }
+    }
+
+    private func draw(_ screen: inout Screen, above: (line: String, toOutput: Bool)?) {
+        guard !screen.stopped else { return }
+        let width = TerminalSize.columns
+        let table = frame(&screen)
+        let lines = table?.lines(width: width) ?? []
+        let erase = Self.erase(screen.lines, width: width)
+        if let above {
+            StandardStreams.errorRaw(erase)
+            above.toOutput ? StandardStreams.output(above.line) : StandardStreams.error(above.line)
+            StandardStreams.errorRaw(lines.map { $0 + "\n" }.joined())
+        } else {
+            guard !lines.isEmpty else { return }
+            StandardStreams.errorRaw(erase + lines.map { $0 + "\n" }.joined())
+        }
+        screen.lines = lines
+    }
+
+    /// The table for now, or nil before anything is planned.
+    private func frame(_ screen: inout Screen) -> ProgressTable? {
+        let queues = progress.snapshot()
+        guard !queues.isEmpty else { return nil }
+        let now = ContinuousClock.now
+        let seconds = progress.started.duration(to: now).inSeconds
+        let offline = screen.offlineUntil.map { now.duration(to: $0).inSeconds }
+        var rows: [ProgressTable.Row] = []
+        for queue in queues {
+            var row = ProgressTable.Row(name: queue.queue, filesDone: queue.filesDone, filesFailed: queue.filesFailed,
+                                        filesTotal: queue.filesTotal, bytesDone: max(0, queue.bytesDone),
+                                        bytesTotal: queue.bytesTotal, rate: nil, current: queue.current)
+            var rate = screen.rates[queue.queue] ?? RecentRate()
+            row.rate = rate.record(seconds: seconds, bytes: row.bytesDone, finished: row.finished)
+            screen.rates[queue.queue] = rate
+            if offline != nil && !row.finished { row.rate = nil }
+            rows.append(row)
+        }
+        return ProgressTable(title: title, elapsedSeconds: seconds, rows: rows, offlineNextCheck: offline)
+    }
+
+    /// Moves the cursor back to the table's first line and clears from there down. Lines
+    /// drawn at a width wider than the terminal's now were wrapped onto more rows when it
+    /// was resized (the terminal reflows them), so those rows are counted at the new width.
+    static func erase(_ lines: [String], width: Int) -> String {
+        let rows = lines.reduce(0) { $0 + max(1, ($1.count + width - 1) / max(1, width)) }
+        return rows > 0 ? "\r\u{1B}[\(rows)A\u{1B}[J" : "\r\u{1B}[J"
+    }
+}
+
+/// The terminal's width, read from stderr each frame so a resize takes effect at once.
+enum TerminalSize {
+    static var columns: Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 }

@@ -6,8 +6,11 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Fetch remote changes into the local folder.",
             discussion: """
-                FOLDER is a folder's name in config.yml, or a local path with --from REMOTE.
+                FOLDER is a folder's name in config.yml, or a local path with --from REMOTE. \
                 With no FOLDER, every configured folder whose mode is pull.
+
+                REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
+                http://, https://, file://) or a local path.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --from).")

@@ -6,9 +6,11 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Send local changes to the remote.",
             discussion: """
-                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE.
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE. \
                 With no FOLDER, every configured folder whose mode is push.
-                REMOTE is a configured remote (name or name:path), a file:// URL or a local path.
+
+                REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
+                http://, https://, file://) or a local path.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --to).")

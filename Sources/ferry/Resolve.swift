@@ -8,12 +8,15 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Settle a conflict left for a person (conflict policy ask).",
             discussion: """
-                PATH is the local file in conflict (or a folder: every conflict below it).
-                --keep local sends the local version over the remote one, --keep remote fetches
-                the remote version over the local one (the loser goes to the trash either way),
-                --keep both keeps both, the loser as NAME.conflict-DATE-HOST.EXT.
-                The next `ferry sync` of the folder carries the answer out.
-                `ferry status --conflicts` lists the conflicts.
+                PATH is the file in conflict (or a folder: every conflict below it), relative to the \
+                current directory or, as `ferry status --conflicts` prints it, to its synced folder.
+
+                --keep local: the local version replaces the remote one. \
+                --keep remote: the remote version replaces the local one. \
+                --keep both: both stay, the loser as NAME.conflict-DATE-HOST.EXT. \
+                A replaced version goes to the trash.
+
+                The next `ferry sync` of the folder carries the answer out, or at once with --now.
                 """)
 
         enum Keep: String, ExpressibleByArgument, CaseIterable {
@@ -23,8 +26,11 @@ extension Ferry {
         @Argument(help: "The local file in conflict, or a folder.")
         var path: String
 
-        @Option(name: .long, help: "Which version to keep: local, remote or both.")
+        @Option(name: .long, help: "Which version wins.")
         var keep: Keep
+
+        @Flag(name: .long, help: "Sync the folder right away to carry the answer out.")
+        var now = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -36,14 +42,22 @@ extension Ferry {
                 guard let journal = try Journal.open(existingAt: journalPath) else {
                     throw CommandFailure.usage("nothing synced yet (no journal at \(journalPath)); there is no conflict to resolve")
                 }
-                let pairs = try await journal.folderPairs().filter { pair in
-                    absolute == pair.localRoot || absolute.hasPrefix(pair.localRoot == "/" ? "/" : pair.localRoot + "/")
-                }
+                let allPairs = try await journal.folderPairs()
                 let policy: ConflictPolicy = keep == .both ? .keepBoth : keep == .local ? .local : .remote
                 var resolved: [(FolderPairRecord, [String])] = []
-                for pair in pairs {
-                    guard let id = pair.id else { continue }
-                    let relative = absolute == pair.localRoot ? "" : String(absolute.dropFirst(pair.localRoot.count + 1))
+                // First as a path from here; then, as the conflict lines print it, from a folder's root.
+                var candidates: [(FolderPairRecord, String)] = allPairs.compactMap { pair in
+                    guard absolute == pair.localRoot || absolute.hasPrefix(pair.localRoot == "/" ? "/" : pair.localRoot + "/") else {
+                        return nil
+                    }
+                    return (pair, absolute == pair.localRoot ? "" : String(absolute.dropFirst(pair.localRoot.count + 1)))
+                }
+                if !path.hasPrefix("/") {
+                    let inFolder = path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+                    candidates += allPairs.map { ($0, inFolder) }
+                }
+                for (pair, relative) in candidates {
+                    guard let id = pair.id, !resolved.contains(where: { $0.0.id == id }) else { continue }
                     let paths = try await journal.resolveConflicts(pairId: id, path: relative, keep: policy,
                                                                    at: Date().timeIntervalSince1970)
                     if !paths.isEmpty { resolved.append((pair, paths)) }
@@ -61,7 +75,18 @@ extension Ferry {
                         StandardStreams.output(object.text)
                     } else {
                         for path in paths { StandardStreams.output("resolved \(path): keep \(keep.rawValue)") }
-                        StandardStreams.output("the next `ferry sync \(pair.name == "ad-hoc" ? pair.localRoot : pair.name)` carries it out")
+                        if !now {
+                            StandardStreams.output("the next `ferry sync \(pair.name == "ad-hoc" ? pair.localRoot : pair.name)` carries it out (or add --now)")
+                        }
+                    }
+                }
+                if now {
+                    for (pair, _) in resolved {
+                        guard context.config.folder(named: pair.name)?.localPath == pair.localRoot else {
+                            throw CommandFailure.usage("--now runs configured folders only; run ferry sync \(pair.localRoot) --to REMOTE")
+                        }
+                        try await FolderRunCommand.run(mode: .sync, folder: pair.name, remote: nil, global: global,
+                                                       transfer: try TransferOptions.parse([]), loaded: context)
                     }
                 }
             } catch let error as JournalError {

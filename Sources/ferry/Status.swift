@@ -42,7 +42,10 @@ extension Ferry {
             if let folder {
                 let localRoot = context.config.folder(named: folder)?.localPath
                     ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
-                pairs = pairs.filter { $0.name == folder || $0.localRoot == localRoot }
+                // A configured name shows that folder only, not ad-hoc pairs of the same path.
+                pairs = context.config.folder(named: folder) != nil
+                    ? pairs.filter { $0.name == folder && $0.localRoot == localRoot }
+                    : pairs.filter { $0.localRoot == localRoot }
                 if pairs.isEmpty && context.config.folder(named: folder) == nil
                     && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
                     throw CommandFailure.usage("no folder named '\(folder)' in the config or the journal")
@@ -56,7 +59,10 @@ extension Ferry {
                     let failed = errors ? try await journal.records(pairId: id, status: .syncError) : []
                     let conflicted = errors || conflicts ? try await journal.records(pairId: id, status: .conflict) : []
                     var report = FolderReport(pair: pair, counts: counts, problems: failed + conflicted,
-                                              queueOrder: context.config.queues.map(\.name))
+                                              queueOrder: context.config.queues.map(\.name),
+                                              heading: Self.heading(pair, config: context.config,
+                                                                    currentDirectory: context.currentDirectory))
+                    report.listsProblems = errors || conflicts
                     if items {
                         report.items = ItemReport(items: MediaItem.group(
                             try await journal.records(pairId: id).map { record in
@@ -90,6 +96,20 @@ extension Ferry {
     }
 }
 
+extension Ferry.Status {
+    /// `photos: ./phone → nas:phone (push)` for a configured folder; `./src – file:///backup
+    /// (ad-hoc)` for a pair run with --to/--from, whose mode the journal does not keep.
+    static func heading(_ pair: FolderPairRecord, config: Config, currentDirectory: String) -> String {
+        let local = PairLabel.local(pair.localRoot, currentDirectory: currentDirectory)
+        if let folder = config.folders.first(where: { $0.name == pair.name && $0.localPath == pair.localRoot }) {
+            let remote = folder.remotePath.isRoot ? folder.remote : folder.remote + ":" + folder.remotePath.string
+            return "\(folder.name): \(local) \(PairLabel.arrow(folder.mode)) \(remote) (\(folder.mode.rawValue))"
+        }
+        let remote = pair.remoteLocation.replacingOccurrences(of: "#", with: " ")
+        return "\(local) – \(remote) (\(pair.name == "ad-hoc" ? "ad-hoc" : "\(pair.name), no longer configured"); ferry forget \(local) drops it)"
+    }
+}
+
 /// One folder pair's counts, as text or JSON.
 struct FolderReport {
     var pair: FolderPairRecord
@@ -119,29 +139,48 @@ struct FolderReport {
         return FileStatus.allCases.compactMap { status in totals.first { $0.0 == status.rawValue } }
     }
 
+    /// How the pair is shown: a configured folder as configured (`photos: ~/Pictures →
+    /// nas:phone (push)`), an ad-hoc one by its two ends.
+    var heading: String
+
     var text: String {
-        var lines = ["\(pair.name): \(pair.localRoot) ⇄ \(pair.remoteLocation)"]
+        var lines = [heading]
         if let lastRun = pair.lastRunAt {
-            lines.append("  last run \(Date(timeIntervalSince1970: lastRun).formatted(date: .numeric, time: .standard))")
+            lines.append("  last run \(StatusWords.time(Date(timeIntervalSince1970: lastRun)))")
+        } else {
+            lines.append("  never run")
         }
         if counts.isEmpty { lines.append("  no files tracked") }
-        for (status, files, bytes) in statusTotals {
-            lines.append("  " + status.padding(toLength: 14, withPad: " ", startingAt: 0)
-                + String(files).leftPadded(8) + " files " + ByteFormat.string(bytes).leftPadded(11))
+        let statuses = statusTotals
+        let wordWidth = statuses.map { StatusWords.file(FileStatus(rawValue: $0.0) ?? .inSync).count }.max() ?? 0
+        for (status, files, bytes) in statuses {
+            let word = StatusWords.file(FileStatus(rawValue: status) ?? .inSync)
+            lines.append("  " + word.padding(toLength: wordWidth, withPad: " ", startingAt: 0)
+                + "  " + Plural.count(files, "file").leftPadded(12) + "  " + ByteFormat.string(bytes).leftPadded(10))
         }
         if !counts.isEmpty { lines.append("  by queue:") }
+        let queueWidth = totals(by: \.queue).map(\.0.count).max() ?? 0
         for (queue, files, bytes) in totals(by: \.queue) {
-            let pending = counts.filter { $0.queue == queue && $0.status.isPending }.reduce(0) { $0 + $1.files }
-            lines.append("    " + queue.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(files).leftPadded(8) + " files " + ByteFormat.string(bytes).leftPadded(11)
-                + (pending > 0 ? "  (\(pending) pending)" : ""))
+            let split = FileStatus.allCases.compactMap { status -> String? in
+                let files = counts.filter { $0.queue == queue && $0.status == status }.reduce(0) { $0 + $1.files }
+                return files > 0 ? "\(files) \(StatusWords.file(status))" : nil
+            }
+            lines.append("    " + queue.padding(toLength: queueWidth, withPad: " ", startingAt: 0)
+                + "  " + Plural.count(files, "file").leftPadded(12) + "  " + ByteFormat.string(bytes).leftPadded(10)
+                + "  (" + split.joined(separator: ", ") + ")")
+        }
+        if listsProblems {
+            lines.append(problems.isEmpty ? "  problems: none" : "  problems:")
         }
         for problem in problems {
-            lines.append("  \(problem.status.rawValue): \(problem.path): \(problem.lastError ?? "")")
+            lines.append("    \(StatusWords.file(problem.status)): \(problem.path): \(problem.lastError ?? "")")
         }
         if let items { lines += items.lines }
         return lines.joined(separator: "\n")
     }
+
+    /// `--errors` or `--conflicts` was given: an empty list says "none".
+    var listsProblems = false
 
     var json: JSONObject {
         var object = JSONObject()

@@ -6,13 +6,18 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Two-way sync: changes on either side go to the other.",
             discussion: """
-                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE.
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE. \
                 With no FOLDER, every configured folder whose mode is sync.
-                A file changed on both sides since the last sync is a conflict, settled by the
-                folder's conflict policy (default keep-both: nothing is lost). Deleted and
-                overwritten files go to the trash (.ferry-trash/ locally, on the remote beside
-                the files), and a run that would delete more than transfers.max_delete of a
-                side stops before changing anything.
+
+                REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
+                http://, https://, file://) or a local path.
+
+                A file changed on both sides since the last sync is a conflict, settled by the \
+                folder's conflict policy (default keep-both: nothing is lost).
+
+                Deleted and overwritten files go to the trash (.ferry-trash/ locally, on the \
+                remote beside the files), and a run that would delete more than \
+                transfers.max_delete of a side stops before changing anything.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --to).")

@@ -1,4 +1,5 @@
 import FerryCore
+import Synchronization
 
 /// Plain text for people: failures and conflicts as they happen (stderr), the plan for
 /// `--dry-run`, and a summary at the end (stdout). Each transferred file only with -v.
@@ -9,6 +10,8 @@ struct TextEventPrinter: RunEventSink {
     var display: ProgressDisplay?
     /// Set when several folders run at once: each line then says whose it is.
     var folder: String?
+    /// `--dry-run`: what the plan contains, for the closing "would upload …" line.
+    let plan = PlanTally()
 
     private func report(_ line: String) {
         let line = folder.map { "\($0): " + line } ?? line
@@ -20,12 +23,18 @@ struct TextEventPrinter: RunEventSink {
     }
 
     private func output(_ line: String) {
-        StandardStreams.output(folder.map { "\($0): " + line } ?? line)
+        let line = folder.map { "\($0): " + line } ?? line
+        if let display {
+            display.interject(line, toOutput: true)
+        } else {
+            StandardStreams.output(line)
+        }
     }
 
     func emit(_ event: RunEvent) {
         switch event {
         case let .planned(path, queue, action, bytes):
+            plan.add(action, bytes: bytes)
             StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue), \(ByteFormat.string(bytes))]")
         case let .transferred(path, queue, direction, bytes, resumedFrom):
             guard verbose else { return }
@@ -49,12 +58,18 @@ struct TextEventPrinter: RunEventSink {
         case let .skipped(path, reason):
             if verbose { report("skipped \(path): \(reason)") }
         case let .remoteOffline(remote, message, nextProbe):
+            display?.offline(nextCheck: nextProbe)
             report("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s")
         case let .remoteOnline(remote, seconds):
+            display?.offline(nextCheck: nil)
             report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
-            StandardStreams.output(Self.line(summary))
+            if summary.dryRun {
+                StandardStreams.output("\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))")
+            } else {
+                StandardStreams.output(Self.line(summary))
+            }
         }
     }
 
@@ -68,6 +83,20 @@ struct TextEventPrinter: RunEventSink {
         case .keepBothLocalLoses: return "keep both (rename local) of"
         case .keepBothRemoteLoses: return "keep both (rename remote) of"
         }
+    }
+
+    /// Only what happened, for log lines (the folder is said by the line's prefix):
+    /// "3 uploaded (146 KiB) in 0.4 s".
+    static func shortLine(_ summary: RunSummary) -> String {
+        var parts: [String] = []
+        if summary.uploadedFiles > 0 { parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))") }
+        if summary.downloadedFiles > 0 { parts.append("\(summary.downloadedFiles) downloaded (\(ByteFormat.string(summary.downloadedBytes)))") }
+        if summary.deletedFiles > 0 { parts.append("\(summary.deletedFiles) deleted") }
+        if summary.movedFiles > 0 { parts.append("\(summary.movedFiles) renamed") }
+        if summary.conflictFiles > 0 { parts.append(Plural.count(summary.conflictFiles, "conflict")) }
+        if summary.failedFiles > 0 { parts.append("\(summary.failedFiles) failed") }
+        return "\(summary.mode.rawValue): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
+            + " in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 
     static func line(_ summary: RunSummary) -> String {
@@ -89,5 +118,34 @@ struct TextEventPrinter: RunEventSink {
         parts.append("\(summary.failedFiles) failed")
         let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
         return "\(summary.mode.rawValue) \(summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
+    }
+}
+
+/// Counts the jobs of a `--dry-run` plan by action: "would upload 15 files (161 MiB), delete 0".
+final class PlanTally: Sendable {
+    private let counts = Mutex<[FileAction: (files: Int, bytes: Int64)]>([:])
+
+    func add(_ action: FileAction, bytes: Int64) {
+        counts.withLock { counts in
+            let old = counts[action] ?? (0, 0)
+            counts[action] = (old.files + 1, old.bytes + bytes)
+        }
+    }
+
+    func line(mode: SyncMode) -> String {
+        let counts = self.counts.withLock { $0 }
+        func files(_ action: FileAction, _ verb: String) -> String {
+            let count = counts[action] ?? (0, 0)
+            return "\(verb) \(Plural.count(count.files, "file"))" + (count.files > 0 ? " (\(ByteFormat.string(count.bytes)))" : "")
+        }
+        let deletes = (counts[.deleteRemote]?.files ?? 0) + (counts[.deleteLocal]?.files ?? 0)
+        let renames = (counts[.moveRemote]?.files ?? 0) + (counts[.keepBothLocalLoses]?.files ?? 0)
+            + (counts[.keepBothRemoteLoses]?.files ?? 0)
+        var parts: [String] = []
+        if mode != .pull || counts[.upload] != nil { parts.append(files(.upload, "upload")) }
+        if mode != .push || counts[.download] != nil { parts.append(files(.download, "download")) }
+        if renames > 0 { parts.append("rename \(renames)") }
+        parts.append("delete \(deletes)")
+        return "would " + parts.joined(separator: ", ")
     }
 }

@@ -7,13 +7,18 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Check both sides of a folder against the journal.",
             discussion: """
-                Reports files whose size, ETag or modification time differ from what the journal
-                recorded, files missing from a side, files the journal does not know (orphans),
-                and journal rows that point at nothing. --hash also reads both sides of every file
-                in sync and compares SHA-256 hashes (the remote copy is downloaded). --repair
-                corrects the journal: rows on neither side are dropped, each row's view of the
-                sides is refreshed, and a file whose bytes differ loses its last-sync record (the
-                next sync treats it as a conflict). Exit 1 when differences were found.
+                Reports files whose size, ETag or modification time differ from what the journal \
+                recorded, files missing from a side, files the journal does not know (orphans), \
+                and journal rows that point at nothing.
+
+                --hash also reads both sides of every file in sync and compares SHA-256 hashes \
+                (the remote copy is downloaded).
+
+                --repair corrects the journal: rows on neither side are dropped, each row's view \
+                of the sides is refreshed, and a file whose bytes differ loses its last-sync \
+                record (the next sync treats it as a conflict).
+
+                Exit 1 when differences were found.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --to). Default: every configured folder.")

@@ -7,10 +7,13 @@ extension Ferry {
         static let configuration = CommandConfiguration(
             abstract: "Watch folders and send files as they settle, until stopped.",
             discussion: """
-                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE (as for push).
+                FOLDER is a folder's name in config.yml, or a local path with --to REMOTE (as for push). \
                 With no FOLDER, every configured folder: push folders are watched, pull folders polled.
+
                 A file is sent once it has not changed for watch.quiet_period and its writer closed it.
-                SIGTERM or SIGINT stops at a resumable point and exits 0. See docs/daemon.md.
+
+                Runs in the foreground until Ctrl-C or SIGTERM, which stop at a resumable point and exit 0. \
+                See docs/daemon.md.
                 """)
 
         @Argument(help: "Configured folder names, or one local path (with --to).")
@@ -57,7 +60,16 @@ extension Ferry {
             }
             let runtime = LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "watch",
                                                      json: global.json, schedules: false)
+            let announces = !global.json && process.logFormat == .text
+            if announces {
+                for pair in pairs {
+                    let label = PairLabel.describe(pair, config: context.config, currentDirectory: context.currentDirectory,
+                                                       typedRemote: to)
+                    StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
+                }
+            }
             try await LongRunningProcess.run(runtime, logger: context.logger)
+            if announces { StandardStreams.error("stopped watching; files not sent yet go with the next run") }
         }
     }
 }

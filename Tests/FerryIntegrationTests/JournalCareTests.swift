@@ -73,7 +73,7 @@ struct JournalCareTests {
         let first = try await work.push()
         #expect(first.status == 1, "\(first.diagnostics)")
         let errors = try await work.ferry(["status", work.source, "--state", work.state, "--errors"])
-        #expect(errors.standardOutput.contains("syncError: a/IMG_1.jpg"), "\(errors.diagnostics)")
+        #expect(errors.standardOutput.contains("failed: a/IMG_1.jpg"), "\(errors.diagnostics)")
 
         try FileManager.default.removeItem(atPath: work.destination + "/a/IMG_1.jpg")
         let retry = try await work.ferry(["retry", work.source + "/a", "--state", work.state])

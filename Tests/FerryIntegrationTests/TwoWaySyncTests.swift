@@ -220,7 +220,7 @@ struct TwoWaySyncTests {
         let files = (item["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
         #expect(files == ["DCIM/.thumbnails/IMG_0001.jpg", "DCIM/IMG_0001.jpg", "DCIM/IMG_0001.xmp"])
         let text = try await work.ferry(["status", work.source, "--items", "--state", work.state])
-        #expect(text.standardOutput.contains("filesPending: DCIM/IMG_0001: DCIM/.thumbnails/IMG_0001.jpg (inSync)"), "\(text.diagnostics)")
+        #expect(text.standardOutput.contains("partly sent: DCIM/IMG_0001: DCIM/.thumbnails/IMG_0001.jpg (in sync)"), "\(text.diagnostics)")
 
         // Once the rest arrives, the item is in sync.
         #expect(try await work.push().status == 0)

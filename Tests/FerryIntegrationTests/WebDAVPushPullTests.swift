@@ -37,7 +37,7 @@ struct WebDAVPushPullTests {
         #expect(try work.temporaryFiles(in: server.directory + "/root/photos") == [])
     }
 
-    @Test("a wrong password fails at once with exit 1 and 'check credentials', without retrying", arguments: TestServer.Kind.webDAV)
+    @Test("a wrong password fails at once with exit 2 (configuration) and 'check credentials', without retrying", arguments: TestServer.Kind.webDAV)
     func wrongPassword(_ kind: TestServer.Kind) async throws {
         let server = try TestServer(kind)
         let work = Workspace()
@@ -57,7 +57,7 @@ struct WebDAVPushPullTests {
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
         let run = try await FerryProcess.run(["push", "photos", "--state", work.state, "--json"], in: work.directory.path,
                                              environment: ["FERRY_TEST_PASSWORD": "not-the-password"])
-        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect(run.status == 2, "\(run.diagnostics)")
         #expect((run.standardError + run.standardOutput).contains("check this remote's user and password or bearer token"))
         #expect(!(run.standardError + run.standardOutput).contains("not-the-password"))
         #expect(run.events(named: "retrying").isEmpty)

@@ -69,6 +69,11 @@ public struct ConfigLoader: Sendable {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
              let .composer(context, problem, mark, _):
             let detail = context.map { "\($0.text) " } ?? ""
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(max(0, mark.line - 1)).first
+            if let line, line.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                return ConfigError(file: file, line: mark.line, column: mark.column,
+                                   message: "a tab in the indentation; YAML indents with spaces only")
+            }
             return ConfigError(file: file, line: mark.line, column: mark.column,
                                message: "invalid YAML: \(detail)\(problem)")
         case let .duplicatedKeysInMapping(duplicates, context):

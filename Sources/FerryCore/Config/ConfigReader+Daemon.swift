@@ -18,7 +18,7 @@ extension ConfigReader {
     }
 
     private mutating func readWatch(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "watch", allowed: ["quiet_period", "rescan_interval", "poll_interval", "stop_timeout"]) {
+        for entry in try mapping(node, key: "watch", allowed: Self.keys("watch")) {
             let key = "watch." + entry.key
             let value = try duration(entry.value, key: key)
             guard value > .zero else { throw error(entry.value, key, "must be longer than 0") }
@@ -42,7 +42,7 @@ extension ConfigReader {
             var trigger: ScheduleEntry.Trigger?
             var action: (SyncMode, String?)?
             var queues: [String]?
-            for field in try mapping(item, key: key, allowed: ["every", "cron", "run", "queues"]) {
+            for field in try mapping(item, key: key, allowed: Self.keys("schedule[]")) {
                 let fieldKey = key + "." + field.key
                 switch field.key {
                 case "every":
@@ -103,7 +103,7 @@ extension ConfigReader {
     }
 
     private mutating func readBandwidth(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "bandwidth", allowed: ["all", "remotes", "queues"]) {
+        for entry in try mapping(node, key: "bandwidth", allowed: Self.keys("bandwidth")) {
             let key = "bandwidth." + entry.key
             switch entry.key {
             case "all": config.bandwidth.all = try timetable(entry.value, key: key)

@@ -21,9 +21,7 @@ struct ConfigReader {
     func finish() -> Config { config }
 
     mutating func read(_ root: Node) throws(ConfigError) -> Config {
-        let top = try mapping(root, key: nil, allowed: [
-            "state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive", "items",
-        ] + Self.daemonSections)
+        let top = try mapping(root, key: nil, allowed: Self.keys("top level"))
         var folderNode: Node?
         var defaultQueueNode: Node?
         var daemonEntries: [Entry] = []
@@ -63,7 +61,7 @@ struct ConfigReader {
     // MARK: Sections
 
     private mutating func readState(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "state", allowed: ["path"]) {
+        for entry in try mapping(node, key: "state", allowed: Self.keys("state")) {
             config.statePath = try path(entry.value, key: "state.path")
         }
     }
@@ -73,6 +71,9 @@ struct ConfigReader {
             let key = "remotes.\(entry.key)"
             let fields = try mapping(entry.value, key: key, allowed: nil)
             guard let typeEntry = fields.first(where: { $0.key == "type" }) else {
+                if let nearMiss = fields.first(where: { Self.nearest($0.key, among: ["type"]) != nil }) {
+                    throw error(nearMiss.keyNode, key + "." + nearMiss.key, "unknown key; did you mean 'type'?")
+                }
                 throw error(entry.value, key, "missing required key 'type' (one of: \(registry.typeNames.joined(separator: ", ")))")
             }
             let type = try string(typeEntry.value, key: key + ".type")
@@ -87,8 +88,17 @@ struct ConfigReader {
                         options[field.key] = try string(field.value, key: key + "." + field.key)
                         continue
                     }
-                    let known = (["type"] + plugin.options.map(\.name)).joined(separator: ", ")
-                    throw error(field.keyNode, key + "." + field.key, "unknown key for a '\(type)' remote (expected one of: \(known))")
+                    let names = ["type"] + plugin.options.map(\.name)
+                    if Self.secretKeys.contains(field.key.lowercased()) {
+                        let ways = ["password_env", "password_file", "token_env"].filter(names.contains)
+                        throw error(field.keyNode, key + "." + field.key, "secrets do not go in config.yml; "
+                            + (ways.isEmpty ? "this remote type takes none" : "use \(ways.joined(separator: " or ")) (see docs/config.md)"))
+                    }
+                    if let near = Self.nearest(field.key, among: names) {
+                        throw error(field.keyNode, key + "." + field.key, "unknown key for a '\(type)' remote; did you mean '\(near)'?")
+                    }
+                    throw error(field.keyNode, key + "." + field.key,
+                                "unknown key for a '\(type)' remote (expected one of: \(names.joined(separator: ", ")))")
                 }
                 options[field.key] = try optionValue(field.value, option: option, key: key + "." + field.key)
             }
@@ -102,7 +112,7 @@ struct ConfigReader {
     private mutating func readFolders(_ node: Node) throws(ConfigError) {
         for entry in try mapping(node, key: "folders", allowed: nil) {
             let key = "folders.\(entry.key)"
-            let fields = try mapping(entry.value, key: key, allowed: ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash"])
+            let fields = try mapping(entry.value, key: key, allowed: Self.keys("folders.NAME"))
             var localPath: String?
             var remoteName: String?
             var remotePath = RemotePath.root
@@ -156,7 +166,7 @@ struct ConfigReader {
         var queues: [QueueRule] = []
         for (index, item) in items.enumerated() {
             let key = "queues[\(index)]"
-            let fields = try mapping(item, key: key, allowed: ["name", "match", "min_size", "max_size", "concurrency", "conflict"])
+            let fields = try mapping(item, key: key, allowed: Self.keys("queues[]"))
             var rule = QueueRule(name: "", match: [], concurrency: 1)
             var hasName = false
             for field in fields {
@@ -184,7 +194,7 @@ struct ConfigReader {
     }
 
     private mutating func readTransfers(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "transfers", allowed: ["max", "bandwidth", "max_delete", "min_free_space"]) {
+        for entry in try mapping(node, key: "transfers", allowed: Self.keys("transfers")) {
             let key = "transfers." + entry.key
             switch entry.key {
             case "max": config.transfers.maxConcurrent = try integer(entry.value, key: key, range: 1...256)
@@ -217,7 +227,7 @@ struct ConfigReader {
     }
 
     private mutating func readRetry(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "retry", allowed: ["attempts", "base_delay", "factor", "max_delay", "offline_wait"]) {
+        for entry in try mapping(node, key: "retry", allowed: Self.keys("retry")) {
             let key = "retry." + entry.key
             switch entry.key {
             case "attempts": config.retry.attempts = try integer(entry.value, key: key, range: 1...1000)
@@ -244,7 +254,7 @@ struct ConfigReader {
     }
 
     private mutating func readScan(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "scan", allowed: ["follow_symlinks", "ignore"]) {
+        for entry in try mapping(node, key: "scan", allowed: Self.keys("scan")) {
             let key = "scan." + entry.key
             switch entry.key {
             case "follow_symlinks": config.scan.followSymlinks = try boolean(entry.value, key: key)
@@ -256,8 +266,7 @@ struct ConfigReader {
 
     private mutating func readArchive(_ node: Node) throws(ConfigError) {
         var rule = ArchiveRule()
-        let keys = ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]
-        for entry in try mapping(node, key: "archive", allowed: keys) {
+        for entry in try mapping(node, key: "archive", allowed: Self.keys("archive")) {
             let key = "archive." + entry.key
             switch entry.key {
             case "match": rule.match = try globList(entry.value, key: key)
@@ -282,7 +291,7 @@ struct ConfigReader {
 
     /// `items:`: how files group into media items.
     private mutating func readItems(_ node: Node) throws(ConfigError) {
-        for entry in try mapping(node, key: "items", allowed: ["stem", "thumbnail_folders", "stem_suffixes"]) {
+        for entry in try mapping(node, key: "items", allowed: Self.keys("items")) {
             let key = "items." + entry.key
             switch entry.key {
             case "stem":
@@ -335,7 +344,7 @@ struct ConfigReader {
             settings.enabled = false
             return settings
         }
-        for entry in try mapping(node, key: key, allowed: ["local", "remote", "keep"]) {
+        for entry in try mapping(node, key: key, allowed: Self.keys("folders.NAME.trash")) {
             let entryKey = key + "." + entry.key
             switch entry.key {
             case "local":
@@ -400,6 +409,9 @@ struct ConfigReader {
             let name = scalar.string
             let path = key.map { "\($0).\(name)" } ?? name
             if let allowed, !allowed.contains(name) {
+                if let near = Self.nearest(name, among: allowed) {
+                    throw error(keyNode, path, "unknown key; did you mean '\(near)'?")
+                }
                 throw error(keyNode, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
             }
             guard seen.insert(name).inserted else {

@@ -123,7 +123,7 @@ public struct DaemonRuntime: Sendable {
             await group.waitForAll()
         }
 
-        logger.info("stopping: letting transfers reach a resumable point",
+        logger.info("stopping at a resumable point",
                     metadata: ["within": "\(config.watch.stopTimeout)"])
         let stopped = await Self.within(config.watch.stopTimeout) { await runners.stopAll() }
         if !stopped {

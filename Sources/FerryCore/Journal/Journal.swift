@@ -118,6 +118,12 @@ public final class Journal: Sendable {
         try await read { db in try FolderPairRecord.order(Column("id")).fetchAll(db) }
     }
 
+    /// Drops a pair and all that is recorded about it (files, bundles; by the schema's
+    /// cascades): `ferry forget`. The files themselves are not touched.
+    public func forgetFolderPair(id: Int64) async throws(JournalError) {
+        try await write { db in _ = try FolderPairRecord.deleteOne(db, key: id) }
+    }
+
     /// Records that a scan found the local tree as the journal already had it.
     public func confirmScan(pairId: Int64, at time: Double) async throws(JournalError) {
         try await write { db in

@@ -37,11 +37,22 @@ public struct FolderSelection: Sendable {
         guard let remote else {
             let known = config.folders.map(\.name)
             throw SelectionError("no configured folder named '\(folder)'"
-                + (known.isEmpty ? "" : " (folders: \(known.joined(separator: ", ")))")
+                + (config.sourceFile == nil ? " (no config.yml found; see --config)"
+                    : known.isEmpty ? "" : " (folders: \(known.joined(separator: ", ")))")
                 + "; for an ad-hoc pair give \(flag) REMOTE")
         }
         let (backend, remoteRoot) = try adHocRemote(remote)
         let localRoot = LocalFileSystem.absolute(folder, relativeTo: currentDirectory)
+        // A bare word that is neither a configured folder nor an existing folder here is
+        // most likely a mistyped name, not a new folder to send from.
+        if mode != .pull && !folder.contains("/") && !folder.hasPrefix(".") && !folder.hasPrefix("~")
+            && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
+            let known = config.folders.map(\.name)
+            throw SelectionError("'\(folder)' is neither a configured folder"
+                + (config.sourceFile == nil ? " (no config.yml found)"
+                    : known.isEmpty ? "" : " (folders: \(known.joined(separator: ", ")))")
+                + " nor a local folder here; check the name, or give its path (./\(folder))")
+        }
         return [FolderPair(name: "ad-hoc", localRoot: localRoot, backend: backend, remoteRoot: remoteRoot,
                            mode: mode, ignore: [])]
     }
@@ -80,7 +91,7 @@ public struct FolderSelection: Sendable {
         do {
             return try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options))
         } catch {
-            throw SelectionError("remote '\(remote.name)': \(error.description)")
+            throw SelectionError(Self.naming(remote.name, error.description))
         }
     }
 
@@ -102,7 +113,9 @@ public struct FolderSelection: Sendable {
         if let schemeEnd = text.range(of: "://") {
             let scheme = String(text[..<schemeEnd.lowerBound]).lowercased()
             guard let plugin = registry.plugin(forScheme: scheme) else {
-                throw SelectionError("no backend handles '\(scheme)://' URLs (types: \(registry.typeNames.joined(separator: ", ")))")
+                let schemes = registry.plugins.flatMap(\.urlSchemes).map { "\($0)://" }
+                throw SelectionError("no backend handles '\(scheme)://' URLs; use one of \(schemes.joined(separator: ", ")), "
+                    + "or a configured remote's name")
             }
             if scheme == "file" {
                 guard let url = URL(string: text), url.isFileURL else {
@@ -110,10 +123,12 @@ public struct FolderSelection: Sendable {
                 }
                 return try barePath(url.path, plugin: plugin)
             }
+            // A space typed in a URL path means a space in the name: send it as %20.
+            let url = text.replacingOccurrences(of: " ", with: "%20")
             do {
-                return (try plugin.make(BackendSettings(remoteName: text, options: ["url": text])), .root)
+                return (try plugin.make(BackendSettings(remoteName: url, options: ["url": url])), .root)
             } catch {
-                throw SelectionError("remote '\(text)': \(error.description)")
+                throw SelectionError(Self.naming(url, error.description))
             }
         }
         let looksLikePath = text.hasPrefix("/") || text.hasPrefix(".") || text.hasPrefix("~") || text.contains("/")
@@ -132,8 +147,13 @@ public struct FolderSelection: Sendable {
         do {
             return (try plugin.make(BackendSettings(remoteName: text, options: ["path": absolute])), .root)
         } catch {
-            throw SelectionError("remote '\(text)': \(error.description)")
+            throw SelectionError(Self.naming(text, error.description))
         }
+    }
+
+    /// "remote 'nas': MESSAGE", unless the message already names it.
+    static func naming(_ remote: String, _ message: String) -> String {
+        message.contains("'\(remote)'") ? message : "remote '\(remote)': \(message)"
     }
 }
 

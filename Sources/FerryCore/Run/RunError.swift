@@ -53,5 +53,14 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The remote refused the configured credentials or address: fixing config.yml is the
+    /// way out (the command line exits 2), not running again.
+    public var isConfiguration: Bool {
+        if case let .backend(error) = cause {
+            return error.code == .authenticationFailed || error.code == .invalidName
+        }
+        return false
+    }
+
     public var description: String { message }
 }

@@ -11,6 +11,8 @@ public final class RunProgress: Sendable {
         public var bytesTotal: Int64 = 0
         public var bytesDone: Int64 = 0
         public var active = 0
+        /// Paths being transferred right now, oldest first (for the display's "now:" column).
+        public var current: [String] = []
     }
 
     private let state = Mutex<[String: QueueProgress]>([:])
@@ -29,6 +31,23 @@ public final class RunProgress: Sendable {
 
     public func began(queue: String) {
         state.withLock { $0[queue]?.active += 1 }
+    }
+
+    /// A job started: counts it as active and names it as a current file until `left`.
+    public func began(queue: String, path: String) {
+        state.withLock { queues in
+            queues[queue]?.active += 1
+            queues[queue]?.current.append(path)
+        }
+    }
+
+    /// The job on `path` is no longer running (whatever its outcome).
+    public func left(queue: String, path: String) {
+        state.withLock { queues in
+            if let index = queues[queue]?.current.firstIndex(of: path) {
+                queues[queue]?.current.remove(at: index)
+            }
+        }
     }
 
     public func moved(queue: String, bytes: Int) {

@@ -226,7 +226,9 @@ public struct SyncRun: Sendable {
             }
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
         } catch {
-            throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.description)", cause: .backend(error))
+            // The backend's message names the URL it tried; say it once.
+            throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)"
+                + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).

@@ -111,12 +111,15 @@ struct TransferEngine: Sendable {
                     switch action {
                     case let .start(job):
                         guard let record = jobs.records[job.path] else { continue }
-                        progress.began(queue: record.queue)
+                        progress.began(queue: record.queue, path: record.path)
                         let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle,
                                                    sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? []))
                         running.add(observer)
-                        group.addTask { [executor] in
-                            defer { running.remove(observer) }
+                        group.addTask { [executor, progress] in
+                            defer {
+                                running.remove(observer)
+                                progress.left(queue: record.queue, path: record.path)
+                            }
                             let outcome = await executor.attempt(record, observer: observer)
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }

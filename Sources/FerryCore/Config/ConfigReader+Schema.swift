@@ -1,0 +1,26 @@
+/// Every key config.yml takes, section by section: the reader takes its allowed keys from
+/// here, and a test checks docs/config.md against it (a key missing from the document, or
+/// documented but not read, fails it). Remote keys come from each backend's options.
+extension ConfigReader {
+    static let schema: [(section: String, keys: [String])] = [
+        ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
+                       "items"] + daemonSections),
+        ("state", ["path"]),
+        ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash"]),
+        ("folders.NAME.trash", ["local", "remote", "keep"]),
+        ("queues[]", ["name", "match", "min_size", "max_size", "concurrency", "conflict"]),
+        ("transfers", ["max", "bandwidth", "max_delete", "min_free_space"]),
+        ("retry", ["attempts", "base_delay", "factor", "max_delay", "offline_wait"]),
+        ("scan", ["follow_symlinks", "ignore"]),
+        ("archive", ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]),
+        ("items", ["stem", "thumbnail_folders", "stem_suffixes"]),
+        ("watch", ["quiet_period", "rescan_interval", "poll_interval", "stop_timeout"]),
+        ("schedule[]", ["every", "cron", "run", "queues"]),
+        ("bandwidth", ["all", "remotes", "queues"]),
+    ]
+
+    /// The keys of one section of `schema`.
+    static func keys(_ section: String) -> [String] {
+        schema.first { $0.section == section }?.keys ?? []
+    }
+}
