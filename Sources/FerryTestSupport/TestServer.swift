@@ -28,11 +28,14 @@ public final class TestServer: Sendable {
         return url.path
     }
 
-    public init(_ kind: Kind) throws {
+    /// Starts the server; the script runs and is waited for on a thread of its own
+    /// (`onOwnThread`), never on the cooperative pool.
+    public init(_ kind: Kind) async throws {
         self.kind = kind
-        scratch = TemporaryDirectory("ferry-\(kind)")
+        let scratch = TemporaryDirectory("ferry-\(kind)")
+        self.scratch = scratch
         directory = scratch.path
-        let result = try Self.script("start-\(kind).sh", directory)
+        let result = try await onOwnThread { [directory] in try Self.script("start-\(kind).sh", directory) }
         guard result.status == 0, let line = result.output.split(separator: "\n").last, line.hasPrefix("http://") else {
             throw TestServerError(message: "cannot start \(kind): \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
@@ -61,7 +64,11 @@ public final class TestServer: Sendable {
     /// next one, so every earlier answered request stands before the marker. (Apache runs
     /// several processes; count its requests through a `FaultProxy` instead.) Lines after
     /// the returned count are the requests that come after it.
-    public func logMark() throws -> Int {
+    public func logMark() async throws -> Int {
+        try await onOwnThread { try self.waitForLogMark() }
+    }
+
+    private func waitForLogMark() throws -> Int {
         let marker = "/ferry-log-mark-\(UUID().uuidString)"
         let scratch = TemporaryDirectory("ferry-log-mark")
         let pid = try ChildProcess.spawn(["/usr/bin/curl", "-s", "-o", "/dev/null", "--noproxy", "*", "--head", origin + marker],

@@ -112,12 +112,16 @@ final class ProgressDisplay: Sendable {
         return ProgressTable(title: title, elapsedSeconds: seconds, rows: rows, offlineNextCheck: offline)
     }
 
-    /// Moves the cursor back to the table's first line and clears from there down. Lines
+    /// Clears the table's rows from the bottom up, leaving the cursor on its first line. Lines
     /// drawn at a width wider than the terminal's now were wrapped onto more rows when it
     /// was resized (the terminal reflows them), so those rows are counted at the new width.
+    /// Each row is cleared on its own (erase line, up one) rather than with "clear to the
+    /// end of the screen": tmux and some terminals save the whole screen into the
+    /// scrollback when that clear starts at the top-left corner, which left old frames in
+    /// the history.
     static func erase(_ lines: [String], width: Int) -> String {
         let rows = lines.reduce(0) { $0 + max(1, ($1.count + width - 1) / max(1, width)) }
-        return rows > 0 ? "\r\u{1B}[\(rows)A\u{1B}[J" : "\r\u{1B}[J"
+        return "\r\u{1B}[2K" + String(repeating: "\u{1B}[1A\u{1B}[2K", count: rows)
     }
 }
 

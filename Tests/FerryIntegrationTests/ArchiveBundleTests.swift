@@ -43,7 +43,7 @@ struct ArchiveBundleTests {
 
     @Test("5,000 cold files to nginx WebDAV as bundles, pulled into an empty folder: identical tree, few requests")
     func fiveThousandFiles() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         let paths = try Self.writeColdTree(at: work.source, count: 5000)
         // One catch-all queue: classifying 5,000 paths against the standard queues' globs is
@@ -197,9 +197,9 @@ struct ArchiveBundleTests {
 
     @Test("a bundle upload cut off by the network leaves its files queued (not failed); the next push sends them")
     func connectionLost() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         // The first two PUTs (the bundle's, then its retry) get a TCP reset.
-        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=reset,reset"])
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=reset,reset"])
         let work = Workspace()
         let paths = try Self.writeColdTree(at: work.source, count: 20)
         let config = Self.config(remoteURL: proxy.origin + "/dav/cold") + """

@@ -7,8 +7,8 @@ struct FaultInjectionTests {
     @Test("500, 503 and dropped connections on 20% of requests: the result is still identical",
           arguments: TestServer.Kind.webDAV)
     func faultyServer(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
-        let proxy = try FaultProxy(upstream: server.origin, share: 0.2, seed: kind == .nginx ? 7 : 11)
+        let server = try await TestServer(kind)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0.2, seed: kind == .nginx ? 7 : 11)
         let work = Workspace()
         let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 60, largeFileSizes: [3 << 20], seed: 31))
         // Many quick retries: with one request in five failing, a file's few requests all

@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func davsToAPlainHTTPServerSaysItDoesNotSpeakTLS() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: work.source + "/a.jpg"))

@@ -6,7 +6,7 @@ import Testing
 struct HTTPPushPullTests {
     @Test("an ad-hoc http:// URL on nginx: push, push again (nothing sent), pull into an empty folder")
     func nginxAdHoc() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 41))
         let remote = server.url("/files/photos")
@@ -42,7 +42,7 @@ struct HTTPPushPullTests {
 
     @Test("a photo-server style remote (multipart POST, HTML index): push, push again, pull an identical tree")
     func uploadServer() async throws {
-        let server = try TestServer(.upload)
+        let server = try await TestServer(.upload)
         let work = Workspace()
         let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 120, largeFileSizes: [9 << 20], seed: 42))
         let config = """
@@ -83,7 +83,7 @@ struct HTTPPushPullTests {
 
     @Test("a push to a read-only http remote (upload: none) fails at once with exit 1 and says why")
     func readOnly() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 1000, seed: 1)
         let config = """

@@ -47,14 +47,6 @@ extension FerryProcess.Result {
 /// other tests' synchronous work, and a Dispatch worker can wait that long for a free
 /// thread under a full-suite load: long enough for the transfer that was to be interrupted
 /// to finish first. A dedicated thread acts the moment the condition holds.
-/// Runs `work` on a thread of its own and returns its result: for a test's timed steps (a
-/// slow writer), which the cooperative pool could hold back under load.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-        Thread.detachNewThread { continuation.resume(returning: work()) }
-    }
-}
-
 @discardableResult
 func when(_ condition: @escaping @Sendable () -> Bool, do action: @escaping @Sendable () -> Void = {}) async -> Bool {
     let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in

@@ -27,7 +27,7 @@ struct OutageTests {
     @Test("stopped for 3 s: the remote goes offline, nothing fails, and the push completes when it is back",
           arguments: TestServer.Kind.webDAV)
     func serverComesBack(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let work = Workspace()
         for index in 0..<30 {
             try TreeGenerator.write(at: work.source + "/day \(index / 10)/IMG_\(index).jpg", size: 256 * 1024,
@@ -67,7 +67,7 @@ struct OutageTests {
 
     @Test("still down after offline_wait: exit 1 with a message that says what to do, files stay queued")
     func serverStaysAway() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         for index in 0..<12 {
             try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 256 * 1024, seed: UInt64(index))
@@ -99,7 +99,7 @@ struct OutageTests {
 
     @Test("a folder whose remote is offline does not hold up a folder on another remote")
     func otherRemotesKeepWorking() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         for index in 0..<8 {
             try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 256 * 1024, seed: UInt64(index))
@@ -177,8 +177,8 @@ struct OutageTests {
     /// Found by the soak suite (docs/reliability.md, bug 3), replayed exactly.
     @Test("a MOVE whose answer is lost, then an offline spell: the file is found in place, not sent again, no temporary file left")
     func lostMoveThenOffline() async throws {
-        let server = try TestServer(.nginx)
-        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: [
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: [
             "--script", "MOVE=lost,500", "--script", "PROPFIND=ok,ok,reset,lost,reset",
         ])
         let work = Workspace()
@@ -207,8 +207,8 @@ struct OutageTests {
 
     @Test("a transfer that stalls is aborted after stall_timeout and sent again, without waiting for the server")
     func stalledUploadIsRetried() async throws {
-        let server = try TestServer(.nginx)
-        let proxy = try FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=stall"])
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=stall"])
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/VID_1.mp4", size: 300_000, seed: 5)
         let config = """

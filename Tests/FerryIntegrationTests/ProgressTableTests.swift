@@ -72,7 +72,9 @@ import Testing
 
     @Test func eraseCountsRowsOfLinesThatWrappedAfterAResize() {
         let lines = [String(repeating: "x", count: 79), "short"]
-        #expect(ProgressDisplay.erase(lines, width: 80) == "\r\u{1B}[2A\u{1B}[J")
-        #expect(ProgressDisplay.erase(lines, width: 60) == "\r\u{1B}[3A\u{1B}[J")
+        let up = "\u{1B}[1A\u{1B}[2K"
+        #expect(ProgressDisplay.erase(lines, width: 80) == "\r\u{1B}[2K" + up + up)
+        #expect(ProgressDisplay.erase(lines, width: 60) == "\r\u{1B}[2K" + up + up + up)
+        #expect(!ProgressDisplay.erase(lines, width: 60).contains("\u{1B}[J"), "a clear to the end of the screen")
     }
 }

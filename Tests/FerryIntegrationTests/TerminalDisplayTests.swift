@@ -4,108 +4,162 @@ import Testing
 
 /// What a person sees on a terminal (tmux at 80 and 60 columns): the live table stays one
 /// table at the bottom, `-v` lines scroll above it, nothing is wider than the terminal.
-@Suite struct TerminalDisplayTests {
+///
+/// The pushes go through the test plugin `exec:faulty` with `hold`: the last file's upload
+/// waits until the test creates `release`, so the table is on screen for as long as the
+/// test looks at it, whatever the machine's load (no bandwidth limit that the test must
+/// outpace).
+@Suite(.integration) struct TerminalDisplayTests {
     static let files = 16
+    static let held = String(format: "clip-%02d.mp4", files - 1)
 
-    /// A workspace with `files` files of 48 KiB: at --bwlimit 128k a push takes about 6 s,
-    /// long enough for the table to be on screen while the test reads it.
-    private func workspace() throws -> Workspace {
+    private struct Scene {
         let workspace = Workspace()
+        var config: String { workspace.directory.child("config.yml") }
+        var release: String { workspace.directory.child("release") }
+
+        func command(_ arguments: String) -> String {
+            "'\(FerryProcess.executable)' \(arguments) --config '\(config)' --state '\(workspace.state)'"
+        }
+
+        func releaseTheHeldFile() throws {
+            try Data("release\n".utf8).write(to: URL(fileURLWithPath: release))
+        }
+    }
+
+    /// `files` files of 48 KiB in `src/`, pushed by folder `media` into a content store
+    /// through `exec:faulty`, which holds the upload of `hold` (when given) until released.
+    private func scene(hold: String? = held) throws -> Scene {
+        let scene = Scene()
+        let workspace = scene.workspace
         try FileManager.default.createDirectory(atPath: workspace.source, withIntermediateDirectories: true)
         for index in 0..<Self.files {
             let data = Data(repeating: UInt8(index), count: 48 * 1024)
             try data.write(to: URL(fileURLWithPath: workspace.source + String(format: "/clip-%02d.mp4", index)))
         }
-        return workspace
+        let root = TestServer.repositoryRoot
+        var lines = [
+            "remotes:",
+            "  store:",
+            "    type: exec:faulty",
+            "    plugin_dir: \(root)/scripts/test-plugins",
+            "    inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas",
+            "    path: store",
+            "    fault_state: \(workspace.directory.path)",
+            // Held uploads say nothing for as long as the test looks; no stall is declared.
+            "    stall_timeout: 3600",
+        ]
+        if let hold { lines.append("    hold: \(hold)") }
+        lines += [
+            "folders:",
+            "  media:",
+            "    path: src",
+            "    remote: store",
+            "  back:",
+            "    path: dst",
+            "    remote: store",
+            "    mode: pull",
+        ]
+        try lines.joined(separator: "\n").appending("\n").write(toFile: scene.config, atomically: true, encoding: .utf8)
+        return scene
     }
 
-    private func command(_ workspace: Workspace, _ arguments: String) -> String {
-        "'\(FerryProcess.executable)' \(arguments) --state '\(workspace.state)'"
-    }
-
-    /// The table's first line: "push NAME  0:02" (the summary line ends "in 3.1 s" instead).
+    /// The table's first line: "push media  0:02" (the summary line ends "in 3.1 s" instead).
     private static func isTitle(_ row: String) -> Bool { row.hasPrefix("push ") && row.contains("  0:") }
     private static func isSummary(_ row: String) -> Bool { row.hasPrefix("push ") && row.hasSuffix(" s") }
     private static func uploaded(_ rows: [String]) -> [String] { rows.filter { $0.hasPrefix("uploaded clip-") } }
-
-    /// Checks every screen seen: at most one table title, no row wider than the terminal.
-    private final class ScreenLog {
-        var titlesSeen = 0
-        var tableSeen = false
-        var screens = 0
-    }
+    /// Every file but the held one has its per-file line on screen.
+    private static func allButHeldSent(_ rows: [String]) -> Bool { Set(uploaded(rows)).count == files - 1 }
 
     @Test(arguments: [80, 60])
     func pushWithVerboseKeepsEveryLineAboveOneTable(width: Int) async throws {
-        let workspace = try workspace()
-        let terminal = try TerminalSession(command(workspace, "push src --to dst -v --bwlimit 128k"),
-                                           in: workspace.directory.path, width: width, height: 40)
-        let log = ScreenLog()
+        let scene = try scene()
+        let terminal = try await TerminalSession(scene.command("push media -v"),
+                                                 in: scene.workspace.directory.path, width: width, height: 40)
+        var screensChecked = 0
         let check: ([String]) -> Void = { rows in
-            log.screens += 1
-            let titles = rows.filter(Self.isTitle).count
-            #expect(titles <= 1, "the table's title repeated:\n\(rows.joined(separator: "\n"))")
-            if titles == 1 { log.tableSeen = true }
+            screensChecked += 1
+            #expect(rows.filter(Self.isTitle).count <= 1, "the table's title repeated:\n\(rows.joined(separator: "\n"))")
             for row in rows where !Self.isSummary(row) { #expect(row.count <= width, "row wider than \(width): \(row)") }
         }
+        // While the last file is held: every other file's line above exactly one table.
+        let during = try await terminal.waitFor("every file but the held one sent, under the table", each: check) {
+            Self.allButHeldSent($0) && $0.contains(where: Self.isTitle)
+        }
+        let title = during.firstIndex(where: Self.isTitle) ?? 0
+        let lastLine = during.lastIndex { $0.hasPrefix("uploaded clip-") } ?? 0
+        #expect(lastLine < title, "the table is not below the per-file lines:\n\(during.joined(separator: "\n"))")
+        try scene.releaseTheHeldFile()
         let end = try await terminal.waitFor("the end of the push", each: check) { $0.contains { $0.hasPrefix("[exit ") } }
-        #expect(log.tableSeen, "the progress table never showed in \(log.screens) screens")
-        #expect(end.contains("[exit 0]"))
+        #expect(screensChecked >= 2)
+        #expect(end.contains("[exit 0]"), "\(end.joined(separator: "\n"))")
         #expect(Set(Self.uploaded(end)).count == Self.files, "per-file lines lost:\n\(end.joined(separator: "\n"))")
         #expect(!end.contains(where: Self.isTitle), "the table was left on screen")
         #expect(end.contains { Self.isSummary($0) && $0.contains("\(Self.files) uploaded") })
+        // No frame went into the scrollback either (a clear from the top-left corner does
+        // that in tmux).
+        let history = try await terminal.screenWithHistory()
+        #expect(!history.contains(where: Self.isTitle), "a frame in the scrollback:\n\(history.joined(separator: "\n"))")
     }
 
     @Test func tableIsRedrawnCleanlyAfterTheTerminalNarrows() async throws {
-        let workspace = try workspace()
-        let terminal = try TerminalSession(command(workspace, "push src --to dst -v --bwlimit 128k --transfers 1"),
-                                           in: workspace.directory.path, width: 100, height: 40)
-        try await terminal.waitFor("the table") { $0.contains(where: Self.isTitle) }
-        try terminal.resize(width: 60, height: 40)
-        let log = ScreenLog()
-        let end = try await terminal.waitFor("the end of the push", each: { rows in
-            // A frame drawn before the resize may still be on screen for one redraw.
-            log.screens += 1
-            if log.screens > 25 { #expect(rows.filter(Self.isTitle).count <= 1, "\(rows.joined(separator: "\n"))") }
-        }) { $0.contains { $0.hasPrefix("[exit ") } }
+        let scene = try scene()
+        let terminal = try await TerminalSession(scene.command("push media -v"),
+                                                 in: scene.workspace.directory.path, width: 100, height: 40)
+        try await terminal.waitFor("the table at 100 columns") { Self.allButHeldSent($0) && $0.contains(where: Self.isTitle) }
+        try await terminal.resize(width: 60, height: 40)
+        // The redraw after the resize: one table, no row wider than the new width. The held
+        // file keeps the table up until the test has seen that.
+        try await terminal.waitFor("one table at 60 columns") { rows in
+            rows.filter(Self.isTitle).count == 1 && rows.allSatisfy { $0.count <= 60 }
+        }
+        try scene.releaseTheHeldFile()
+        try await terminal.waitFor("the end of the push") { $0.contains { $0.hasPrefix("[exit ") } }
+        // tmux moves top rows into its history when it reflows a narrowed screen: read both.
+        let end = try await terminal.screenWithHistory()
         #expect(end.contains("[exit 0]"))
         #expect(!end.contains(where: Self.isTitle), "a table frame was left behind:\n\(end.joined(separator: "\n"))")
-        // tmux may move the top rows into its history when it reflows; what is on screen is
-        // an unbroken run of per-file lines up to the last file: the redraw erased none.
-        let numbers = Self.uploaded(end).compactMap { Int($0.dropFirst("uploaded clip-".count).prefix(2)) }
-        #expect(numbers.last == Self.files - 1 && numbers == Array((numbers.first ?? 0)..<Self.files),
-                "per-file lines lost:\n\(end.joined(separator: "\n"))")
+        // Every per-file line once: the redraws erased none and left no copy.
+        let lines = Self.uploaded(end)
+        #expect(lines.count == Self.files && Set(lines).count == Self.files, "per-file lines lost:\n\(end.joined(separator: "\n"))")
     }
 
     @Test func ctrlCStopsWithWhatIsLeftAndExit130() async throws {
-        let workspace = try workspace()
-        let terminal = try TerminalSession(command(workspace, "push src --to dst --bwlimit 64k"),
-                                           in: workspace.directory.path, width: 80, height: 30)
-        try await terminal.waitFor("the table") { $0.contains(where: Self.isTitle) }
-        try terminal.send("C-c")
+        let scene = try scene(hold: "clip-08.mp4")
+        let terminal = try await TerminalSession(scene.command("push media --transfers 1"),
+                                                 in: scene.workspace.directory.path, width: 80, height: 30)
+        try await terminal.waitFor("the table while clip-08 is held") { rows in
+            rows.contains(where: Self.isTitle) && FileManager.default.fileExists(atPath: scene.workspace.directory.child("held"))
+        }
+        try await terminal.send("C-c")
         let end = try await terminal.waitFor("the exit") { $0.contains { $0.hasPrefix("[exit ") } }
         #expect(end.contains("[exit 130]"), "\(end.joined(separator: "\n"))")
-        #expect(end.contains { $0.hasPrefix("ferry: stopped; ") && $0.hasSuffix("left, run the same command to continue") })
+        #expect(end.contains { $0.hasPrefix("ferry: stopped; ") && $0.hasSuffix("left, run the same command to continue") },
+                "\(end.joined(separator: "\n"))")
         #expect(!end.contains(where: Self.isTitle), "the table froze on screen")
 
-        // Running it again finishes the rest.
-        let rest = try await workspace.push()
+        // Running it again finishes the rest, and the store holds the whole folder.
+        try scene.releaseTheHeldFile()
+        let rest = try await scene.workspace.ferry(["push", "media", "--config", scene.config, "--state", scene.workspace.state, "--json"])
         #expect(rest.status == 0, "\(rest.diagnostics)")
-        #expect(try TreeComparison.files(in: workspace.destination).count == Self.files)
+        #expect((rest.int("uploaded") ?? 0) >= 8, "\(rest.diagnostics)")
+        let back = try await scene.workspace.ferry(["pull", "back", "--config", scene.config, "--state", scene.workspace.state, "--json"])
+        #expect(back.status == 0, "\(back.diagnostics)")
+        #expect(try TreeComparison.differences(scene.workspace.source, scene.workspace.destination, compareModificationTimes: false) == [])
     }
 
     @Test(arguments: [80, 60])
     func watchSaysWhatItWatchesAndWhenItStops(width: Int) async throws {
-        let workspace = try workspace()
+        let workspace = Workspace()
         try FileManager.default.createDirectory(atPath: workspace.source + "/later", withIntermediateDirectories: true)
         let config = workspace.directory.child("config.yml")
         try Data("watch:\n  quiet_period: 300ms\n  stop_timeout: 5s\n".utf8).write(to: URL(fileURLWithPath: config))
-        let terminal = try TerminalSession(command(workspace, "watch src --to dst -v --config '\(config)'"),
-                                           in: workspace.directory.path, width: width, height: 40)
+        let command = "'\(FerryProcess.executable)' watch src --to dst -v --config '\(config)' --state '\(workspace.state)'"
+        let terminal = try await TerminalSession(command, in: workspace.directory.path, width: width, height: 40)
         try await terminal.waitFor("the start line") { $0.contains { $0.hasPrefix("watching ./src → ") } }
         try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: workspace.source + "/later/new.jpg"))
         try await terminal.waitFor("the new file sent") { $0.contains { $0.contains("uploaded later/new.jpg") } }
-        try terminal.send("C-c")
+        try await terminal.send("C-c")
         let end = try await terminal.waitFor("the stop line") { $0.contains { $0.hasPrefix("[exit ") } }
         #expect(end.contains { $0.hasPrefix("stopped watching") }, "\(end.joined(separator: "\n"))")
         for row in end { #expect(row.count <= width, "row wider than \(width): \(row)") }

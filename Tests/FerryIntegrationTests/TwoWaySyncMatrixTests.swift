@@ -147,8 +147,8 @@ struct TwoWaySyncMatrixTests {
     func matrix(_ kind: RemoteKind) async throws {
         let server: TestServer? = switch kind {
         case .local: nil
-        case .nginx: try TestServer(.nginx)
-        case .apache: try TestServer(.apache)
+        case .nginx: try await TestServer(.nginx)
+        case .apache: try await TestServer(.apache)
         }
         for policy in Self.policies {
             try await check(server: server, policy: policy)

@@ -65,7 +65,7 @@ struct TwoWaySyncTests {
           arguments: [TestServer.Kind?.none, .nginx, .apache])
     func renameIsMove(_ kind: TestServer.Kind?) async throws {
         let work = Workspace()
-        let server = try kind.map { try TestServer($0) }
+        let server: TestServer? = if let kind { try await TestServer(kind) } else { nil }
         let remoteDirectory = server.map { $0.directory + "/root/phone" } ?? work.destination
         let remote = server.map { "dav://" + $0.origin.dropFirst("http://".count) + "/dav/phone" } ?? work.destination
         let sync = ["sync", work.source, "--to", remote, "--state", work.state, "--json"]
@@ -238,7 +238,7 @@ struct TrashRetentionTests {
           arguments: [TestServer.Kind?.none, .nginx, .apache])
     func purge(_ kind: TestServer.Kind?) async throws {
         let work = Workspace()
-        let server = try kind.map { try TestServer($0) }
+        let server: TestServer? = if let kind { try await TestServer(kind) } else { nil }
         let remoteDirectory = server.map { $0.directory + "/root/phone" } ?? work.destination
         let remote = server.map { "dav://" + $0.origin.dropFirst("http://".count) + "/dav/phone" } ?? work.destination
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_1.jpg", size: 1000, seed: 1)

@@ -42,7 +42,7 @@ struct WatchDaemonTests {
 
     @Test("files created in a watched folder reach a WebDAV remote with no command; a file written slowly over 10 s is sent once, complete")
     func watchToWebDAV() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
         let config = try Self.writeConfig(work)
@@ -96,7 +96,7 @@ struct WatchDaemonTests {
 
     @Test("10,000 files dropped at once are all uploaded, in queue priority order, in few runs")
     func tenThousandFiles() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
         let config = try Self.writeConfig(work)
@@ -214,7 +214,7 @@ struct WatchDaemonTests {
 
     @Test("a pull folder is polled: an unchanged remote costs one listing per poll, a new file is downloaded")
     func pullFolderPolls() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         let stored = server.directory + "/root/pulled"
         try FileManager.default.createDirectory(atPath: stored + "/2026", withIntermediateDirectories: true)
@@ -255,7 +255,7 @@ struct WatchDaemonTests {
 
     @Test("ferry status lists a remote that went offline while watching; the file goes when it is back")
     func offlineRemoteInStatus() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try FileManager.default.createDirectory(atPath: work.source, withIntermediateDirectories: true)
         let config = try Self.writeConfig(work)

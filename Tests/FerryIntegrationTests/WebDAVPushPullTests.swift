@@ -6,7 +6,7 @@ import Testing
 struct WebDAVPushPullTests {
     @Test("push, push again (nothing sent), pull into an empty folder: identical bytes", arguments: TestServer.Kind.webDAV)
     func pushPushPull(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let work = Workspace()
         let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 21))
         let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/photos"
@@ -39,7 +39,7 @@ struct WebDAVPushPullTests {
 
     @Test("a wrong password fails at once with exit 2 (configuration) and 'check credentials', without retrying", arguments: TestServer.Kind.webDAV)
     func wrongPassword(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 1000, seed: 1)
         let config = """
@@ -72,7 +72,7 @@ struct WebDAVPushPullTests {
 
     @Test("insecure: true works but warns on every run, naming the server and the safer option")
     func insecureWarns() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 1000, seed: 1)
         let config = """

@@ -12,7 +12,7 @@ struct WebDAVServerFeatureRunTests {
 
     @Test("Apache: push then pull into an empty folder restores every mtime to the nanosecond; a new journal finds nothing to send")
     func apacheModificationTimesRoundTrip() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let work = Workspace()
         let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 40, seed: 31))
         let remote = davURL(server, "/dav/photos")
@@ -36,7 +36,7 @@ struct WebDAVServerFeatureRunTests {
 
     @Test("Apache: kill -9 in the middle of a large file; the next push continues it from what the server kept")
     func apacheKillResumes() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let work = Workspace()
         let size = 24 << 20
         try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 78, modified: 1_700_000_000.25)
@@ -84,7 +84,7 @@ struct WebDAVServerFeatureRunTests {
 
     @Test("ferry plugins --probe reports what each server supports", arguments: TestServer.Kind.webDAV)
     func probeCommand(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let work = Workspace()
         let run = try await work.ferry(["plugins", "--probe", davURL(server, "/dav/probe"), "--json"])
         #expect(run.status == 0, "\(run.diagnostics)")
@@ -106,7 +106,7 @@ struct WebDAVServerFeatureRunTests {
     @Test("a wrong digest password or bearer token fails at once, and no secret is printed, even with -vv",
           arguments: [("apache", "/digest/photos", "digest"), ("nginx", "/bearer/photos", "bearer")])
     func wrongSecret(server kind: String, path: String, auth: String) async throws {
-        let server = try TestServer(kind == "apache" ? .apache : .nginx)
+        let server = try await TestServer(kind == "apache" ? .apache : .nginx)
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 2 << 20, seed: 1)
         let credentials = auth == "bearer"

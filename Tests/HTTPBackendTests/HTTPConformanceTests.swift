@@ -38,7 +38,7 @@ struct HTTPConformanceTests {
 
     @Test(arguments: Setup.allCases)
     func conformance(_ setup: Setup) async throws {
-        let server = try TestServer(setup.server)
+        let server = try await TestServer(setup.server)
         var failures: [String] = []
         for (index, check) in BackendConformance.checks.enumerated() {
             let scratch = TemporaryDirectory("ferry-http-scratch")

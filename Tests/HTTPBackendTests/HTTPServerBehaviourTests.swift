@@ -33,7 +33,7 @@ struct HTTPServerBehaviourTests {
     /// far (a marker request, see `TestServer.logMark`). The upload server logs a request
     /// before it sends the answer, so its log is complete whenever the client has one.
     static func settledMark(_ server: TestServer) async throws -> Int {
-        server.kind == .upload ? server.accessLog.count : try server.logMark()
+        server.kind == .upload ? server.accessLog.count : try await server.logMark()
     }
 
     /// `METHOD URI STATUS` of the requests logged since `mark`, once there are `count` of
@@ -50,7 +50,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("rename: auto finds MOVE on nginx /files/, and uploads through a temporary name")
     func probeFindsMove() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let backend = try Self.backend(server.url("/files/auto"))
         #expect(backend.capabilities.atomicUpload == false, "claimed before the probe")
@@ -72,7 +72,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("without MOVE (nginx /plain/), a file goes to its final name and is checked with HEAD")
     func probeFindsNoMove() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let backend = try Self.backend(server.url("/plain/direct"))
         let request = try Self.source(scratch, "x/file.bin", size: 100_000, seed: 3)
@@ -98,7 +98,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("an HTML index (nginx /html/, detected) lists what the JSON index lists, sizes and dates by HEAD")
     func htmlMatchesJSON() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let writer = try Self.backend(server.url("/files/same"))
         let sizes = ["a b.jpg": 300, "été.gpx": 1000, "100%.mov": 70_000, "sub/inner.jpg": 5, "empty.txt": 0]
@@ -123,7 +123,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("the HEAD requests of an HTML listing are bounded")
     func headBound() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let writer = try Self.backend(server.url("/files/many"))
         for index in 0..<3 {
@@ -144,7 +144,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("upload: none is read-only: every change is refused before any request, reading works")
     func readOnly() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let writer = try Self.backend(server.url("/files/ro"))
         let request = try Self.source(scratch, "keep.jpg", size: 1234, seed: 5)
@@ -181,7 +181,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("the reachability probe is one HEAD, and any answer counts")
     func reachability() async throws {
-        let server = try TestServer(.upload)
+        let server = try await TestServer(.upload)
         let backend = try Self.backend(server.url("/no/such/folder"), HTTPRemoteOptions(listing: .none))
         let mark = try await Self.settledMark(server)
         try await backend.checkReachable()
@@ -197,7 +197,7 @@ struct HTTPServerBehaviourTests {
 
     @Test("listing: none and delete: false say what they refuse")
     func switchedOff() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-http")
         let backend = try Self.backend(server.url("/files/off"), HTTPRemoteOptions(listing: .none, allowsDelete: false))
         _ = try await backend.upload(try Self.source(scratch, "x.jpg", size: 10, seed: 6), observer: NullTransferObserver())
@@ -220,7 +220,7 @@ struct HTTPServerBehaviourTests {
         (TestServer.Kind.nginx, "/files"), (.upload, ""),
     ])
     func hostileNameOnDisk(kind: TestServer.Kind, prefix: String) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let folder = server.directory + "/root/hostile"
         try FileManager.default.createDirectory(atPath: folder + "/bad", withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/bad/line\nbreak.jpg"))

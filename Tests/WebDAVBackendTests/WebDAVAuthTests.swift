@@ -63,7 +63,7 @@ struct WebDAVAuthTests {
 
     @Test("Apache digest: the right password lists, uploads and downloads; a wrong one is refused at once")
     func digest() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-digest")
         let options = ["user": "ferry", "password_env": "DAV_PASSWORD", "auth": "digest"]
         let good = try backend(server.url("/digest/d/"), options: options, environment: ["DAV_PASSWORD": "secret"])
@@ -71,7 +71,7 @@ struct WebDAVAuthTests {
         let digestRequests = server.accessLog.filter { $0.hasSuffix(" ferry") }
         #expect(!digestRequests.isEmpty, "no request authenticated as ferry")
 
-        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let bad = try backend(proxy.url("/digest/d/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
         // Digest needs two requests: the challenge, then the refused answer.
         try await expectRefused(proxy, secret: Self.wrongPassword, maxRequests: 2) {
@@ -91,7 +91,7 @@ struct WebDAVAuthTests {
 
     @Test("nginx bearer: the right token lists, uploads and downloads; a wrong one is refused at once")
     func bearer() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-dav-bearer")
         let token = try String(contentsOfFile: server.directory + "/bearer-token", encoding: .utf8)
         let options = ["auth": "bearer", "token_env": "DAV_TOKEN"]
@@ -99,7 +99,7 @@ struct WebDAVAuthTests {
         try await roundTrip(good, scratch: scratch)
 
         let wrongToken = "ferry-not-the-token-" + String(token.suffix(6))
-        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let bad = try backend(proxy.url("/bearer/b/"), options: options, environment: ["DAV_TOKEN": wrongToken])
         try await expectRefused(proxy, secret: wrongToken, maxRequests: 1) {
             _ = try await bad.list(.root)
@@ -119,12 +119,12 @@ struct WebDAVAuthTests {
 
     @Test("basic auth on /private/ keeps working on both servers", arguments: TestServer.Kind.webDAV)
     func basic(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         let scratch = TemporaryDirectory("ferry-dav-basic")
         let options = ["user": "ferry", "password_env": "DAV_PASSWORD"]
         let good = try backend(server.url("/private/p/"), options: options, environment: ["DAV_PASSWORD": "secret"])
         try await roundTrip(good, scratch: scratch)
-        let proxy = try FaultProxy(upstream: server.origin, share: 0)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let bad = try backend(proxy.url("/private/p/"), options: options, environment: ["DAV_PASSWORD": Self.wrongPassword])
         try await expectRefused(proxy, secret: Self.wrongPassword, maxRequests: 1) {
             _ = try await bad.list(.root)

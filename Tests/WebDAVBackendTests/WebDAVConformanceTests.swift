@@ -13,7 +13,7 @@ struct WebDAVConformanceTests {
 
     @Test(arguments: servers)
     func conformance(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         var failures: [String] = []
         for (index, check) in BackendConformance.checks.enumerated() {
             let scratch = TemporaryDirectory("ferry-dav-scratch")

@@ -122,7 +122,7 @@ struct WebDAVServerFeatureTests {
     @Test("the probe finds ranged PUT and the mtime property on Apache, neither on nginx, once per backend",
           arguments: TestServer.Kind.webDAV)
     func probeOutcomes(_ kind: TestServer.Kind) async throws {
-        let server = try TestServer(kind)
+        let server = try await TestServer(kind)
         // A probe file an earlier run could not remove (its DELETE failed).
         let leftover = server.directory + "/root/probe/" + WebDAVBackend.probeName
         try FileManager.default.createDirectory(atPath: server.directory + "/root/probe", withIntermediateDirectories: true)
@@ -172,8 +172,8 @@ struct WebDAVServerFeatureTests {
 
     @Test("a probe that fails on the way (5xx, dropped connections) is thrown, not remembered as 'unsupported'")
     func failedProbeIsNotRemembered() async throws {
-        let server = try TestServer(.apache)
-        let proxy = try FaultProxy(upstream: server.origin, share: 1.0)
+        let server = try await TestServer(.apache)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 1.0)
         let backend = try WebDAVBackend(baseURL: proxy.origin + "/dav/flaky/", settings: CurlTransportSettings())
         await #expect {
             _ = try await backend.discoverCapabilities()
@@ -184,7 +184,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: a remote whose root refuses new files still takes uploads into a writable folder, where the probe runs")
     func probeInUploadFolder() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-readonly-root")
         let root = server.directory + "/root/ro"
         try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
@@ -203,7 +203,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: an upload cut in the third chunk continues from what the server kept, sending only the rest")
     func apacheResumesInterruptedUpload() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-resume")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/resume/"), settings: CurlTransportSettings(),
                                         uploadChunkSize: Int64(Self.chunk))
@@ -241,7 +241,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: a partial file whose last bytes differ from the local file is not continued")
     func apacheRestartsOnTamperedPartial() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-tamper")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/tamper/"), settings: CurlTransportSettings(),
                                         uploadChunkSize: Int64(Self.chunk))
@@ -268,7 +268,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("nginx: without ranged PUT an interrupted upload starts over, even over a partial file that would fit")
     func nginxRestarts() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-dav-nginx-resume")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/restart/"), settings: CurlTransportSettings(),
                                         uploadChunkSize: Int64(Self.chunk))
@@ -297,7 +297,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: a large file goes in chunks, each a ranged PUT after the first, and arrives whole")
     func apacheChunks() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-chunks")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/chunks/"), settings: CurlTransportSettings(),
                                         uploadChunkSize: Int64(Self.chunk))
@@ -317,7 +317,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: the mtime survives upload, stat, list and download to the nanosecond; another writer's PUT drops it")
     func apacheKeepsModificationTime() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-mtime")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/mtime/"), settings: CurlTransportSettings())
         let request = try sourceFile(scratch, size: 5000, seed: 11, to: "photos/IMG_1.jpg")
@@ -349,7 +349,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("nginx: one PROPPATCH (the probe's, refused), none for the uploads after it")
     func nginxStopsAfterRefusal() async throws {
-        let server = try TestServer(.nginx)
+        let server = try await TestServer(.nginx)
         let scratch = TemporaryDirectory("ferry-dav-nginx-mtime")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/mtime/"), settings: CurlTransportSettings())
         for index in 0..<3 {
@@ -365,7 +365,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache: one PROPPATCH per upload, after the probe's")
     func apachePropPatchPerUpload() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-apache-mtime")
         let backend = try WebDAVBackend(baseURL: server.url("/dav/mtime/"), settings: CurlTransportSettings())
         for index in 0..<3 {
@@ -381,7 +381,7 @@ struct WebDAVServerFeatureTests {
 
     @Test("Apache with keep_mtime: false: no PROPPATCH but the probe's, and uploads report the server's time")
     func apacheWithoutModificationTimeProperty() async throws {
-        let server = try TestServer(.apache)
+        let server = try await TestServer(.apache)
         let scratch = TemporaryDirectory("ferry-dav-apache-no-mtime")
         let settings = BackendSettings(remoteName: "nas", options: ["url": server.url("/dav/fast/"), "keep_mtime": "false"])
         let backend = try #require(try WebDAVBackend.plugin.make(settings) as? WebDAVBackend)
