@@ -82,6 +82,7 @@ struct TextEventPrinter: RunEventSink {
         case .moveRemote: return "rename remote"
         case .keepBothLocalLoses: return "keep both (rename local) of"
         case .keepBothRemoteLoses: return "keep both (rename remote) of"
+        case .compareContent: return "compare the bytes of"
         }
     }
 
@@ -145,6 +146,7 @@ final class PlanTally: Sendable {
         if mode != .pull || counts[.upload] != nil { parts.append(files(.upload, "upload")) }
         if mode != .push || counts[.download] != nil { parts.append(files(.download, "download")) }
         if renames > 0 { parts.append("rename \(renames)") }
+        if let compare = counts[.compareContent] { parts.append("compare \(Plural.count(compare.files, "look-alike copy", plural: "look-alike copies"))") }
         parts.append("delete \(deletes)")
         return "would " + parts.joined(separator: ", ")
     }

@@ -136,39 +136,58 @@ struct PlannerTests {
         #expect(written.status == .inSync)
     }
 
-    @Test("push: an equal remote copy without journal state is adopted, not uploaded")
-    func pushAdopt() throws {
+    @Test("push: a look-alike remote copy without journal state is compared by content, not adopted on size and time")
+    func pushComparesLookAlike() throws {
         let input = Self.record("a.jpg", local: Self.local(100, Self.t0 + 5))
         let plan = try Self.plan([input], remote: [try Self.entry("a.jpg", Self.remote(100, Self.t0 + 5, etag: "e1"))], Self.push)
-        #expect(plan.jobs.isEmpty)
-        #expect(plan.adoptedCount == 1)
-        #expect(plan.unchangedCount == 0)
+        #expect(plan.jobs.map(\.action) == [.compareContent])
+        #expect(plan.adoptedCount == 0)
         let written = try #require(plan.changedRecords.first)
-        #expect(written.status == .inSync)
-        #expect(written.action == nil)
-        #expect(written.syncedLocal == Self.local(100, Self.t0 + 5))
-        #expect(written.syncedRemote == Self.remote(100, Self.t0 + 5, etag: "e1"))
-        #expect(written.syncedAt == Self.now)
+        #expect(written.syncedLocal == nil && written.syncedRemote == nil, "nothing is vouched for before the compare")
     }
 
-    @Test("push: a remote that keeps whole seconds matches a local time within that second", arguments: [
+    @Test("push: a remote that keeps whole seconds looks alike within that second, so it is compared", arguments: [
         Int64(0), Int64(1), Int64(123_456_789), Int64(999_999_999),
     ])
-    func pushAdoptWholeSeconds(nanos: Int64) throws {
+    func pushLookAlikeWholeSeconds(nanos: Int64) throws {
         let input = Self.record("a.jpg", local: Self.local(100, Self.t0 + nanos))
         let plan = try Self.plan([input], remote: [try Self.entry("a.jpg", Self.remote(100, Self.t0))], Self.push)
-        #expect(plan.adoptedCount == 1)
-        #expect(plan.jobs.isEmpty)
+        #expect(plan.jobs.map(\.action) == [.compareContent])
     }
 
     @Test("push: whole-second matching floors negative (pre-1970) times")
-    func pushAdoptNegativeTimes() throws {
+    func pushLookAlikeNegativeTimes() throws {
         let input = Self.record("old.jpg", local: Self.local(100, -1_500_000_000))
         let plan = try Self.plan([input], remote: [try Self.entry("old.jpg", Self.remote(100, -2_000_000_000))], Self.push)
-        #expect(plan.adoptedCount == 1)
+        #expect(plan.jobs.map(\.action) == [.compareContent])
         let other = try Self.plan([input], remote: [try Self.entry("old.jpg", Self.remote(100, -1_000_000_000))], Self.push)
         #expect(other.adoptedCount == 0)
         #expect(other.uploadCount == 1)
+    }
+
+    @Test("an interrupted transfer of exactly these versions is adopted without a compare: its bytes are Ferry's own",
+          arguments: [FileStatus.uploading, .downloading])
+    func interruptedTransferAdopted(_ status: FileStatus) throws {
+        var input = Self.record("a.jpg", local: Self.local(100, Self.t0 + 5))
+        let remote = Self.remote(100, Self.t0 + 5)
+        input.remote = remote
+        if status == .uploading {
+            input.beginUpload(of: Self.local(100, Self.t0 + 5), at: Self.now)
+        } else {
+            input.beginDownload(of: remote, at: Self.now)
+        }
+        let plan = try Self.plan([input], remote: [try Self.entry("a.jpg", remote)], status == .uploading ? Self.push : Self.pull)
+        #expect(plan.adoptedCount == 1)
+        #expect(plan.jobs.isEmpty)
+    }
+
+    @Test("look-alike copies whose bytes differ: push uploads, pull downloads, as if their times had differed")
+    func differingLookAlikes() throws {
+        let record = Self.record("a.jpg", local: Self.local(100, Self.t0 + 5))
+        var both = record
+        both.remote = Self.remote(100, Self.t0 + 5)
+        #expect(Planner.decideDiffering(both, options: Self.push, reason: nil) == .transfer(.upload))
+        #expect(Planner.decideDiffering(both, options: Self.pull, reason: nil) == .transfer(.download))
     }
 
     @Test("push: a remote copy that differs is not adopted", arguments: [
@@ -517,12 +536,12 @@ struct PlannerTests {
         #expect(plan.conflicts.isEmpty)
     }
 
-    @Test("pull: an equal local copy without journal state is adopted")
-    func pullAdopt() throws {
+    @Test("pull: a look-alike local copy without journal state is compared by content")
+    func pullComparesLookAlike() throws {
         let input = Self.record("a.jpg", local: Self.local(100, Self.t0 + 42))
         let plan = try Self.plan([input], remote: [try Self.entry("a.jpg", Self.remote(100))], Self.pull)
-        #expect(plan.adoptedCount == 1)
-        #expect(plan.jobs.isEmpty)
+        #expect(plan.adoptedCount == 0)
+        #expect(plan.jobs.map(\.action) == [.compareContent])
     }
 
     @Test("pull: a local change with the remote unchanged is a conflict")

@@ -142,14 +142,35 @@ struct TwoWayPlannerTests {
         #expect(plan.jobs.map(\.action) == [.keepBothLocalLoses])
     }
 
-    @Test("both sides changed to the same content (size and time) are adopted, whatever the policy",
+    @Test("both sides changed to the same size and time are compared by content first, whatever the policy",
           arguments: ConflictPolicy.allCases)
-    func sameChangeAdopted(_ policy: ConflictPolicy) throws {
+    func sameChangeCompared(_ policy: ConflictPolicy) throws {
         var input = Self.record("a.jpg", local: .changed, remote: .changed)
         input.remote = P.remote(200, P.t0 + 5 * P.second)
         let plan = try Self.plan(input, Self.options(policy))
-        #expect(plan.jobs.isEmpty && plan.conflicts.isEmpty)
-        #expect(plan.adoptedCount == 1)
+        #expect(plan.jobs.map(\.action) == [.compareContent])
+        #expect(plan.conflicts.isEmpty && plan.adoptedCount == 0)
+    }
+
+    @Test("look-alike copies found different go to the policy; ask leaves a conflict that says why and is not compared again",
+          arguments: ConflictPolicy.allCases)
+    func differentLookAlikesGoToThePolicy(_ policy: ConflictPolicy) throws {
+        var input = Self.record("a.jpg", local: .changed, remote: .changed)
+        input.remote = P.remote(200, P.t0 + 5 * P.second)
+        let decision = Planner.decideDiffering(input, options: Self.options(policy), reason: nil)
+        switch policy {
+        case .ask:
+            guard case let .conflict(reason) = decision else { Issue.record("\(decision)"); return }
+            #expect(reason.hasPrefix(Planner.contentDiffersNote))
+            input.markConflict(reason: reason)
+            let again = try Self.plan(input, Self.options(policy))
+            #expect(again.jobs.isEmpty && again.conflicts.count == 1, "compared again: \(again.jobs)")
+        case .local: #expect(decision == .transfer(.upload))
+        case .remote: #expect(decision == .transfer(.download))
+        case .keepBoth, .newer:
+            // Equal times: newer cannot choose and keeps both, like keep-both.
+            if case .move = decision {} else { Issue.record("expected a keep-both rename, got \(decision)") }
+        }
     }
 
     @Test("a person's answer to a conflict overrides the policy", arguments: [

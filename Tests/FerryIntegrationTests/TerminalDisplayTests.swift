@@ -64,8 +64,8 @@ import Testing
         return scene
     }
 
-    /// The table's first line: "push media  0:02" (the summary line ends "in 3.1 s" instead).
-    private static func isTitle(_ row: String) -> Bool { row.hasPrefix("push ") && row.contains("  0:") }
+    /// The table's first line: "push media  0:02", "push media  12:40" (the summary line ends "in 3.1 s").
+    private static func isTitle(_ row: String) -> Bool { row.wholeMatch(of: /push \S+  [0-9]+:[0-9]{2}/) != nil }
     private static func isSummary(_ row: String) -> Bool { row.hasPrefix("push ") && row.hasSuffix(" s") }
     private static func uploaded(_ rows: [String]) -> [String] { rows.filter { $0.hasPrefix("uploaded clip-") } }
     /// Every file but the held one has its per-file line on screen.

@@ -90,13 +90,18 @@ public struct TransferSettings: Sendable, Equatable {
     /// What a download must leave free on the local disk; a file that would cut into it is
     /// refused (`syncError`, "not enough free space") before a byte is written.
     public var minFreeSpace: FreeSpaceReserve = .standard
+    /// Copies on both sides with the same size and modification time that no sync vouched
+    /// for are compared byte by byte up to this size; larger ones count as different
+    /// (`Planner.lookAlikeDecision`).
+    public var compareMaxSize: Int64 = 1 << 30
 
     public init(maxConcurrent: Int = 4, bandwidthLimit: Int64? = nil, maxDeleteShare: Double = 0.5,
-                minFreeSpace: FreeSpaceReserve = .standard) {
+                minFreeSpace: FreeSpaceReserve = .standard, compareMaxSize: Int64 = 1 << 30) {
         self.maxConcurrent = maxConcurrent
         self.bandwidthLimit = bandwidthLimit
         self.maxDeleteShare = maxDeleteShare
         self.minFreeSpace = minFreeSpace
+        self.compareMaxSize = compareMaxSize
     }
 }
 

@@ -9,7 +9,7 @@ extension ConfigReader {
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
         ("queues[]", ["name", "match", "min_size", "max_size", "concurrency", "conflict"]),
-        ("transfers", ["max", "bandwidth", "max_delete", "min_free_space"]),
+        ("transfers", ["max", "bandwidth", "max_delete", "min_free_space", "compare_max_size"]),
         ("retry", ["attempts", "base_delay", "factor", "max_delay", "offline_wait"]),
         ("scan", ["follow_symlinks", "ignore"]),
         ("archive", ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]),

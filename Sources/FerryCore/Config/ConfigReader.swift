@@ -221,6 +221,7 @@ struct ConfigReader {
                 } else {
                     config.transfers.minFreeSpace = .bytes(try size(entry.value, key: key))
                 }
+            case "compare_max_size": config.transfers.compareMaxSize = try size(entry.value, key: key)
             default: break
             }
         }

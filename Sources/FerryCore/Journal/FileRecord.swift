@@ -301,7 +301,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var transferBytes: Int64 {
         switch action {
         case .upload: return localSize ?? 0
-        case .download: return remoteSize ?? 0
+        case .download, .compareContent: return remoteSize ?? 0
         default: return 0
         }
     }

@@ -46,13 +46,18 @@ public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     /// Keep both versions of a conflict, the remote one losing: rename it on the remote to
     /// the conflict name `moveTarget`, then download that and upload the local version.
     case keepBothRemoteLoses
+    /// Both sides hold a file of the same size and modification time that no sync vouched
+    /// for: read the remote copy and compare the bytes. Equal bytes are recorded as in
+    /// sync; different ones (or a file too large to compare) go to the mode's rule for a
+    /// changed file, as if the times had differed.
+    case compareContent
 
     /// The status of a file whose job is this action and has not started: changes that
     /// go to the remote wait as needsUpload, changes that come from it as needsDownload.
     public var pendingStatus: FileStatus {
         switch self {
         case .upload, .deleteRemote, .moveRemote, .keepBothRemoteLoses: return .needsUpload
-        case .download, .deleteLocal, .keepBothLocalLoses: return .needsDownload
+        case .download, .deleteLocal, .keepBothLocalLoses, .compareContent: return .needsDownload
         }
     }
 

@@ -5,9 +5,8 @@ import FerryPluginAPI
 ///
 /// Pure logic over values: no I/O, no clock (the time is passed in).
 ///
-/// - push: a file new or changed locally is uploaded; a remote copy that already equals
-///   the local file (size and modification time) is recorded as in sync without a
-///   transfer; a file whose remote copy changed since the last sync while the local one
+/// - push: a file new or changed locally is uploaded; a remote copy of the same size and
+///   modification time is compared byte by byte first (`LookAlikeCopies`); a file whose remote copy changed since the last sync while the local one
 ///   did not is a conflict (pushing would destroy the remote change).
 /// - pull: the mirror image, with local and remote swapped.
 /// - With `mirror`, files the source side lacks are deleted on the target, within the
@@ -186,11 +185,14 @@ public enum Planner {
         }
     }
 
-    static func decide(_ record: FileRecord, options: PlanOptions) -> Decision {
+    /// `contentDiffers`: the two sides were read and hold different bytes although they
+    /// agree on size and time, so that agreement proves nothing.
+    static func decide(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool = false) -> Decision {
         if options.mode == .sync {
             // Without settings (a caller that only wants the decisions): the default policy,
             // and placeholder names that nothing will use.
-            return decideTwoWay(record, settings: options.sync ?? SyncPlanSettings(host: "host", stamp: "00000000-000000"))
+            return decideTwoWay(record, settings: options.sync ?? SyncPlanSettings(host: "host", stamp: "00000000-000000"),
+                                contentDiffers: contentDiffers)
         }
         let local = record.local
         let remote = record.remote
@@ -201,7 +203,7 @@ public enum Planner {
         switch (local, remote) {
         case let (local?, remote?):
             if localUnchanged && remoteUnchanged { return .inSync }
-            if remote.matches(local) { return .adopt }
+            if !contentDiffers, let lookAlike = lookAlikeDecision(record, options: options) { return lookAlike }
             switch options.mode {
             case .push:
                 if record.syncedRemote != nil && !remoteUnchanged && (localUnchanged || record.syncedLocal != nil) {

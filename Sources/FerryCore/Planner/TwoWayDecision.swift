@@ -7,18 +7,18 @@
 /// | deleted | delete remote | download | forget |
 ///
 /// and for files never synced: created on one side only → copied to the other; created on
-/// both → conflict, unless both copies are equal (size and modification time), which are
-/// recorded as in sync. A change beats a deletion: the changed file is copied back rather
-/// than lost. Conflicts go to the file's policy (or a person's `ferry resolve` answer).
+/// both → conflict. Where both sides hold the same size and modification time but the
+/// journal cannot vouch for them, the bytes are compared first (`LookAlikeCopies`). A
+/// change beats a deletion: the changed file is copied back rather than lost. Conflicts go
+/// to the file's policy (or a person's `ferry resolve` answer).
 extension Planner {
-    static func decideTwoWay(_ record: FileRecord, settings: SyncPlanSettings) -> Decision {
+    static func decideTwoWay(_ record: FileRecord, settings: SyncPlanSettings, contentDiffers: Bool = false) -> Decision {
         let local = SideChange.local(of: record)
         let remote = SideChange.remote(of: record)
-        // Equal size and time on both sides is the same content, unless someone already
-        // answered otherwise (verify --hash found the bytes differ).
-        if let localVersion = record.local, let remoteVersion = record.remote, record.resolution == nil,
-           !(local == .unchanged && remote == .unchanged), remoteVersion.matches(localVersion) {
-            return .adopt
+        // A person's answer (or verify --hash finding the bytes differ) goes to settle.
+        if record.resolution == nil, !(local == .unchanged && remote == .unchanged), !contentDiffers,
+           let lookAlike = lookAlikeDecision(record, options: PlanOptions(mode: .sync, sync: settings)) {
+            return lookAlike
         }
         switch (local, remote) {
         case (.unchanged, .unchanged): return .inSync

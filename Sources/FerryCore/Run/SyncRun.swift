@@ -252,9 +252,7 @@ public struct SyncRun: Sendable {
         do {
             var planning = PagedPlanning(
                 journal: opened.pairJournal, pairId: opened.pairId,
-                options: PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
-                                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
-                                     sync: pair.mode == .sync ? syncSettings(at: now) : nil),
+                options: planOptions(at: now),
                 classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs(snapshot)
             planning.unsettled = Set(summary.heldBack)
@@ -296,7 +294,9 @@ public struct SyncRun: Sendable {
             let writer = RunJournalWriter(journal: journal, sink: sink)
             let engine = TransferEngine(
                 executor: TransferExecutor(pair: pair, journal: journal, writer: writer,
-                                           freeSpaceReserve: config.transfers.minFreeSpace),
+                                           freeSpaceReserve: config.transfers.minFreeSpace,
+                                           planOptions: planOptions(at: now),
+                                           compareMaxSize: config.transfers.compareMaxSize),
                 writer: writer,
                 classifier: rules.classifier,
                 queueCaps: config.queues.map(\.concurrency),
@@ -389,6 +389,13 @@ public struct SyncRun: Sendable {
     }
 
     /// Conflict policies and names of this run, for a two-way sync.
+    /// How this run plans (and how a job that finds look-alike copies different decides again).
+    func planOptions(at now: Double) -> PlanOptions {
+        PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
+                    maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
+                    sync: pair.mode == .sync ? syncSettings(at: now) : nil)
+    }
+
     func syncSettings(at now: Double) -> SyncPlanSettings {
         SyncPlanSettings(conflicts: ConflictPolicies(folder: pair.conflict, rules: config.queues),
                          host: options.hostName ?? SyncPlanSettings.sanitisedHost(ProcessInfo.processInfo.hostName),

@@ -321,6 +321,20 @@ struct TransferEngine: Sendable {
                                      reporting: .skipped(path: record.path, reason: "vanished before it could be transferred"))
             progress.ended(queue: record.queue, succeeded: true)
             summary.skippedFiles += 1
+        case let .compared(updated, equal):
+            progress.ended(queue: record.queue, succeeded: true)
+            if equal {
+                await writer.book(updated, reporting: .skipped(path: updated.path, reason: "the same bytes on both sides"))
+                summary.skippedFiles += 1
+            } else if updated.status == .conflict {
+                let message = updated.lastError ?? Planner.contentDiffersNote
+                await writer.book(updated, reporting: .conflict(path: updated.path, queue: updated.queue, message: message))
+                summary.conflictFiles += 1
+                summary.conflicts.append(RunSummary.Failure(path: updated.path, message: message))
+            } else {
+                await writer.book(updated)
+                return [updated]
+            }
         }
         return []
     }

@@ -17,6 +17,10 @@ struct TransferExecutor: Sendable {
         case moved(saved: [FileRecord], removed: [String], next: [FileRecord])
         /// The source disappeared before the transfer; the row is still to be dropped.
         case vanished
+        /// Look-alike copies were read and compared: the record is still to be written. With
+        /// equal bytes it is in sync; else it is a conflict, or planned again for the job
+        /// that follows in this run.
+        case compared(FileRecord, equal: Bool)
     }
 
     enum Failure: Error, Sendable {
@@ -30,6 +34,10 @@ struct TransferExecutor: Sendable {
     let writer: RunJournalWriter
     /// What downloads leave free on the local disk.
     var freeSpaceReserve: FreeSpaceReserve = .standard
+    /// How the run plans: a comparison that finds different bytes decides again with it.
+    var planOptions: PlanOptions
+    /// The largest look-alike copy that is read and compared (`transfers.compare_max_size`).
+    var compareMaxSize: Int64 = 1 << 30
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
@@ -45,6 +53,7 @@ struct TransferExecutor: Sendable {
             case .moveRemote: return .success(try await moveRemote(record))
             case .keepBothLocalLoses: return .success(try await keepBothLocalLoses(record))
             case .keepBothRemoteLoses: return .success(try await keepBothRemoteLoses(record))
+            case .compareContent: return .success(try await compareContent(record, observer: observer))
             case nil: return .success(.vanished)
             }
         } catch let error as Failure {

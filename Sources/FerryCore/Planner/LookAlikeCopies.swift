@@ -1,0 +1,37 @@
+/// Two copies of a file that agree on size and modification time but that no sync
+/// vouched for (never synced, or both changed since the last sync). Agreement on size and
+/// time is not proof of equal content: two edits within one clock tick, or a tool that
+/// keeps the time (`exiftool -P`), leave different bytes behind the same size and time.
+/// Recording such copies as in sync would keep the sides different forever, unreported.
+///
+/// So the copies are compared (the `compareContent` job reads the remote copy and compares
+/// the bytes): equal bytes are recorded as in sync; different ones are decided as if the
+/// times had differed, and a conflict among them says so, so that later plans keep it a
+/// conflict without reading both sides again.
+extension Planner {
+    /// How the reason of a conflict between look-alike copies with different bytes starts.
+    public static let contentDiffersNote = "same size and time, different content"
+
+    /// The decision for look-alike copies, or nil when the copies do not look alike.
+    static func lookAlikeDecision(_ record: FileRecord, options: PlanOptions) -> Decision? {
+        guard let local = record.local, let remote = record.remote, remote.matches(local) else { return nil }
+        // Ferry's own transfer of exactly these versions stopped before it was recorded:
+        // the bytes on the other side are the ones it sent.
+        if record.status == .uploading && record.transferLocal == local { return .adopt }
+        if record.status == .downloading && record.transferRemote == remote { return .adopt }
+        // Already compared and found different; the conflict waits for a person.
+        if record.status == .conflict && record.lastError?.hasPrefix(contentDiffersNote) == true {
+            return decideDiffering(record, options: options, reason: nil)
+        }
+        return .transfer(.compareContent)
+    }
+
+    /// The decision for look-alike copies whose bytes differ (or could not be compared:
+    /// `reason` says why), as if their times had differed.
+    static func decideDiffering(_ record: FileRecord, options: PlanOptions, reason: String?) -> Decision {
+        let decision = decide(record, options: options, contentDiffers: true)
+        guard case let .conflict(conflictReason) = decision else { return decision }
+        if conflictReason.hasPrefix(contentDiffersNote) { return decision }
+        return .conflict(contentDiffersNote + (reason.map { " (\($0))" } ?? "") + "; " + conflictReason)
+    }
+}
