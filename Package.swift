@@ -33,44 +33,54 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
 
+        // Every system call on local files, folders, locks, inotify and terminals, with its
+        // own error type (`SystemError`, carrying the errno); writes inside a synced folder
+        // go through `AnchoredFolder` (openat, never through a symbolic link).
+        .target(name: "CFerrySystem", path: "Sources/CFerrySystem"),
+        .target(
+            name: "FerrySystem",
+            dependencies: ["FerryPluginAPI", "CFerrySystem"]
+        ),
+
         // Built-in backend plugins: ordinary targets with an explicit path.
         .target(
             name: "LocalBackend",
-            dependencies: ["FerryPluginAPI"],
+            dependencies: ["FerryPluginAPI", "FerrySystem"],
             path: "Plugins/LocalBackend"
         ),
         .target(
             name: "WebDAVBackend",
-            dependencies: ["FerryPluginAPI", "CurlTransport"],
+            dependencies: ["FerryPluginAPI", "FerrySystem", "CurlTransport"],
             path: "Plugins/WebDAVBackend"
         ),
         .target(
             name: "HTTPBackend",
-            dependencies: ["FerryPluginAPI", "CurlTransport"],
+            dependencies: ["FerryPluginAPI", "FerrySystem", "CurlTransport"],
             path: "Plugins/HTTPBackend"
         ),
         // External plugins: any executable that speaks docs/plugin-protocol.md.
         .target(
             name: "ExecBackend",
-            dependencies: ["FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["FerryPluginAPI", "FerrySystem", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/ExecBackend"
         ),
         .target(
             name: "CurlTransport",
-            dependencies: ["CCurl", "FerryPluginAPI", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCurl", "FerryPluginAPI", "FerrySystem", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/CurlTransport"
         ),
 
         // libarchive behind Swift values: the only module that imports CArchive.
         .target(
             name: "ArchiveCodec",
-            dependencies: ["CArchive", "FerryPluginAPI", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CArchive", "FerryPluginAPI", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
+                "FerrySystem",
                 "ArchiveCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -84,6 +94,7 @@ let package = Package(
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
+                "FerrySystem",
                 "ArchiveCodec",
                 "LocalBackend",
                 "WebDAVBackend",
@@ -102,7 +113,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryPluginAPI", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -114,19 +125,19 @@ let package = Package(
         // `ferry plugin-test` against external plugins.
         .target(
             name: "FerryConformance",
-            dependencies: ["FerryPluginAPI"]
+            dependencies: ["FerryPluginAPI", "FerrySystem"]
         ),
 
         // Test support: tree generators, tree comparison, a runner for the ferry binary,
         // an in-memory backend and a clock that does not wait, the `.integration` trait.
         .target(
             name: "FerryTestSupport",
-            dependencies: ["FerryPluginAPI", "FerryConformance", "FerryCore"]
+            dependencies: ["FerryPluginAPI", "FerrySystem", "FerryConformance", "FerryCore"]
         ),
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "ArchiveCodec", "FerryTestSupport", "LocalBackend"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend"]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
         .testTarget(
@@ -135,27 +146,27 @@ let package = Package(
         ),
         .testTarget(
             name: "ArchiveCodecTests",
-            dependencies: ["ArchiveCodec", "FerryPluginAPI", "FerryTestSupport"]
+            dependencies: ["ArchiveCodec", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
         ),
         .testTarget(
             name: "LocalBackendTests",
-            dependencies: ["LocalBackend", "FerryPluginAPI", "FerryTestSupport"]
+            dependencies: ["LocalBackend", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
         ),
         .testTarget(
             name: "WebDAVBackendTests",
-            dependencies: ["WebDAVBackend", "FerryPluginAPI", "FerryTestSupport"]
+            dependencies: ["WebDAVBackend", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
         ),
         .testTarget(
             name: "HTTPBackendTests",
-            dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerryTestSupport"]
+            dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
         ),
         .testTarget(
             name: "ExecBackendTests",
-            dependencies: ["ExecBackend", "FerryPluginAPI", "FerryTestSupport", "FerryConformance"]
+            dependencies: ["ExecBackend", "FerryPluginAPI", "FerrySystem", "FerryTestSupport", "FerryConformance"]
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryTestSupport", "ArchiveCodec"]
+            dependencies: ["ferry", "FerryTestSupport", "FerrySystem", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Reads a `.parts` request body for libcurl's read callback: the pieces in order, each
 /// file read in place as libcurl asks for more, and rewindable to any position (libcurl
@@ -36,7 +37,7 @@ final class BodyPartsReader {
                 source = .data(data)
                 length = Int64(data.count)
             case let .file(path, offset, count):
-                source = .file(try OpenFile(path, mode: .read), offset: offset)
+                source = .file(try BackendError.catching { try OpenFile(path, mode: .read) }, offset: offset)
                 length = count
             }
             if length > 0 { pieces.append(Piece(source: source, start: start, length: length)) }
@@ -62,7 +63,7 @@ final class BodyPartsReader {
                 }
                 got = count
             case let .file(file, offset):
-                got = try file.read(into: target, at: offset + within)
+                got = try BackendError.catching { try file.read(into: target, at: offset + within) }
                 if got == 0 {
                     throw BackendError(.changedDuringTransfer, "the file became shorter while being sent", path: file.path)
                 }

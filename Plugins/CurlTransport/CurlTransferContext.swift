@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Everything libcurl's C callbacks need during one transfer. They reach it through the
 /// `void *userdata` as an `Unmanaged` pointer, since C function pointers cannot capture.
@@ -35,7 +36,7 @@ final class CurlTransferContext {
         case .none: break
         case let .data(data): requestData = data
         case let .file(path, offset, length):
-            requestFile = try OpenFile(path, mode: .read)
+            requestFile = try BackendError.catching { try OpenFile(path, mode: .read) }
             requestFileOffset = offset
             requestFileRemaining = length
             requestFileStart = offset
@@ -46,8 +47,10 @@ final class CurlTransferContext {
         switch request.responseBody {
         case let .memory(limit): memoryLimit = limit
         case let .file(path, offset):
-            let file = try OpenFile(path, mode: .writeKeep)
-            try file.truncate(to: offset)
+            // The core created the partial file (never through a link); it is opened, not
+            // created, and a link at its name is refused.
+            let file = try BackendError.catching { try OpenFile(path, mode: .writeExisting) }
+            try BackendError.catching { try file.truncate(to: offset) }
             responseFile = file
             responseFileOffset = offset
         case .discard: discardBody = true
@@ -73,7 +76,7 @@ final class CurlTransferContext {
             do {
                 count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: requestFileOffset)
             } catch {
-                failure = error
+                failure = BackendError(error)
                 return nil
             }
             if count == 0 {
@@ -122,7 +125,7 @@ final class CurlTransferContext {
             do {
                 try file.write(bytes, at: responseFileOffset)
             } catch {
-                failure = error
+                failure = BackendError(error)
                 return false
             }
             responseFileOffset += Int64(bytes.count)
@@ -181,7 +184,7 @@ final class CurlTransferContext {
     var isCancelled: Bool { observer.isCancelled }
 
     func syncResponseFile() throws(BackendError) {
-        try responseFile?.sync()
+        try BackendError.catching { try responseFile?.sync() }
     }
 
     private func pauseIfThrottled(_ pause: Duration) {

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// The options every libcurl-based remote takes (credentials, TLS, timeouts), shared by
 /// the WebDAV and HTTP plugins so that both read them the same way and say the same
@@ -69,14 +70,14 @@ public enum RemoteTransportOptions {
 
     /// The first line of a password file that only its owner can read.
     public static func readPasswordFile(_ path: String, remote: String) throws(BackendError) -> String {
-        guard let meta = try LocalFileSystem.metadataFollowingLinks(path) else {
+        guard let meta = try BackendError.catching({ try LocalFileSystem.metadataFollowingLinks(path) }) else {
             throw BackendError(.notFound, "remote '\(remote)': password_file does not exist", path: path)
         }
         guard meta.permissions & 0o077 == 0 else {
             throw BackendError(.permissionDenied,
                                "remote '\(remote)': password_file is readable by others; run chmod 600 on it", path: path)
         }
-        let bytes = try OpenFile(path, mode: .read).readAll()
+        let bytes = try BackendError.catching { try OpenFile(path, mode: .read, followingLinks: true).readAll() }
         let text = String(decoding: bytes, as: UTF8.self)
         return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
     }

@@ -2,6 +2,7 @@ import FerryPluginAPI
 import Foundation
 import Logging
 import Synchronization
+import FerrySystem
 
 /// A backend served by an external program, `ferry-backend-NAME`, that speaks the plugin
 /// protocol (docs/plugin-protocol.md) over its stdin and stdout.
@@ -99,7 +100,7 @@ public final class ExecBackend: Backend {
         let source = request.source
         // Refused here already, so a plugin that forgets to check never stores a file
         // that is not the version the core planned.
-        let meta = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadata(source) }
+        let meta = try await BlockingIO.run { () throws(BackendError) in try BackendError.catching { try LocalFileSystem.metadata(source) } }
         guard let meta, meta.kind == .file, meta.size == request.size, meta.modifiedNanos == request.modifiedNanos else {
             throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: source)
         }
@@ -139,7 +140,7 @@ public final class ExecBackend: Backend {
         let entry = try checked(item, is: request.source)
         let resumedFrom = reply.resumedFrom ?? 0
         let partial = request.partialFile
-        let written = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadata(partial) }
+        let written = try await BlockingIO.run { () throws(BackendError) in try BackendError.catching { try LocalFileSystem.metadata(partial) } }
         guard let written, written.size == entry.size, (0...entry.size).contains(resumedFrom), resumedFrom <= request.offset else {
             throw BackendError(.protocolViolation,
                                "\(displayName) left \(written?.size ?? 0) bytes in the partial file of a \(entry.size)-byte file",

@@ -1,6 +1,7 @@
 import CurlTransport
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension HTTPBackend {
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
@@ -49,7 +50,7 @@ extension HTTPBackend {
     }
 
     static func sourceIsUnchanged(_ request: UploadRequest) throws(BackendError) -> Bool {
-        guard let source = try LocalFileSystem.metadata(request.source) else { return false }
+        guard let source = try BackendError.catching({ try LocalFileSystem.metadata(request.source) }) else { return false }
         return source.size == request.size && source.modifiedNanos == request.modifiedNanos
     }
 

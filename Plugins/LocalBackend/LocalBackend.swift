@@ -1,4 +1,8 @@
 import FerryPluginAPI
+import FerrySystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A remote that is a folder on this machine (another disk, a NAS mount, a backup folder).
 ///
@@ -32,19 +36,25 @@ public struct LocalBackend: Backend {
         LocalFileSystem.join(root, path.string)
     }
 
+    /// The remote's folder, opened for operations below it that never follow a symbolic
+    /// link (a link planted in the remote folder cannot send a write elsewhere). With
+    /// `create`, a missing root is made first (an upload into a new remote).
+    func anchor(creating create: Bool = false) throws(SystemError) -> AnchoredFolder {
+        try AnchoredFolder(root, create: create)
+    }
+
     public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
         let folder = absolute(directory)
         return try await BlockingIO.run { () throws(BackendError) -> [RemoteEntry] in
-            guard let info = try LocalFileSystem.metadataFollowingLinks(folder) else {
-                throw BackendError(.notFound, "folder does not exist", path: folder)
-            }
-            guard info.kind == .directory else {
-                throw BackendError(.notFound, "not a folder", path: folder)
+            let children: [(name: String, metadata: FileMetadata)]
+            do throws(SystemError) {
+                children = try anchor().entries(directory.string)
+            } catch {
+                throw error.isNotFound ? BackendError(.notFound, "folder does not exist", path: folder) : BackendError(error)
             }
             var entries: [RemoteEntry] = []
-            for name in try LocalFileSystem.directoryEntries(folder) where !TemporaryName.isTemporary(name) {
-                guard let path = try? directory.appending(name),
-                      let meta = try LocalFileSystem.metadata(LocalFileSystem.join(folder, name)) else { continue }
+            for (name, meta) in children where !TemporaryName.isTemporary(name) {
+                guard let path = try? directory.appending(name) else { continue }
                 switch meta.kind {
                 case .file:
                     entries.append(RemoteEntry(path: path, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos))
@@ -59,9 +69,16 @@ public struct LocalBackend: Backend {
     }
 
     public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
-        let target = absolute(path)
-        return try await BlockingIO.run { () throws(BackendError) -> RemoteEntry? in
-            guard let meta = try LocalFileSystem.metadata(target) else { return nil }
+        try await BlockingIO.run { () throws(BackendError) -> RemoteEntry? in
+            let meta: FileMetadata?
+            do throws(SystemError) {
+                meta = try anchor().metadata(path.string)
+            } catch where error.isNotFound {
+                return nil
+            } catch {
+                throw BackendError(error)
+            }
+            guard let meta else { return nil }
             switch meta.kind {
             case .file: return RemoteEntry(path: path, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos)
             case .directory: return RemoteEntry(path: path, kind: .directory, size: 0, modifiedNanos: meta.modifiedNanos)
@@ -74,92 +91,98 @@ public struct LocalBackend: Backend {
         guard let parent = request.destination.parent else {
             throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
         }
-        let folder = absolute(parent)
-        let final = absolute(request.destination)
-        let temporary = LocalFileSystem.join(folder, TemporaryName.for(request.destination.name))
+        let final = request.destination.string
+        let temporary = parent.isRoot ? TemporaryName.for(request.destination.name)
+            : parent.string + "/" + TemporaryName.for(request.destination.name)
         let destination = request.destination
         return try await BlockingIO.run { () throws(BackendError) -> UploadResult in
-            try LocalFileSystem.makeDirectories(folder)
-            if let existing = try LocalFileSystem.metadata(final), existing.kind == .directory {
-                throw BackendError(.alreadyExists, "a folder is in the way of the file", path: final)
+            try BackendError.catching { () throws -> UploadResult in
+                let remote = try anchor(creating: true)
+                if !parent.isRoot { try remote.makeDirectories(parent.string) }
+                if let existing = try remote.metadata(final), existing.kind == .directory {
+                    throw BackendError(.alreadyExists, "a folder is in the way of the file", path: remote.fullPath(final))
+                }
+                let source = try OpenFile(request.source, mode: .read)
+                let sourceMeta = try source.metadata()
+                guard sourceMeta.size == request.size, sourceMeta.modifiedNanos == request.modifiedNanos else {
+                    throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
+                }
+                var start: Int64 = 0
+                if request.mayResume, let partial = try remote.metadata(temporary),
+                   partial.kind == .file, partial.size <= request.size {
+                    start = partial.size
+                }
+                if start == 0 { try remote.removeFile(temporary) }
+                let output = try remote.open(temporary, start > 0 ? .writeExisting : .createNew)
+                if start > 0 { try output.truncate(to: start) }
+                try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
+                                     count: request.size - start, observer: observer)
+                guard try output.metadata().size == request.size else {
+                    throw SystemError(EIO, "temporary file has the wrong size after writing", path: output.path)
+                }
+                // The source must still be the version that was copied before the copy goes
+                // under its final name: a file rewritten in place during the copy would
+                // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
+                let after = try source.metadata()
+                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
+                      let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
+                    throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+                }
+                try output.sync()
+                try output.setModificationTime(nanos: request.modifiedNanos)
+                try remote.rename(temporary, to: final)
+                return UploadResult(
+                    entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
+                    bytesSent: request.size - start, resumedFrom: start)
             }
-            let source = try OpenFile(request.source, mode: .read)
-            let sourceMeta = try source.metadata()
-            guard sourceMeta.size == request.size, sourceMeta.modifiedNanos == request.modifiedNanos else {
-                throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
-            }
-            var start: Int64 = 0
-            if request.mayResume, let partial = try LocalFileSystem.metadata(temporary),
-               partial.kind == .file, partial.size <= request.size {
-                start = partial.size
-            }
-            let output = try OpenFile(temporary, mode: start > 0 ? .writeKeep : .writeTruncate)
-            if start > 0 { try output.truncate(to: start) }
-            try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                 count: request.size - start, observer: observer)
-            guard try output.metadata().size == request.size else {
-                throw BackendError(.io, "temporary file has the wrong size after writing", path: temporary, retryable: true)
-            }
-            // The source must still be the version that was copied before the copy goes
-            // under its final name: a file rewritten in place during the copy would
-            // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
-            let after = try source.metadata()
-            guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                  let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
-                throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
-            }
-            try output.sync()
-            try output.setModificationTime(nanos: request.modifiedNanos)
-            try LocalFileSystem.rename(temporary, to: final)
-            return UploadResult(
-                entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
-                bytesSent: request.size - start, resumedFrom: start)
         }
     }
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        let sourcePath = absolute(request.source)
+        let sourcePath = request.source.string
         let expected = request.expected
         return try await BlockingIO.run { () throws(BackendError) -> DownloadResult in
-            let source = try OpenFile(sourcePath, mode: .read)
-            let meta = try source.metadata()
-            guard meta.kind == .file else { throw BackendError(.notFound, "not a file", path: sourcePath) }
-            let unchanged = meta.size == expected.size
-                && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
-            var start = request.offset
-            if !unchanged || start > meta.size { start = 0 }
-            let output = try OpenFile(request.partialFile, mode: .writeKeep)
-            if try output.metadata().size != start { try output.truncate(to: start) }
-            try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                 count: meta.size - start, observer: observer)
-            try output.sync()
-            let after = try source.metadata()
-            guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
-                throw BackendError(.changedDuringTransfer, "remote file changed while being read", path: sourcePath)
+            try BackendError.catching { () throws -> DownloadResult in
+                let source = try anchor().open(sourcePath, .read)
+                let meta = try source.metadata()
+                let unchanged = meta.size == expected.size
+                    && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
+                var start = request.offset
+                if !unchanged || start > meta.size { start = 0 }
+                let output = try OpenFile(request.partialFile, mode: .writeExisting)
+                if try output.metadata().size != start { try output.truncate(to: start) }
+                try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
+                                     count: meta.size - start, observer: observer)
+                try output.sync()
+                let after = try source.metadata()
+                guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
+                    throw BackendError(.changedDuringTransfer, "remote file changed while being read", path: source.path)
+                }
+                return DownloadResult(
+                    entry: RemoteEntry(path: request.source, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos),
+                    bytesReceived: meta.size - start, resumedFrom: start)
             }
-            return DownloadResult(
-                entry: RemoteEntry(path: request.source, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos),
-                bytesReceived: meta.size - start, resumedFrom: start)
         }
     }
 
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
-        let target = absolute(path)
-        try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.makeDirectories(target) }
+        try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching { () throws in try anchor(creating: true).makeDirectories(path.string) }
+        }
     }
 
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        let from = absolute(source)
-        let to = absolute(destination)
         try await BlockingIO.run { () throws(BackendError) in
-            guard try LocalFileSystem.metadata(from) != nil else {
-                throw BackendError(.notFound, "nothing to move", path: from)
+            try BackendError.catching { () throws in
+                let remote = try anchor()
+                guard try remote.metadata(source.string) != nil else {
+                    throw SystemError(ENOENT, "nothing to move", path: remote.fullPath(source.string))
+                }
+                if let parent = destination.parent, !parent.isRoot { try remote.makeDirectories(parent.string) }
+                // Without overwrite the rename itself refuses an existing target (EEXIST), so
+                // another writer cannot slip in between a check and the rename.
+                try remote.rename(source.string, to: destination.string, replacing: overwrite)
             }
-            if !overwrite, try LocalFileSystem.metadata(to) != nil {
-                throw BackendError(.alreadyExists, "target exists", path: to)
-            }
-            try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(to))
-            try LocalFileSystem.rename(from, to: to)
         }
     }
 
@@ -169,36 +192,40 @@ public struct LocalBackend: Backend {
         guard let parent = destination.parent else {
             throw BackendError(.invalidName, "cannot copy onto the remote's root folder")
         }
-        let from = absolute(source)
-        let to = absolute(destination)
-        let folder = absolute(parent)
         // Not the upload's temporary name: an interrupted copy must never look like the
         // partial upload of this destination, which a later upload could continue.
-        let temporary = LocalFileSystem.join(folder, TemporaryName.for(destination.name + Self.copyMarker))
+        let temporaryName = TemporaryName.for(destination.name + Self.copyMarker)
+        let temporary = parent.isRoot ? temporaryName : parent.string + "/" + temporaryName
         try await BlockingIO.run { () throws(BackendError) in
-            let input = try OpenFile(from, mode: .read)
-            let meta = try input.metadata()
-            guard meta.kind == .file else {
-                throw BackendError(.unsupported, "only files can be copied", path: from)
+            let remote = try BackendError.catching { () throws in try anchor() }
+            if let kind = try BackendError.catching({ () throws in try remote.metadata(source.string)?.kind }), kind != .file {
+                throw BackendError(.unsupported, "only files can be copied", path: remote.fullPath(source.string))
             }
-            if let existing = try LocalFileSystem.metadata(to) {
+            let input = try BackendError.catching { () throws in try remote.open(source.string, .read) }
+            let meta = try BackendError.catching { () throws in try input.metadata() }
+            if let existing = try BackendError.catching({ () throws in try remote.metadata(destination.string) }) {
                 guard existing.kind != .directory else {
-                    throw BackendError(.alreadyExists, "a folder is in the way of the copy", path: to)
+                    throw BackendError(.alreadyExists, "a folder is in the way of the copy", path: remote.fullPath(destination.string))
                 }
-                guard overwrite else { throw BackendError(.alreadyExists, "target exists", path: to) }
+                guard overwrite else { throw BackendError(.alreadyExists, "target exists", path: remote.fullPath(destination.string)) }
             }
-            try LocalFileSystem.makeDirectories(folder)
             do throws(BackendError) {
-                let output = try OpenFile(temporary, mode: .writeTruncate)
-                try ChunkedCopy.copy(from: input, at: 0, to: output, at: 0, count: meta.size, observer: NullTransferObserver())
-                guard try output.metadata().size == meta.size else {
-                    throw BackendError(.changedDuringTransfer, "the file changed while it was being copied", path: from)
+                try BackendError.catching { () throws in
+                    if !parent.isRoot { try remote.makeDirectories(parent.string) }
+                    try remote.removeFile(temporary)
                 }
-                try output.sync()
-                try output.setModificationTime(nanos: meta.modifiedNanos)
-                try LocalFileSystem.rename(temporary, to: to)
+                let output = try BackendError.catching { () throws in try remote.open(temporary, .createNew) }
+                try ChunkedCopy.copy(from: input, at: 0, to: output, at: 0, count: meta.size, observer: NullTransferObserver())
+                try BackendError.catching { () throws in
+                    guard try output.metadata().size == meta.size else {
+                        throw SystemError(EIO, "the file changed while it was being copied", path: input.path)
+                    }
+                    try output.sync()
+                    try output.setModificationTime(nanos: meta.modifiedNanos)
+                    try remote.rename(temporary, to: destination.string, replacing: overwrite)
+                }
             } catch {
-                try? LocalFileSystem.removeFile(temporary)
+                try? remote.removeFile(temporary)
                 throw error
             }
         }
@@ -207,13 +234,20 @@ public struct LocalBackend: Backend {
     static let copyMarker = ".ferry-copy"
 
     public func delete(_ path: RemotePath) async throws(BackendError) {
-        let target = absolute(path)
         try await BlockingIO.run { () throws(BackendError) in
-            guard let meta = try LocalFileSystem.metadata(target) else { return }
-            if meta.kind == .directory {
-                try LocalFileSystem.removeDirectory(target)
-            } else {
-                try LocalFileSystem.removeFile(target)
+            try BackendError.catching { () throws in
+                let remote: AnchoredFolder
+                do throws(SystemError) {
+                    remote = try anchor()
+                } catch where error.isNotFound {
+                    return
+                }
+                guard let meta = try remote.metadata(path.string) else { return }
+                if meta.kind == .directory {
+                    try remote.removeDirectory(path.string)
+                } else {
+                    try remote.removeFile(path.string)
+                }
             }
         }
     }
@@ -222,6 +256,8 @@ public struct LocalBackend: Backend {
     /// (the default) would read a whole folder for a yes or no.
     public func checkReachable() async throws(BackendError) {
         let folder = root
-        _ = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadataFollowingLinks(folder) }
+        _ = try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching { () throws in try LocalFileSystem.metadataFollowingLinks(folder) }
+        }
     }
 }

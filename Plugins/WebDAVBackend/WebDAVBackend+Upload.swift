@@ -1,6 +1,7 @@
 import CurlTransport
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Uploads: the temporary file `.NAME.ferry-part` beside the target is the upload session.
 ///
@@ -194,12 +195,17 @@ extension WebDAVBackend {
     /// The bytes of a local file in `range` (fewer when the file is shorter).
     static func readLocal(_ path: String, range: Range<Int64>) async throws(BackendError) -> Data {
         try await BlockingIO.run { () throws(BackendError) -> Data in
-            let file = try OpenFile(path, mode: .read)
+            let file = try BackendError.catching { try OpenFile(path, mode: .read) }
             var result = Data()
             var position = range.lowerBound
             while position < range.upperBound {
                 var buffer = [UInt8](repeating: 0, count: Int(range.upperBound - position))
-                let count = try file.read(into: &buffer, at: position)
+                let count: Int
+                do throws(SystemError) {
+                    count = try file.read(into: &buffer, at: position)
+                } catch {
+                    throw BackendError(error)
+                }
                 if count == 0 { break }
                 result.append(contentsOf: buffer.prefix(count))
                 position += Int64(count)
@@ -212,7 +218,7 @@ extension WebDAVBackend {
 
     /// The source must still be the version that was sent before it goes under its final name.
     func checkSourceUnchanged(_ request: UploadRequest, temporary: RemotePath) async throws(BackendError) {
-        let source = try LocalFileSystem.metadata(request.source)
+        let source = try BackendError.catching { try LocalFileSystem.metadata(request.source) }
         guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
             try? await delete(temporary)
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)

@@ -1,5 +1,6 @@
 internal import CArchive
 import FerryPluginAPI
+import FerrySystem
 
 /// Reads an archive file entry by entry (any format and compression libarchive knows:
 /// tar with gzip/bzip2/xz/zstd, zip, 7z, …): libarchive's read API behind Swift values.
@@ -100,7 +101,7 @@ public final class ArchiveReader {
             offset += Int64(count)
         }
         do throws(BackendError) {
-            if flush { try file.sync() }
+            if flush { try BackendError.catching { try file.sync() } }
         } catch {
             throw ArchiveError(.io, "cannot flush the file", path: destination, cause: error.description)
         }

@@ -1,5 +1,6 @@
 internal import CArchive
 import FerryPluginAPI
+import FerrySystem
 
 /// Writes one archive file member by member: libarchive's write API behind Swift values.
 ///

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// The checks every backend must pass, whatever it talks to. Each check gets a backend
 /// whose root is an empty folder and a local scratch folder for source and partial files.
@@ -45,6 +46,8 @@ public enum BackendConformance {
             throw Failure(message: "stat(\(remote)) found nothing after upload")
         }
         let partial = scratch + "/partial-\(UUID().uuidString)"
+        // The core creates the partial file; a backend only opens it (DownloadRequest).
+        try Data().write(to: URL(fileURLWithPath: partial))
         _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: partial, offset: 0, expected: entry),
                                        observer: NullTransferObserver())
         defer { try? FileManager.default.removeItem(atPath: partial) }

@@ -28,16 +28,20 @@ public struct BackendError: Error, Sendable, CustomStringConvertible {
     public var cause: String?
     /// A server's explicit "try again after" hint.
     public var retryAfterSeconds: Double?
+    /// The error underneath, as its own type (a `SystemError` with its errno, …), for
+    /// callers that need more than the text in `cause`.
+    public var underlying: (any Error & Sendable)?
     private var retryableOverride: Bool?
 
     public init(_ code: Code, _ message: String, path: String? = nil, cause: String? = nil,
-                retryable: Bool? = nil, retryAfterSeconds: Double? = nil) {
+                retryable: Bool? = nil, retryAfterSeconds: Double? = nil, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.path = path
         self.cause = cause
         self.retryableOverride = retryable
         self.retryAfterSeconds = retryAfterSeconds
+        self.underlying = underlying
     }
 
     /// Transient conditions are retried with backoff; everything else fails the file at once.

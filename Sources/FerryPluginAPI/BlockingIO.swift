@@ -70,6 +70,9 @@ final class BlockingThreadPool: @unchecked Sendable {
         while true {
             if head < jobs.count {
                 let job = jobs[head]
+                // The slot lets go of the job at once: a finished job's closure (and what it
+                // captured: open files, a journal) must not live on until compaction.
+                jobs[head] = {}
                 head += 1
                 if head > 256 && head * 2 > jobs.count {
                     jobs.removeFirst(head)

@@ -1,10 +1,13 @@
 /// One file to fetch into a partial local file that the core owns.
 ///
-/// The core verifies the partial file, sets its modification time and renames it into
-/// place; the backend only fills it.
+/// The core creates the partial file (through an anchored, link-free path, empty or
+/// holding `offset` bytes), then verifies it, sets its modification time and renames it
+/// into place; the backend only opens it — without creating it and without following a
+/// link at its name — and fills it. A backend that created the file could be sent, by a
+/// folder swapped for a link during the transfer, to write somewhere else.
 public struct DownloadRequest: Sendable {
     public var source: RemotePath
-    /// Absolute path of the local partial file to write.
+    /// Absolute path of the local partial file to write; it exists when the call is made.
     public var partialFile: String
     /// Bytes already in the partial file from an earlier attempt; the backend appends from
     /// here when it can, or truncates and starts again (and says so).

@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryCore
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension Ferry {
     struct Init: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import FerryConformance
 import FerryCore
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension Ferry {
     struct PluginTest: AsyncParsableCommand {

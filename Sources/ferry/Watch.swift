@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryCore
 import FerryPluginAPI
+import FerrySystem
 
 extension Ferry {
     struct Watch: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import FerryPluginAPI
 import FerryTestSupport
 import Foundation
 import Synchronization
+import FerrySystem
 
 /// The plugins the tests run: the example content-addressed store, the fault-injecting
 /// proxy in front of it, and small throwaway scripts.

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import HTTPBackend
+import FerrySystem
 
 /// What the HTTP backend does with each kind of server, beyond the shared checks: the
 /// rename probe, HTML indexes and their HEAD requests, read-only remotes, hostile names.
@@ -173,6 +174,7 @@ struct HTTPServerBehaviourTests {
         #expect(try await Self.settledMark(server) == mark + 1, "\(Self.log(server, since: mark))")
         #expect(try await reader.list(.root).map(\.path.string) == ["keep.jpg"])
         let partial = scratch.child("partial")
+        try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; backends open it
         let entry = try #require(try await reader.stat(path))
         _ = try await reader.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),
                                       observer: NullTransferObserver())

@@ -3,6 +3,7 @@ import FerryTestSupport
 import Foundation
 import LocalBackend
 import Testing
+import FerrySystem
 
 @Suite("LocalBackend copy")
 struct LocalBackendCopyTests {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import WebDAVBackend
+import FerrySystem
 
 /// Digest (Apache `/digest/`) and bearer (nginx `/bearer/`) authentication against the
 /// test servers, through the same option parsing a config.yml remote goes through.
@@ -29,6 +30,7 @@ struct WebDAVAuthTests {
         let listed = try await backend.list(RemotePath("auth"))
         #expect(listed.map(\.path.string) == ["auth/IMG_1.jpg"])
         let partial = scratch.child("downloaded")
+        try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; backends open it
         _ = try await backend.download(DownloadRequest(source: listed[0].path, partialFile: partial, offset: 0, expected: listed[0]),
                                        observer: NullTransferObserver())
         #expect(try Data(contentsOf: URL(fileURLWithPath: partial)) == Data(contentsOf: URL(fileURLWithPath: source)))

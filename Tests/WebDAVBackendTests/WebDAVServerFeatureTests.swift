@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import WebDAVBackend
+import FerrySystem
 
 /// Cancels the transfer once a number of bytes went out, as a crash or a dropped
 /// connection would cut it.
@@ -329,6 +330,7 @@ struct WebDAVServerFeatureTests {
         #expect(try await backend.list(RemotePath("photos")).first?.modifiedNanos == request.modifiedNanos)
         let listed = try #require(try await backend.stat(request.destination))
         let partial = scratch.child("partial")
+        try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; backends open it
         let download = try await backend.download(
             DownloadRequest(source: request.destination, partialFile: partial, offset: 0, expected: listed),
             observer: NullTransferObserver())

@@ -1,6 +1,7 @@
 import ArchiveCodec
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Files that are archives already (`.zip`, `.tar.*`, `.7z`, …) and what is inside them:
 /// `ferry ls --archive-contents` lists members through libarchive. Such files go to the
@@ -24,10 +25,11 @@ public enum ArchiveContents {
         defer { try? LocalFileSystem.removeFile(copy) }
         do {
             try LocalFileSystem.makeDirectories(scratchDirectory, permissions: 0o700)
+            _ = try OpenFile(copy, mode: .writeTruncate, permissions: 0o600)
             _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: copy, offset: 0, expected: entry),
                                            observer: NullTransferObserver())
         } catch {
-            throw BundleError("cannot fetch \(entry.path): \(error.description)")
+            throw BundleError("cannot fetch \(entry.path): \(error)")
         }
         do {
             return try await BlockingIO.run { () throws(ArchiveError) -> [ArchiveEntry] in

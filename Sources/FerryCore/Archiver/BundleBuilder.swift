@@ -1,5 +1,6 @@
 import ArchiveCodec
 import FerryPluginAPI
+import FerrySystem
 
 /// Packs local files into one bundle file (blocking: run it through `BlockingIO`).
 ///

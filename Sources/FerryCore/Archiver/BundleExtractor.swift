@@ -2,6 +2,7 @@ import ArchiveCodec
 import FerryPluginAPI
 #if canImport(Glibc)
 import Glibc
+import FerrySystem
 #endif
 
 /// Restores chosen members of a downloaded bundle into the local folder (blocking: run it
@@ -47,7 +48,7 @@ struct BundleExtractor {
                 let folder = LocalFileSystem.parentPath(final)
                 let partial = LocalFileSystem.join(folder, TemporaryName.for(final.split(separator: "/").last.map(String.init) ?? "file"))
                 do throws(BackendError) {
-                    try LocalFileSystem.makeDirectories(folder)
+                    try BackendError.catching { try LocalFileSystem.makeDirectories(folder) }
                 } catch {
                     results[target.path] = .failure(error)
                     continue
@@ -99,8 +100,8 @@ struct BundleExtractor {
     /// changed since the plan or a folder is in the way.
     private func place(_ partial: String, at final: String, target: Target) -> Result<FileMetadata, BackendError> {
         do throws(BackendError) {
-            try LocalFileSystem.setModificationTime(partial, nanos: target.member.modifiedNanos)
-            let current = try LocalFileSystem.metadata(final)
+            try BackendError.catching { try LocalFileSystem.setModificationTime(partial, nanos: target.member.modifiedNanos) }
+            let current = try BackendError.catching { try LocalFileSystem.metadata(final) }
             if current?.kind == .directory {
                 throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
             }
@@ -114,8 +115,8 @@ struct BundleExtractor {
                 throw BackendError(.changedDuringTransfer, "the local file changed while its bundle was being restored; run pull again",
                                    path: final, retryable: false)
             }
-            try LocalFileSystem.rename(partial, to: final)
-            guard let placed = try LocalFileSystem.metadata(final) else {
+            try BackendError.catching { try LocalFileSystem.rename(partial, to: final) }
+            guard let placed = try BackendError.catching({ try LocalFileSystem.metadata(final) }) else {
                 throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
             }
             return .success(placed)

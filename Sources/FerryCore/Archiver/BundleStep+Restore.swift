@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension BundleStep {
     /// Restores a pull's bundled-only files: each bundle is downloaded once into the work
@@ -34,13 +35,16 @@ extension BundleStep {
         defer { try? LocalFileSystem.removeFile(downloaded) }
         let observer = JobObserver(queue: Self.queue, progress: progress, throttle: throttle)
         do throws(BackendError) {
-            try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
-            try LocalFileSystem.makeDirectories(pair.localRoot)
+            try BackendError.catching {
+                try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
+                _ = try OpenFile(downloaded, mode: .writeTruncate, permissions: 0o600)
+            }
+            try BackendError.catching { try LocalFileSystem.makeDirectories(pair.localRoot) }
             // The bundle and the files restored from it, both on the local disk for a while
             // (the state folder is usually on the same disk; where it is not, this errs on
             // the safe side).
             let needed = listed.size + jobs.reduce(0) { $0 + (catalog.members[$1.path]?.size ?? 0) }
-            let space = try LocalFileSystem.filesystemSpace(pair.localRoot)
+            let space = try BackendError.catching { try LocalFileSystem.filesystemSpace(pair.localRoot) }
             if let refusal = freeSpaceReserve.refusal(needed: needed, available: space.available, totalBytes: space.total) {
                 throw BackendError(.noSpace, refusal, path: pair.localRoot)
             }
@@ -48,7 +52,7 @@ extension BundleStep {
                 try await pair.backend.download(
                     DownloadRequest(source: listed.path, partialFile: downloaded, offset: 0, expected: listed), observer: observer)
             }
-            guard let meta = try LocalFileSystem.metadata(downloaded), meta.size == result.entry.size else {
+            guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(downloaded) }), meta.size == result.entry.size else {
                 throw BackendError(.io, "the downloaded bundle has the wrong size", path: listed.path.string)
             }
         } catch {

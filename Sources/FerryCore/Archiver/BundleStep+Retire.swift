@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension BundleStep {
     /// After a push's engine run: members whose files were sent plain (`leaving`, now in
@@ -71,7 +72,7 @@ extension BundleStep {
             })
         let file = LocalFileSystem.join(workDirectory, BundleNaming.manifestName(for: name))
         defer { try? LocalFileSystem.removeFile(file) }
-        try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
+        try BackendError.catching { try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700) }
         do {
             try manifest.encoded().write(to: URL(fileURLWithPath: file))
         } catch {

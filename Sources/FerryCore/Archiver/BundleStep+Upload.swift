@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 extension BundleStep {
     /// Builds, uploads and records each new bundle of a push: the bundle first, then its

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// The archive-bundle part of one push or pull, around the transfer engine (see
 /// docs/archive-bundles.md):
@@ -117,6 +118,7 @@ struct BundleStep: Sendable {
         defer { try? LocalFileSystem.removeFile(partial) }
         do {
             try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
+            _ = try OpenFile(partial, mode: .writeTruncate, permissions: 0o600)
             _ = try await withRetries { () async throws(BackendError) -> DownloadResult in
                 try await pair.backend.download(DownloadRequest(source: entry.path, partialFile: partial, offset: 0, expected: entry),
                                                 observer: NullTransferObserver())
@@ -171,7 +173,7 @@ struct BundleStep: Sendable {
 
     /// Uploads a local file to the bundle folder under `name`, replacing what is there.
     func upload(_ source: String, as name: String, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        guard let meta = try LocalFileSystem.metadata(source) else {
+        guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }) else {
             throw BackendError(.io, "the file to upload vanished", path: source)
         }
         let destination = try bundleFolder.appending(name)

@@ -2,6 +2,7 @@ import ArchiveCodec
 import Foundation
 import FerryPluginAPI
 import Yams
+import FerrySystem
 
 /// Walks the YAML tree of config.yml section by section. Each `read…` checks the node's
 /// shape and keys and throws a `ConfigError` pointing at the offending node.

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// Where a two-way sync puts the files it deletes or overwrites, instead of destroying them.
 ///

@@ -2,6 +2,7 @@ import FerryPluginAPI
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import FerrySystem
 #endif
 
 /// What a running `ferry daemon` or `ferry watch` is doing, as `ferry status` (another

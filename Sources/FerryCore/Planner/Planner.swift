@@ -201,7 +201,7 @@ public enum Planner {
         let remoteUnchanged = remote != nil && record.syncedRemote.map { $0.isSameVersion(as: remote!) } == true
 
         switch (local, remote) {
-        case let (local?, remote?):
+        case (.some, .some):
             if localUnchanged && remoteUnchanged { return .inSync }
             if !contentDiffers, let lookAlike = lookAlikeDecision(record, options: options) { return lookAlike }
             switch options.mode {

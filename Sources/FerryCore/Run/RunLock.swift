@@ -2,6 +2,7 @@ import FerryPluginAPI
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import FerrySystem
 #endif
 
 /// An exclusive lock on one folder pair, so two Ferry processes never run it at once.

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// Where the journal and locks live: `--state DIR`, else `state.path` from config.yml,
 /// else `$XDG_STATE_HOME/ferry`, else `~/.local/state/ferry`.

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Options of one push or pull, from the command line.
 public struct RunOptions: Sendable {
@@ -177,7 +178,7 @@ public struct SyncRun: Sendable {
             do {
                 try LocalFileSystem.makeDirectories(pair.localRoot)
             } catch {
-                throw RunError(.localScan, "cannot create the local folder: \(error.description)", cause: .backend(error))
+                throw RunError(.localScan, "cannot create the local folder: \(error.description)", cause: .backend(BackendError(error)))
             }
         }
         var scan: ScanResult
@@ -288,12 +289,18 @@ public struct SyncRun: Sendable {
                          now: Double, summary: inout RunSummary) async throws(RunError) {
         guard let journal = opened.journal else { throw RunError(.journal, "internal error: no journal open") }
         let pairId = opened.pairId
+        let local: LocalFolder
+        do {
+            local = try LocalFolder(pair: pair)
+        } catch {
+            throw RunError(.execute, "cannot open the local folder: \(error.description)", cause: .backend(error))
+        }
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
             let writer = RunJournalWriter(journal: journal, sink: sink)
             let engine = TransferEngine(
-                executor: TransferExecutor(pair: pair, journal: journal, writer: writer,
+                executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer,
                                            freeSpaceReserve: config.transfers.minFreeSpace,
                                            planOptions: planOptions(at: now),
                                            compareMaxSize: config.transfers.compareMaxSize),

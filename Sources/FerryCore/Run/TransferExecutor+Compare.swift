@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// The `compareContent` job: look-alike copies (same size and time, not vouched for by a
 /// sync) are read and compared byte by byte (`Planner.lookAlikeDecision`).
@@ -39,53 +40,51 @@ extension TransferExecutor {
     private func sameBytes(_ planned: FileRecord, local: LocalVersion, remote: RemoteVersion,
                            observer: JobObserver) async throws -> Bool? {
         let source = try remotePath(planned)
-        let file = localPath(planned)
-        let folder = LocalFileSystem.parentPath(file)
-        let copy = LocalFileSystem.join(folder, TemporaryName.for(source.name + ".compare"))
+        let relative = planned.path
+        let copy = LocalFolder.temporary(beside: relative, suffix: ".compare")
+        let folder = self.local.root
         let reserve = freeSpaceReserve
         try await BlockingIO.run { () throws(BackendError) in
-            try? LocalFileSystem.removeFile(copy)
-            let space = try LocalFileSystem.filesystemSpace(folder)
-            if let refusal = reserve.refusal(needed: remote.size, available: space.available, totalBytes: space.total) {
-                throw BackendError(.noSpace, "cannot compare the two copies: " + refusal, path: file)
+            try BackendError.catching {
+                try folder.removeFile(copy)
+                let space = try folder.filesystemSpace()
+                if let refusal = reserve.refusal(needed: remote.size, available: space.available, totalBytes: space.total) {
+                    throw BackendError(.noSpace, "cannot compare the two copies: " + refusal, path: folder.fullPath(relative))
+                }
+                _ = try folder.open(copy, .createNew)
             }
         }
-        defer { try? LocalFileSystem.removeFile(copy) }
+        defer { try? folder.removeFile(copy) }
         let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos,
                                    etag: remote.etag)
         do {
-            _ = try await pair.backend.download(DownloadRequest(source: source, partialFile: copy, offset: 0, expected: expected),
-                                                observer: observer)
+            _ = try await pair.backend.download(
+                DownloadRequest(source: source, partialFile: folder.fullPath(copy), offset: 0, expected: expected),
+                observer: observer)
         } catch {
             if error.code == .notFound { return nil }
             throw error
         }
         return try await BlockingIO.run { () throws(BackendError) -> Bool? in
-            guard let current = try LocalFileSystem.metadata(file), current.kind == .file,
-                  current.size == local.size, current.modifiedNanos == local.modifiedNanos else { return nil }
-            return try Self.sameBytes(file, copy)
+            try BackendError.catching { () throws -> Bool? in
+                guard let current = try folder.metadata(relative), current.kind == .file,
+                      current.size == local.size, current.modifiedNanos == local.modifiedNanos else { return nil }
+                return try Self.sameBytes(try folder.open(relative, .read), try folder.open(copy, .read))
+            }
         }
     }
 
-    /// Reads two files side by side in 1 MiB pieces; false at the first difference.
-    static func sameBytes(_ left: String, _ right: String) throws(BackendError) -> Bool {
-        guard let first = FileHandle(forReadingAtPath: left) else {
-            throw BackendError(.notFound, "cannot open the file to compare it", path: left)
-        }
-        defer { try? first.close() }
-        guard let second = FileHandle(forReadingAtPath: right) else {
-            throw BackendError(.notFound, "cannot open the remote copy to compare it", path: right)
-        }
-        defer { try? second.close() }
-        do {
-            while true {
-                let piece = try first.read(upToCount: 1 << 20) ?? Data()
-                let other = try second.read(upToCount: 1 << 20) ?? Data()
-                if piece != other { return false }
-                if piece.isEmpty { return true }
-            }
-        } catch {
-            throw BackendError(.io, "cannot read the file to compare it: \(error.localizedDescription)", path: left)
+    /// Reads two open files side by side in 1 MiB pieces; false at the first difference.
+    static func sameBytes(_ left: OpenFile, _ right: OpenFile) throws(SystemError) -> Bool {
+        var first = [UInt8](repeating: 0, count: 1 << 20)
+        var second = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
+        while true {
+            let got = try left.read(into: &first, at: offset)
+            let other = try right.read(into: &second, at: offset)
+            if got != other || first[0..<got] != second[0..<other] { return false }
+            if got == 0 { return true }
+            offset += Int64(got)
         }
     }
 }

@@ -1,14 +1,12 @@
 import FerryPluginAPI
+import FerrySystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The jobs only a two-way sync plans: moves into the trash, renames detected locally and
 /// done with one MOVE, and the renames that keep both versions of a conflict.
 extension TransferExecutor {
-    /// The local trash path of a job's file (`moveTarget` is its place in the trash).
-    func localTrashPath(_ record: FileRecord) -> String? {
-        guard let target = record.moveTarget else { return nil }
-        return LocalFileSystem.join(pair.trash.localFolder(root: pair.localRoot), target)
-    }
-
     /// Moves the remote copy into the remote trash. Nothing there (an earlier attempt moved
     /// it, or it was deleted meanwhile) is not an error.
     func trashRemote(_ record: FileRecord) async throws {
@@ -46,22 +44,26 @@ extension TransferExecutor {
     /// copy's name, which is then uploaded; the remote version is downloaded under the name.
     func keepBothLocalLoses(_ planned: FileRecord) async throws -> Success {
         guard let target = planned.moveTarget, let expected = planned.local else { return .vanished }
-        let source = localPath(planned)
-        let copy = LocalFileSystem.join(pair.localRoot, target)
+        let source = planned.path
+        let folder = local.root
         let renamed = try await BlockingIO.run { () throws(BackendError) -> FileMetadata? in
-            guard let current = try LocalFileSystem.metadata(source) else {
-                // A lost result: the rename may have been done already.
-                return try LocalFileSystem.metadata(copy)
+            try BackendError.catching { () throws -> FileMetadata? in
+                guard let current = try folder.metadata(source) else {
+                    // A lost result: the rename may have been done already.
+                    return try folder.metadata(target)
+                }
+                guard current.size == expected.size && current.modifiedNanos == expected.modifiedNanos else {
+                    throw BackendError(.changedDuringTransfer, "the local file changed since the plan; it will be looked at again",
+                                       path: folder.fullPath(source), retryable: false)
+                }
+                do {
+                    // Never over another file: the rename itself refuses a taken name.
+                    try folder.rename(source, to: target, replacing: false)
+                } catch let error as SystemError where error.code == EEXIST {
+                    throw BackendError(.alreadyExists, "the conflict copy's name is taken", path: folder.fullPath(target))
+                }
+                return current
             }
-            guard current.size == expected.size && current.modifiedNanos == expected.modifiedNanos else {
-                throw BackendError(.changedDuringTransfer, "the local file changed since the plan; it will be looked at again",
-                                   path: source, retryable: false)
-            }
-            guard try LocalFileSystem.metadata(copy) == nil else {
-                throw BackendError(.alreadyExists, "the conflict copy's name is taken", path: copy)
-            }
-            try LocalFileSystem.rename(source, to: copy)
-            return current
         }
         guard let renamed else { return .vanished }
         let now = currentTime()

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Carries out one attempt of one job, with the journal bookkeeping around it: a large file
 /// is marked `uploading`/`downloading` (with the source version its partial bytes belong
@@ -29,6 +30,8 @@ struct TransferExecutor: Sendable {
     }
 
     let pair: FolderPair
+    /// The pair's local folder and trash, written only through anchored calls.
+    let local: LocalFolder
     /// For reads; the executor's writes (its marks) go through `writer`.
     let journal: Journal
     let writer: RunJournalWriter
@@ -82,7 +85,7 @@ struct TransferExecutor: Sendable {
     private func upload(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
         let source = localPath(planned)
         let destination = try remotePath(planned)
-        guard let meta = try await BlockingIO.run({ () throws(BackendError) in try LocalFileSystem.metadata(source) }),
+        guard let meta = try await BlockingIO.run({ () throws(BackendError) in try BackendError.catching({ try LocalFileSystem.metadata(source) }) }),
               meta.kind == .file else {
             return .vanished
         }
@@ -124,7 +127,7 @@ struct TransferExecutor: Sendable {
 
         // The backend checked the source up to the rename; a change after that leaves a
         // complete copy of the old version, and the new version must go too.
-        let after = try await BlockingIO.run { () throws(BackendError) in try LocalFileSystem.metadata(source) }
+        let after = try await BlockingIO.run { () throws(BackendError) in try local.metadata(planned.path) }
         if let after, !(after.size == version.size && after.modifiedNanos == version.modifiedNanos) {
             record.changedDuringUpload(to: LocalVersion(size: after.size, modifiedNanos: after.modifiedNanos,
                                                         inode: Int64(bitPattern: after.inode)))
@@ -147,28 +150,36 @@ struct TransferExecutor: Sendable {
             return .vanished
         }
         let source = try remotePath(planned)
+        let relative = planned.path
         let final = localPath(planned)
-        let folder = LocalFileSystem.parentPath(final)
-        let partial = LocalFileSystem.join(folder, TemporaryName.for(source.name))
+        let partial = LocalFolder.temporary(beside: relative)
         let expectedLocal = planned.local
+        let local = self.local
+        let folder = local.root
 
         // Continue an earlier partial download only if it was made from this remote version.
         let resumable = planned.transferRemote.map { $0 == remote } ?? false
         let reserve = freeSpaceReserve
         // Two-way sync: the local version this download replaces goes to the local trash.
-        let trashedLocal = planned.local != nil ? localTrashPath(planned) : nil
-        let offset: Int64 = try await BlockingIO.run { () throws(BackendError) -> Int64 in
-            try LocalFileSystem.makeDirectories(folder)
-            var offset: Int64 = 0
-            if resumable, let partialMeta = try LocalFileSystem.metadata(partial), partialMeta.kind == .file,
-               partialMeta.size <= remote.size {
-                offset = partialMeta.size
+        let trashTarget = planned.local != nil ? planned.moveTarget : nil
+        // The partial file is made here, through the anchor (never through a link), and
+        // the backend only opens it; its identity is checked before it is put in place.
+        let (offset, partialFile): (Int64, FileMetadata) = try await BlockingIO.run { () throws(BackendError) -> (Int64, FileMetadata) in
+            try BackendError.catching { () throws -> (Int64, FileMetadata) in
+                try folder.makeDirectories(LocalFolder.parent(relative))
+                if resumable, let partialMeta = try folder.metadata(partial), partialMeta.kind == .file,
+                   partialMeta.size <= remote.size {
+                    return (partialMeta.size, try folder.open(partial, .writeExisting).metadata())
+                }
+                try folder.removeFile(partial)
+                let created = try folder.open(partial, .createNew).metadata()
+                let space = try folder.filesystemSpace()
+                if let refusal = reserve.refusal(needed: remote.size, available: space.available, totalBytes: space.total) {
+                    try folder.removeFile(partial)
+                    throw BackendError(.noSpace, refusal, path: final)
+                }
+                return (0, created)
             }
-            let space = try LocalFileSystem.filesystemSpace(folder)
-            if let refusal = reserve.refusal(needed: remote.size - offset, available: space.available, totalBytes: space.total) {
-                throw BackendError(.noSpace, refusal, path: final)
-            }
-            return offset
         }
 
         var record = planned
@@ -182,53 +193,59 @@ struct TransferExecutor: Sendable {
         let outcome = offset > 0 && offset == remote.size
             ? .success(DownloadResult(entry: expected, bytesReceived: 0, resumedFrom: offset))
             : await downloadOutcome(
-                DownloadRequest(source: source, partialFile: partial, offset: offset, expected: expected), observer: observer)
+                DownloadRequest(source: source, partialFile: folder.fullPath(partial), offset: offset, expected: expected),
+                observer: observer)
         let result: DownloadResult
         switch outcome {
         case let .success(value):
             result = value
         case let .failure(error):
             guard error.code == .notFound else { throw error }
-            try? LocalFileSystem.removeFile(partial)
+            try? folder.removeFile(partial)
             return .vanished
         }
 
         let landed = try await BlockingIO.run { () throws(BackendError) -> FileMetadata in
-            guard let written = try LocalFileSystem.metadata(partial), written.size == result.entry.size else {
-                throw BackendError(.io, "the downloaded file has the wrong size", path: partial, retryable: true)
+            try BackendError.catching { () throws -> FileMetadata in
+                guard let written = try folder.metadata(partial), written.kind == .file,
+                      written.inode == partialFile.inode, written.device == partialFile.device else {
+                    throw BackendError(.io, "the partial file was replaced while it was being written", path: folder.fullPath(partial))
+                }
+                guard written.size == result.entry.size else {
+                    throw BackendError(.io, "the downloaded file has the wrong size", path: folder.fullPath(partial), retryable: true)
+                }
+                if let modified = result.entry.modifiedNanos {
+                    try folder.setModificationTime(partial, nanos: modified)
+                }
+                let current = try folder.metadata(relative)
+                let unchanged: Bool
+                switch (current, expectedLocal) {
+                case (nil, nil): unchanged = true
+                case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
+                case let (nil, expected?):
+                    // An earlier attempt moved the old version into the trash and stopped
+                    // before putting the new one in place.
+                    let trashed = try trashTarget.flatMap { target throws(BackendError) in try local.trashed(target) }
+                    unchanged = trashed.map { $0.size == expected.size && $0.modifiedNanos == expected.modifiedNanos } ?? false
+                default: unchanged = false
+                }
+                guard unchanged else {
+                    throw BackendError(.changedDuringTransfer,
+                                       "the local file changed while the remote version was downloading; run pull again",
+                                       path: final, retryable: false)
+                }
+                if current?.kind == .directory {
+                    throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
+                }
+                if let trashTarget, current != nil {
+                    try local.moveToTrash(relative, target: trashTarget)
+                }
+                try folder.rename(partial, to: relative)
+                guard let placed = try folder.metadata(relative) else {
+                    throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
+                }
+                return placed
             }
-            if let modified = result.entry.modifiedNanos {
-                try LocalFileSystem.setModificationTime(partial, nanos: modified)
-            }
-            let current = try LocalFileSystem.metadata(final)
-            let unchanged: Bool
-            switch (current, expectedLocal) {
-            case (nil, nil): unchanged = true
-            case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
-            case let (nil, expected?):
-                // An earlier attempt moved the old version into the trash and stopped
-                // before putting the new one in place.
-                let trashed = try trashedLocal.map { path throws(BackendError) in try LocalFileSystem.metadata(path) } ?? nil
-                unchanged = trashed.map { $0.size == expected.size && $0.modifiedNanos == expected.modifiedNanos } ?? false
-            default: unchanged = false
-            }
-            guard unchanged else {
-                throw BackendError(.changedDuringTransfer,
-                                   "the local file changed while the remote version was downloading; run pull again",
-                                   path: final, retryable: false)
-            }
-            if current?.kind == .directory {
-                throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
-            }
-            if let trashedLocal, current != nil {
-                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(trashedLocal))
-                try LocalFileSystem.rename(final, to: trashedLocal)
-            }
-            try LocalFileSystem.rename(partial, to: final)
-            guard let placed = try LocalFileSystem.metadata(final) else {
-                throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
-            }
-            return placed
         }
 
         let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
@@ -255,22 +272,23 @@ struct TransferExecutor: Sendable {
     }
 
     private func deleteLocal(_ planned: FileRecord) async throws -> Success {
+        let relative = planned.path
         let target = localPath(planned)
         let expected = planned.local
-        let trash = localTrashPath(planned)
+        let trashTarget = planned.moveTarget
+        let local = self.local
         try await BlockingIO.run { () throws(BackendError) in
-            guard let current = try LocalFileSystem.metadata(target) else { return }
+            guard let current = try local.metadata(relative) else { return }
             if let expected, current.size != expected.size || current.modifiedNanos != expected.modifiedNanos {
                 throw BackendError(.changedDuringTransfer, "the local file changed since the plan; not deleting it",
                                    path: target, retryable: false)
             }
-            if let trash {
-                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(trash))
-                try LocalFileSystem.rename(target, to: trash)
+            if let trashTarget {
+                try local.moveToTrash(relative, target: trashTarget)
             } else {
-                try LocalFileSystem.removeFile(target)
+                try BackendError.catching { try local.root.removeFile(relative) }
             }
         }
-        return .deleted(trashed: trash != nil)
+        return .deleted(trashed: trashTarget != nil)
     }
 }

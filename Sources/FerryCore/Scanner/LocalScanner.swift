@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// Walks a local folder and reports its regular files with size, modification time and
 /// inode. Ignored names are skipped without descending; symbolic links are skipped (with a
@@ -25,7 +26,7 @@ public struct LocalScanner: Sendable {
     }
 
     static func walk(root: String, ignore: GlobSet, followSymlinks: Bool) throws(BackendError) -> ScanResult {
-        guard let rootInfo = try LocalFileSystem.metadataFollowingLinks(root) else {
+        guard let rootInfo = try BackendError.catching({ try LocalFileSystem.metadataFollowingLinks(root) }) else {
             throw BackendError(.notFound, "the local folder does not exist; create it or fix the folder's path", path: root)
         }
         guard rootInfo.kind == .directory else {
@@ -44,8 +45,8 @@ public struct LocalScanner: Sendable {
             do {
                 listing = try LocalFileSystem.directoryListing(absoluteFolder)
             } catch {
-                if folder.isRoot { throw error }
-                notes.append(ScanNote(path: folder.string, reason: .unreadable, detail: error.cause))
+                if folder.isRoot { throw BackendError(error) }
+                notes.append(ScanNote(path: folder.string, reason: .unreadable, detail: error.reason))
                 continue
             }
             for raw in listing.undecodableNames {

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// Names and empties a two-way sync's trash folders. Each run files its trash under a
 /// folder named for its start time (`YYYYMMDD-HHMMSS`, UTC); a folder older than the
@@ -45,17 +46,17 @@ public enum TrashExpiry {
 
     /// Removes the expired run folders of the local trash folder.
     static func purgeLocal(_ folder: String, now: Double, keepSeconds: Double?) throws(BackendError) {
-        guard try LocalFileSystem.metadata(folder)?.kind == .directory else { return }
-        for name in expired(try LocalFileSystem.directoryEntries(folder), now: now, keepSeconds: keepSeconds) {
+        guard try BackendError.catching({ try LocalFileSystem.metadata(folder)?.kind == .directory }) else { return }
+        for name in expired(try BackendError.catching({ try LocalFileSystem.directoryEntries(folder) }), now: now, keepSeconds: keepSeconds) {
             try removeTree(LocalFileSystem.join(folder, name))
         }
     }
 
     private static func removeTree(_ path: String) throws(BackendError) {
-        guard let meta = try LocalFileSystem.metadata(path) else { return }
-        guard meta.kind == .directory else { return try LocalFileSystem.removeFile(path) }
-        for name in try LocalFileSystem.directoryEntries(path) { try removeTree(LocalFileSystem.join(path, name)) }
-        try LocalFileSystem.removeDirectory(path)
+        guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(path) }) else { return }
+        guard meta.kind == .directory else { return try BackendError.catching({ try LocalFileSystem.removeFile(path) }) }
+        for name in try BackendError.catching({ try LocalFileSystem.directoryEntries(path) }) { try removeTree(LocalFileSystem.join(path, name)) }
+        try BackendError.catching { try LocalFileSystem.removeDirectory(path) }
     }
 
     /// Removes the expired run folders of the remote trash folder: their files, then their

@@ -1,6 +1,7 @@
 import ArchiveCodec
 import FerryPluginAPI
 import Foundation
+import FerrySystem
 
 /// `ferry verify`: checks a folder pair's two sides against the journal. By metadata
 /// (sizes, ETags, modification times) always; with `hashes`, also by content, reading
@@ -99,6 +100,9 @@ public struct VerifyRun: Sendable {
         let temporary = LocalFileSystem.join(NSTemporaryDirectory(), "ferry-verify-\(UUID().uuidString)")
         defer { try? LocalFileSystem.removeFile(temporary) }
         let expected = RemoteEntry(path: source, kind: .file, size: version.size, modifiedNanos: version.modifiedNanos, etag: version.etag)
+        try await BlockingIO.run { () throws(BackendError) in
+            _ = try BackendError.catching { try OpenFile(temporary, mode: .writeTruncate, permissions: 0o600) }
+        }
         _ = try await pair.backend.download(DownloadRequest(source: source, partialFile: temporary, offset: 0, expected: expected),
                                             observer: NullTransferObserver())
         return try await BlockingIO.run { () throws(BackendError) in try Self.sha256(ofFile: temporary) }

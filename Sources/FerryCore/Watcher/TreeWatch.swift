@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// What `TreeWatch` needs from inotify; `InotifyInstance` in production, a recorder in tests.
 public protocol WatchRegistrar: Sendable {

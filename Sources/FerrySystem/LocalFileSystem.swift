@@ -1,30 +1,33 @@
+public import FerryPluginAPI
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// Thin, typed wrappers over the POSIX calls Ferry needs on local files. Every failure
-/// becomes a `BackendError` naming the path and the operation; nothing here retries.
+/// Thin, typed wrappers over the POSIX calls Ferry needs on local files, by path. Every
+/// failure is a `SystemError` naming the path, the operation and the errno; nothing here
+/// retries. Writes inside a synced folder go through `AnchoredFolder` instead, which never
+/// follows a symbolic link.
 public enum LocalFileSystem {
     /// `lstat`: nil when nothing is at `path`.
-    public static func metadata(_ path: String) throws(BackendError) -> FileMetadata? {
+    public static func metadata(_ path: String) throws(SystemError) -> FileMetadata? {
         var info = stat()
         if lstat(path, &info) != 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return nil }
-            throw error(code, "cannot read file information", path)
+            throw SystemError(code, "cannot read file information", path: path)
         }
         return metadata(from: info)
     }
 
     /// `stat`, following a symbolic link.
-    public static func metadataFollowingLinks(_ path: String) throws(BackendError) -> FileMetadata? {
+    public static func metadataFollowingLinks(_ path: String) throws(SystemError) -> FileMetadata? {
         var info = stat()
         if stat(path, &info) != 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR || code == ELOOP { return nil }
-            throw error(code, "cannot read file information", path)
+            throw SystemError(code, "cannot read file information", path: path)
         }
         return metadata(from: info)
     }
@@ -57,11 +60,16 @@ public enum LocalFileSystem {
     }
 
     /// The names in a folder, without `.` and `..`.
-    public static func directoryListing(_ path: String) throws(BackendError) -> DirectoryListing {
+    public static func directoryListing(_ path: String) throws(SystemError) -> DirectoryListing {
         guard let dir = opendir(path) else {
-            throw error(errno, "cannot list folder", path)
+            throw SystemError(errno, "cannot list folder", path: path)
         }
         defer { closedir(dir) }
+        return names(in: dir)
+    }
+
+    /// The names an open directory stream gives, without `.` and `..`.
+    static func names(in dir: OpaquePointer) -> DirectoryListing {
         var listing = DirectoryListing(names: [], undecodableNames: [])
         // glibc's dirent records are only as long as their name (d_reclen): copying the
         // declared 256-byte d_name reads past a record at the end of readdir's buffer and
@@ -80,51 +88,51 @@ public enum LocalFileSystem {
     }
 
     /// The valid UTF-8 names in a folder, without `.` and `..`.
-    public static func directoryEntries(_ path: String) throws(BackendError) -> [String] {
+    public static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
         try directoryListing(path).names
     }
 
     /// `mkdir -p`.
-    public static func makeDirectories(_ path: String, permissions: UInt32 = 0o755) throws(BackendError) {
+    public static func makeDirectories(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
         if let existing = try metadataFollowingLinks(path) {
             if existing.kind == .directory { return }
-            throw BackendError(.alreadyExists, "a file is in the way of a folder", path: path)
+            throw SystemError(EEXIST, "a file is in the way of a folder", path: path)
         }
         let parent = parentPath(path)
         if parent != path && !parent.isEmpty { try makeDirectories(parent, permissions: permissions) }
         if mkdir(path, mode_t(permissions)) != 0 && errno != EEXIST {
-            throw error(errno, "cannot create folder", path)
+            throw SystemError(errno, "cannot create folder", path: path)
         }
     }
 
-    public static func rename(_ source: String, to destination: String) throws(BackendError) {
+    public static func rename(_ source: String, to destination: String) throws(SystemError) {
         if Glibc.rename(source, destination) != 0 {
-            throw error(errno, "cannot rename to '\(destination)'", source)
+            throw SystemError(errno, "cannot rename to '\(destination)'", path: source)
         }
     }
 
     /// Removes a file; succeeds when it is already gone.
-    public static func removeFile(_ path: String) throws(BackendError) {
+    public static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) != 0 && errno != ENOENT {
-            throw error(errno, "cannot remove file", path)
+            throw SystemError(errno, "cannot remove file", path: path)
         }
     }
 
     /// Removes an empty folder; succeeds when it is already gone.
-    public static func removeDirectory(_ path: String) throws(BackendError) {
+    public static func removeDirectory(_ path: String) throws(SystemError) {
         if rmdir(path) != 0 && errno != ENOENT {
-            throw error(errno, "cannot remove folder", path)
+            throw SystemError(errno, "cannot remove folder", path: path)
         }
     }
 
     /// Sets the modification time (and access time to the same) with nanosecond precision.
-    public static func setModificationTime(_ path: String, nanos: Int64) throws(BackendError) {
+    public static func setModificationTime(_ path: String, nanos: Int64) throws(SystemError) {
         var times = [timespec](repeating: timespec(), count: 2)
         let spec = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
         times[0] = spec
         times[1] = spec
         if utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW) != 0 {
-            throw error(errno, "cannot set modification time", path)
+            throw SystemError(errno, "cannot set modification time", path: path)
         }
     }
 
@@ -138,9 +146,9 @@ public enum LocalFileSystem {
     }
 
     /// Bytes available to an unprivileged writer, and the size, of the filesystem holding `path`.
-    public static func filesystemSpace(_ path: String) throws(BackendError) -> (available: Int64, total: Int64) {
+    public static func filesystemSpace(_ path: String) throws(SystemError) -> (available: Int64, total: Int64) {
         var info = statvfs()
-        if statvfs(path, &info) != 0 { throw error(errno, "cannot read free space", path) }
+        if statvfs(path, &info) != 0 { throw SystemError(errno, "cannot read free space", path: path) }
         return (Int64(info.f_bavail) * Int64(info.f_frsize), Int64(info.f_blocks) * Int64(info.f_frsize))
     }
 
@@ -171,22 +179,6 @@ public enum LocalFileSystem {
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
-    }
-
-    /// The error for an `errno` value, classified for the retry policy.
-    public static func error(_ code: Int32, _ message: String, _ path: String) -> BackendError {
-        let cause = String(cString: strerror(code))
-        switch code {
-        case ENOENT, ENOTDIR: return BackendError(.notFound, message, path: path, cause: cause)
-        case EEXIST, ENOTEMPTY: return BackendError(.alreadyExists, message, path: path, cause: cause)
-        case EACCES, EPERM: return BackendError(.permissionDenied, message, path: path, cause: cause)
-        case ENOSPC, EDQUOT: return BackendError(.noSpace, message + " (disk full: free some space)", path: path, cause: cause)
-        case EROFS: return BackendError(.readOnly, message + " (read-only filesystem)", path: path, cause: cause)
-        case ENAMETOOLONG, EILSEQ: return BackendError(.invalidName, message, path: path, cause: cause)
-        case EINTR, EAGAIN, EBUSY, ETIMEDOUT: return BackendError(.io, message, path: path, cause: cause, retryable: true)
-        case EIO: return BackendError(.io, message, path: path, cause: cause, retryable: true)
-        default: return BackendError(.io, message, path: path, cause: cause, retryable: false)
-        }
     }
 }
 

@@ -1,4 +1,3 @@
-import FerryPluginAPI
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -23,13 +22,13 @@ public final class InotifyInstance: Sendable {
     private let started = Atomic<Bool>(false)
     static let pollInterval: Int32 = 200
 
-    public init() throws(BackendError) {
+    public init() throws(SystemError) {
         let fd = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
         guard fd >= 0 else {
             let code = errno
-            throw LocalFileSystem.error(code, code == EMFILE
+            throw SystemError(code, code == EMFILE
                 ? "cannot start watching: the inotify instance limit is reached (raise fs.inotify.max_user_instances)"
-                : "cannot start watching", "inotify")
+                : "cannot start watching", path: "inotify")
         }
         descriptor = fd
     }

@@ -1,0 +1,14 @@
+#ifndef CFERRYSYSTEM_H
+#define CFERRYSYSTEM_H
+
+/* System calls that Swift's Glibc module does not expose: they are declared by glibc only
+ * under _GNU_SOURCE (syncfs, renameat2), which the module is not built with. One typed
+ * wrapper each, with the module prefix; only FerrySystem imports this. */
+
+int CFerrySystem_syncfs(int fd);
+
+/* renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing an existing
+ * target, in one step (a check then a rename would race with another writer). */
+int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+#endif

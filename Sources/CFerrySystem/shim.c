@@ -1,0 +1,13 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "CFerrySystem.h"
+
+int CFerrySystem_syncfs(int fd) {
+    return syncfs(fd);
+}
+
+int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}

@@ -1,0 +1,65 @@
+import FerryPluginAPI
+import FerrySystem
+
+/// A folder pair's local side as a run writes to it: its folder and its local trash, each
+/// an `AnchoredFolder`, so that no create, rename or delete of a run goes through a
+/// symbolic link planted in the folder (statically, or swapped in for a folder while a
+/// slow transfer runs). Paths are the pair's relative file paths.
+///
+/// Sendable: its stored properties are constants.
+struct LocalFolder: Sendable {
+    let root: AnchoredFolder
+    /// The trash folder's path (inside the root by default, anywhere when configured).
+    let trashPath: String
+
+    /// Opens the pair's local folder (which the run's scan or a pull already made).
+    init(pair: FolderPair) throws(BackendError) {
+        root = try BackendError.catching { try AnchoredFolder(pair.localRoot) }
+        trashPath = pair.trash.localFolder(root: pair.localRoot)
+    }
+
+    /// Where a file's trash copy goes (`target` is its place in the trash): the anchor that
+    /// holds it and the path below that anchor. A trash inside the folder is reached from
+    /// the folder's own anchor, so moving a file into it is one `renameat`.
+    func trashLocation(_ target: String) throws(BackendError) -> (folder: AnchoredFolder, path: String) {
+        let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        if trashPath.hasPrefix(prefix) {
+            return (root, String(trashPath.dropFirst(prefix.count)) + "/" + target)
+        }
+        return (try BackendError.catching { try AnchoredFolder(trashPath, create: true) }, target)
+    }
+
+    /// The parent of a relative path ("" for a file at the top).
+    static func parent(_ relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        return String(relative[..<slash])
+    }
+
+    /// A temporary name beside `relative` (`TemporaryName`, ignored by every scan).
+    static func temporary(beside relative: String, suffix: String = "") -> String {
+        let parent = parent(relative)
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        let temporary = TemporaryName.for(name + suffix)
+        return parent.isEmpty ? temporary : parent + "/" + temporary
+    }
+
+    /// Moves `relative` into the trash at `target` (making the trash's folders).
+    func moveToTrash(_ relative: String, target: String) throws(BackendError) {
+        let (trash, path) = try trashLocation(target)
+        try BackendError.catching {
+            try trash.makeDirectories(Self.parent(path))
+            try root.rename(relative, to: path, in: trash)
+        }
+    }
+
+    /// What is in the trash at `target`, if anything.
+    func trashed(_ target: String) throws(BackendError) -> FileMetadata? {
+        let (trash, path) = try trashLocation(target)
+        return try BackendError.catching { try trash.metadata(path) }
+    }
+
+    /// What is at `relative`, without following a link (nil when nothing is there).
+    func metadata(_ relative: String) throws(BackendError) -> FileMetadata? {
+        try BackendError.catching { try root.metadata(relative) }
+    }
+}

@@ -1,0 +1,54 @@
+public import FerryPluginAPI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Copies bytes between two open files in chunks, reporting to an observer between chunks.
+public enum ChunkedCopy {
+    public static let chunkSize = 1 << 20
+
+    /// Copies `count` bytes from `source` at `sourceOffset` to `destination` at
+    /// `destinationOffset`. Throws `changedDuringTransfer` when the source ends early.
+    public static func copy(
+        from source: OpenFile, at sourceOffset: Int64,
+        to destination: OpenFile, at destinationOffset: Int64,
+        count: Int64, observer: any TransferObserver
+    ) throws(BackendError) {
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var done: Int64 = 0
+        while done < count {
+            if observer.isCancelled {
+                throw BackendError(.cancelled, "transfer cancelled", path: source.path)
+            }
+            let want = Int(min(Int64(chunkSize), count - done))
+            if buffer.count != want { buffer = [UInt8](repeating: 0, count: want) }
+            let got: Int
+            do {
+                got = try source.read(into: &buffer, at: sourceOffset + done)
+            } catch {
+                throw BackendError(error)
+            }
+            if got == 0 {
+                throw BackendError(.changedDuringTransfer, "source became shorter while being copied", path: source.path)
+            }
+            do {
+                try destination.write(buffer, count: got, at: destinationOffset + done)
+            } catch {
+                throw BackendError(error)
+            }
+            done += Int64(got)
+            let pause = observer.bytesTransferred(got)
+            if pause > .zero { sleepBlocking(pause) }
+        }
+    }
+
+    /// Sleeps the current (blocking-I/O) thread.
+    public static func sleepBlocking(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}
