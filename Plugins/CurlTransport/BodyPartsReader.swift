@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Reads a `.parts` request body for libcurl's read callback: the pieces in order, each
 /// file read in place as libcurl asks for more, and rewindable to any position (libcurl

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Everything libcurl's C callbacks need during one transfer. They reach it through the
 /// `void *userdata` as an `Unmanaged` pointer, since C function pointers cannot capture.

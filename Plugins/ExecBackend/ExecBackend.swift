@@ -1,8 +1,8 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
 import Synchronization
-import FerrySystem
 
 /// A backend served by an external program, `ferry-backend-NAME`, that speaks the plugin
 /// protocol (docs/plugin-protocol.md) over its stdin and stdout.

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Where external plugins are found: `ferry-backend-NAME` files that can be run, in the
 /// folders of a remote's `plugin_dir`, then `$FERRY_PLUGIN_PATH`, then

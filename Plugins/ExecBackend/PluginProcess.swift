@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 /// A running plugin executable with its three standard streams on pipes.
@@ -55,6 +56,7 @@ final class PluginProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        SpawnActions.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -1,7 +1,7 @@
 import CurlTransport
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension HTTPBackend {
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {

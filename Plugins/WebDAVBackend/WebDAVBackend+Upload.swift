@@ -1,7 +1,7 @@
 import CurlTransport
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Uploads: the temporary file `.NAME.ferry-part` beside the target is the upload session.
 ///

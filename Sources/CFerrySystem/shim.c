@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "CFerrySystem.h"
@@ -10,4 +11,8 @@ int CFerrySystem_syncfs(int fd) {
 
 int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+int CFerrySystem_spawn_closefrom(void *actions, int lowfd) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowfd);
 }

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// The checks every backend must pass, whatever it talks to. Each check gets a backend
 /// whose root is an empty folder and a local scratch folder for source and partial files.

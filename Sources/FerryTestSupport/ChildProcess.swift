@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 
 /// Starts helper programs (server scripts, the fault proxy) with `posix_spawn`: stdin from
@@ -12,6 +13,8 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // A server started for a test holds no descriptor of the test process's.
+        SpawnActions.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -1,8 +1,8 @@
 import FerryCore
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
-import FerrySystem
 
 /// What every command needs before it does anything: the validated config, the backend
 /// registry, the state folder and a logger. Loading it touches nothing on disk but the

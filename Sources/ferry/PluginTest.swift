@@ -3,8 +3,8 @@ import ExecBackend
 import FerryConformance
 import FerryCore
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension Ferry {
     struct PluginTest: AsyncParsableCommand {

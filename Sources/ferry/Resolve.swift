@@ -1,8 +1,8 @@
 import ArgumentParser
 import FerryCore
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension Ferry {
     struct Resolve: AsyncParsableCommand {

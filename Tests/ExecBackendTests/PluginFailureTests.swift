@@ -215,6 +215,7 @@ struct PluginFailureTests {
     private func fetch(_ backend: ExecBackend, _ path: String, scratch: TemporaryDirectory) async throws -> [UInt8] {
         let entry = try #require(try await backend.stat(try RemotePath(path)))
         let partial = scratch.child("partial-\(UUID().uuidString)")
+        try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; plugins open it
         _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: partial, offset: 0, expected: entry),
                                        observer: NullTransferObserver())
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: partial)))

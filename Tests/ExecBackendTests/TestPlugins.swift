@@ -1,9 +1,9 @@
 import ExecBackend
 import FerryPluginAPI
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import Synchronization
-import FerrySystem
 
 /// The plugins the tests run: the example content-addressed store, the fault-injecting
 /// proxy in front of it, and small throwaway scripts.
@@ -43,8 +43,10 @@ enum TestPlugins {
                 send(dict({"type": "reply", "id": request["id"], "ok": True}, **fields))
 
             """ + body + "\n"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        // Written through a close-on-exec descriptor, so that no child spawned meanwhile by
+        // another test keeps it open for writing (exec would then fail: "Text file busy").
+        let bytes = Array(text.utf8)
+        try OpenFile(path, mode: .writeTruncate, permissions: 0o755).write(bytes, count: bytes.count, at: 0)
         return path
     }
 

@@ -1,9 +1,9 @@
 import FerryPluginAPI
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import LocalBackend
 import Testing
-import FerrySystem
 
 @Suite("LocalBackend copy")
 struct LocalBackendCopyTests {

@@ -1,10 +1,10 @@
 import FerryPluginAPI
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import LocalBackend
 import Synchronization
 import Testing
-import FerrySystem
 
 /// Checks the final name on every chunk: it must not exist until the upload completes.
 final class FinalNameWatcher: TransferObserver {

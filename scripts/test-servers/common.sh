@@ -114,13 +114,19 @@ ts_new_token() {
 
 # Wait until URL/.ferry-server-id returns TOKEN (30 s at most: a guard, generous for a
 # loaded machine; a server that died stops the wait at once). Returns 0 on success.
-ts_wait_ready() { # url token pidfile conf
-  local url=$1 token=$2 pidfile=$3 conf=$4 i body
+ts_wait_ready() { # url token pidfile conf [launched-pid]
+  local url=$1 token=$2 pidfile=$3 conf=$4 launched=${5:-} i body
   for i in $(seq 1 300); do
     body=$(curl -s --noproxy '*' --max-time 1 "$url/.ferry-server-id" 2>/dev/null || true)
     [ "$body" = "$token" ] && return 0
-    # The daemon died (e.g. lost the port race): no point waiting longer.
-    if [ "$i" -gt 10 ] && ! ts_live_pid "$pidfile" "$conf" >/dev/null; then return 1; fi
+    # The server died (e.g. lost the port race): no point waiting longer. A server that
+    # runs in the foreground is watched through the process we started (on a loaded
+    # machine Python takes seconds to write its pid file); a daemon through its pid file.
+    if [ -n "$launched" ]; then
+      kill -0 "$launched" 2>/dev/null || return 1
+    elif [ "$i" -gt 50 ] && ! ts_live_pid "$pidfile" "$conf" >/dev/null; then
+      return 1
+    fi
     sleep 0.1
   done
   return 1

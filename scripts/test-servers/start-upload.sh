@@ -51,8 +51,9 @@ error_log=$dir/error.log
 CONF
   errpos=$(ts_size "$dir/error.log")
   "$python_bin" "$here/upload-server.py" "$conf" </dev/null >"$dir/startup.log" 2>&1 &
+  launched=$!
   url="http://127.0.0.1:$port"
-  if ts_wait_ready "$url" "$token" "$pidfile" "$conf"; then
+  if ts_wait_ready "$url" "$token" "$pidfile" "$conf" "$launched"; then
     ts_announce "$dir" "$url" upload-server "$(id -un):$(id -gn)"
     exit 0
   fi

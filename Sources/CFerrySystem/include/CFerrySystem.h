@@ -11,4 +11,11 @@ int CFerrySystem_syncfs(int fd);
  * target, in one step (a check then a rename would race with another writer). */
 int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor
+ * from `lowfd` up before it runs the program, so a plugin inherits only its pipes, never a
+ * journal, a lock or a file another thread has open for writing. `actions` is a
+ * posix_spawn_file_actions_t (void here, so that this header does not declare the type a
+ * second time for Swift). */
+int CFerrySystem_spawn_closefrom(void *actions, int lowfd);
+
 #endif

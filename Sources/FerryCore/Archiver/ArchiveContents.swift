@@ -1,7 +1,7 @@
 import ArchiveCodec
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Files that are archives already (`.zip`, `.tar.*`, `.7z`, …) and what is inside them:
 /// `ferry ls --archive-contents` lists members through libarchive. Such files go to the

@@ -1,9 +1,6 @@
 import ArchiveCodec
 import FerryPluginAPI
-#if canImport(Glibc)
-import Glibc
 import FerrySystem
-#endif
 
 /// Restores chosen members of a downloaded bundle into the local folder (blocking: run it
 /// through `BlockingIO`).
@@ -14,6 +11,8 @@ import FerrySystem
 /// Only members the manifest names are written, to the manifest's (checked) path; a member
 /// that is a link, a folder or a device, or is missing, fails that file alone. Once the
 /// archive itself turns out damaged, every member not yet restored fails with that cause.
+/// Every file and folder is made through the local folder's `AnchoredFolder`: a link
+/// planted in the folder fails that member, and nothing is written through it.
 struct BundleExtractor {
     struct Target: Sendable {
         var path: String
@@ -23,7 +22,7 @@ struct BundleExtractor {
         var expectedLocal: LocalVersion?
     }
 
-    var localRoot: String
+    var local: AnchoredFolder
 
     func extract(_ archive: String, bundleName: String,
                  targets: [Target]) -> [String: Result<FileMetadata, BackendError>] {
@@ -31,7 +30,7 @@ struct BundleExtractor {
         for target in targets { wanted[target.member.entryName] = target }
         var results: [String: Result<FileMetadata, BackendError>] = [:]
         // Members extracted and verified, waiting for the flush before they are renamed.
-        var verified: [(partial: String, final: String, target: Target)] = []
+        var verified: [(partial: String, created: FileMetadata, target: Target)] = []
         func fail(_ target: Target, _ message: String, retryable: Bool = false) {
             results[target.path] = .failure(BackendError(.io, message, path: target.path, retryable: retryable))
         }
@@ -44,31 +43,34 @@ struct BundleExtractor {
                     fail(target, "refusing bundle member '\(entry.name)' of \(bundleName): it is a \(entry.kind.rawValue), not a file")
                     continue
                 }
-                let final = LocalFileSystem.join(localRoot, target.path)
-                let folder = LocalFileSystem.parentPath(final)
-                let partial = LocalFileSystem.join(folder, TemporaryName.for(final.split(separator: "/").last.map(String.init) ?? "file"))
+                let partial = LocalFolder.temporary(beside: target.path)
+                let created: FileMetadata
                 do throws(BackendError) {
-                    try BackendError.catching { try LocalFileSystem.makeDirectories(folder) }
+                    created = try BackendError.catching {
+                        try local.makeDirectories(LocalFolder.parent(target.path))
+                        try local.removeFile(partial)
+                        return try local.open(partial, .createNew).metadata()
+                    }
                 } catch {
                     results[target.path] = .failure(error)
                     continue
                 }
                 let data: ArchiveMemberData
                 do throws(ArchiveError) {
-                    data = try reader.extract(to: partial, flush: false)
+                    data = try reader.extract(to: local.fullPath(partial), flush: false)
                 } catch {
-                    try? LocalFileSystem.removeFile(partial)
+                    try? local.removeFile(partial)
                     // The archive cannot be read past this point: this member and all the
                     // ones still wanted fail with the cause.
                     fail(target, "bundle \(bundleName) is damaged: \(error.description)", retryable: error.code == .io)
                     throw error
                 }
                 guard data.bytes == target.member.size, data.sha256 == target.member.sha256 else {
-                    try? LocalFileSystem.removeFile(partial)
+                    try? local.removeFile(partial)
                     fail(target, "bundle member '\(entry.name)' of \(bundleName) does not match its manifest (size or SHA-256)")
                     continue
                 }
-                verified.append((partial, final, target))
+                verified.append((partial, created, target))
             }
         } catch {
             for target in wanted.values {
@@ -82,46 +84,48 @@ struct BundleExtractor {
         // One flush for the whole bundle instead of an fsync per member (5,000 fsyncs were
         // most of a 5,000-file restore's time); the data is on disk before any member gets
         // its final name, as with a single download.
-        if !verified.isEmpty { Self.flushFilesystem(of: localRoot) }
+        if !verified.isEmpty { local.syncFilesystem() }
         for item in verified {
-            results[item.target.path] = place(item.partial, at: item.final, target: item.target)
+            results[item.target.path] = place(item.partial, created: item.created, target: item.target)
         }
         return results
     }
 
-    /// Flushes written data to disk: `sync()`, as `syncfs` (one filesystem only) is not
-    /// exposed to Swift by Glibc. One call per bundle, so a busy other disk costs at most
-    /// that once.
-    static func flushFilesystem(of path: String) {
-        sync()
-    }
-
     /// Gives the restored file its time and renames it into place, unless the local file
-    /// changed since the plan or a folder is in the way.
-    private func place(_ partial: String, at final: String, target: Target) -> Result<FileMetadata, BackendError> {
+    /// changed since the plan, a folder is in the way, or the partial file is no longer the
+    /// one made for it.
+    private func place(_ partial: String, created: FileMetadata, target: Target) -> Result<FileMetadata, BackendError> {
+        let final = target.path
         do throws(BackendError) {
-            try BackendError.catching { try LocalFileSystem.setModificationTime(partial, nanos: target.member.modifiedNanos) }
-            let current = try BackendError.catching { try LocalFileSystem.metadata(final) }
-            if current?.kind == .directory {
-                throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
-            }
-            let unchanged: Bool
-            switch (current, target.expectedLocal) {
-            case (nil, nil): unchanged = true
-            case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
-            default: unchanged = false
-            }
-            guard unchanged else {
-                throw BackendError(.changedDuringTransfer, "the local file changed while its bundle was being restored; run pull again",
-                                   path: final, retryable: false)
-            }
-            try BackendError.catching { try LocalFileSystem.rename(partial, to: final) }
-            guard let placed = try BackendError.catching({ try LocalFileSystem.metadata(final) }) else {
-                throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
-            }
-            return .success(placed)
+            return .success(try BackendError.catching { () throws -> FileMetadata in
+                guard let written = try local.metadata(partial), written.inode == created.inode,
+                      written.device == created.device else {
+                    throw BackendError(.io, "the partial file was replaced while the bundle was being restored",
+                                       path: local.fullPath(partial))
+                }
+                try local.setModificationTime(partial, nanos: target.member.modifiedNanos)
+                let current = try local.metadata(final)
+                if current?.kind == .directory {
+                    throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: local.fullPath(final))
+                }
+                let unchanged: Bool
+                switch (current, target.expectedLocal) {
+                case (nil, nil): unchanged = true
+                case let (current?, expected?): unchanged = current.size == expected.size && current.modifiedNanos == expected.modifiedNanos
+                default: unchanged = false
+                }
+                guard unchanged else {
+                    throw BackendError(.changedDuringTransfer, "the local file changed while its bundle was being restored; run pull again",
+                                       path: local.fullPath(final), retryable: false)
+                }
+                try local.rename(partial, to: final)
+                guard let placed = try local.metadata(final) else {
+                    throw BackendError(.io, "the file vanished right after it was put in place", path: local.fullPath(final), retryable: true)
+                }
+                return placed
+            })
         } catch {
-            try? LocalFileSystem.removeFile(partial)
+            try? local.removeFile(partial)
             return .failure(error)
         }
     }

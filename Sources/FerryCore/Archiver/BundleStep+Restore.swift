@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension BundleStep {
     /// Restores a pull's bundled-only files: each bundle is downloaded once into the work
@@ -73,7 +73,15 @@ extension BundleStep {
         if !unknown.isEmpty {
             try await fail(unknown, message: "not in bundle \(bundleName)", summary: &summary)
         }
-        let extractor = BundleExtractor(localRoot: pair.localRoot)
+        let local: AnchoredFolder
+        do throws(BackendError) {
+            local = try BackendError.catching { try AnchoredFolder(pair.localRoot) }
+        } catch {
+            try await fail(jobs.filter { catalog.members[$0.path] != nil },
+                           message: "cannot open the local folder: \(error.description)", summary: &summary)
+            return
+        }
+        let extractor = BundleExtractor(local: local)
         let targetList = targets
         let results = await BlockingIO.run { () -> [String: Result<FileMetadata, BackendError>] in
             extractor.extract(downloaded, bundleName: bundleName, targets: targetList)

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension BundleStep {
     /// After a push's engine run: members whose files were sent plain (`leaving`, now in

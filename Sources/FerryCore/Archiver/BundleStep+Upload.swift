@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 extension BundleStep {
     /// Builds, uploads and records each new bundle of a push: the bundle first, then its

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// The archive-bundle part of one push or pull, around the transfer engine (see
 /// docs/archive-bundles.md):

@@ -65,6 +65,17 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         alternatives = compiled
     }
 
+    /// `text` as a pattern that matches exactly it: every character a pattern gives a
+    /// meaning to is escaped with a backslash.
+    public static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if "\\*?[]{},!".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+
     static func containsUnescapedSlash(_ text: String) -> Bool {
         var escaped = false
         for character in text {

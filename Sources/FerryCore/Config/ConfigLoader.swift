@@ -1,7 +1,7 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Yams
-import FerrySystem
 
 /// Reads config.yml into a `Config`, refusing anything it does not understand: unknown
 /// keys, wrong types, missing required keys, remotes that do not exist, options a backend

@@ -1,8 +1,8 @@
 import ArchiveCodec
-import Foundation
 import FerryPluginAPI
-import Yams
 import FerrySystem
+import Foundation
+import Yams
 
 /// Walks the YAML tree of config.yml section by section. Each `read…` checks the node's
 /// shape and keys and throws a `ConfigError` pointing at the offending node.

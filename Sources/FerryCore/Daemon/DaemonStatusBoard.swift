@@ -1,8 +1,8 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
 import Synchronization
-import FerrySystem
 
 /// The running process's live state, kept by the runners and the schedule, and written to
 /// `daemon-status.json` for `ferry status`. A lock, not an actor: event sinks report to it

@@ -1,7 +1,7 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
-import FerrySystem
 
 /// Watches one push folder for as long as the process runs: keeps the tree watched
 /// (`TreeWatch`), lets changed files settle (`SettleTracker`), and asks the pair's runner

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Upload jobs for files the journal has never seen, made without a scan or a listing so
 /// that they can join a push that is already running. Only new files qualify: for them the

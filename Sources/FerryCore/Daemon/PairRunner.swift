@@ -1,7 +1,7 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
-import FerrySystem
 
 /// Runs one folder pair for the long-running process, one run at a time: the watcher, the
 /// poller and the schedules all ask it, and what they ask while a run is under way is

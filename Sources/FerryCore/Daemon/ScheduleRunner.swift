@@ -1,7 +1,7 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
-import FerrySystem
 
 /// Starts the `schedule:` entries' runs when they are due (`ScheduleBook` decides when),
 /// and remembers each entry's last start in `schedule-state.json` in the state folder, so

@@ -1,7 +1,7 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import GRDB
-import FerrySystem
 
 /// The single source of truth: an SQLite database in WAL mode holding every folder pair and
 /// the state of every file. Each job is recorded before it starts and its result after it

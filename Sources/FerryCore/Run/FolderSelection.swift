@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Turns command-line folder arguments into folder pairs: a configured folder's name, all
 /// configured folders of a mode, or an ad-hoc `PATH --to REMOTE` pair where REMOTE is a

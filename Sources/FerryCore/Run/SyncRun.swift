@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Options of one push or pull, from the command line.
 public struct RunOptions: Sendable {
@@ -133,7 +133,8 @@ public struct SyncRun: Sendable {
                 archiveMatcher = nil
             }
             return Rules(classifier: try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue),
-                         ignore: try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore),
+                         ignore: try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore
+                                             + stateFolderIgnore),
                          archiveMatcher: archiveMatcher, throttle: throttle)
         } catch {
             throw RunError(.setup, error.description)
@@ -417,6 +418,18 @@ public struct SyncRun: Sendable {
         guard folder.hasPrefix(pair.localRoot + "/") else { return [] }
         let relative = String(folder.dropFirst(pair.localRoot.count + 1))
         return relative == TrashSettings.folderName ? [] : [relative, relative + "/**"]
+    }
+
+    /// The state folder (journal, locks, bundle work files) as an ignore glob when it lies
+    /// inside the synced folder (`--state photos/.ferry-state`): a push must not send the
+    /// live journal, and a pull must not overwrite it with an old copy.
+    var stateFolderIgnore: [String] {
+        let root = LocalFileSystem.resolvedPath(pair.localRoot) ?? LocalFileSystem.absolute(pair.localRoot)
+        let state = LocalFileSystem.resolvedPath(stateDirectory) ?? LocalFileSystem.absolute(stateDirectory)
+        let prefix = root == "/" ? "/" : root + "/"
+        guard state.hasPrefix(prefix) else { return [] }
+        let relative = GlobPattern.escaped(String(state.dropFirst(prefix.count)))
+        return ["/" + relative, "/" + relative + "/**"]
     }
 
     /// Removes trash folders past their retention on both sides. A failure here loses

@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// The `compareContent` job: look-alike copies (same size and time, not vouched for by a
 /// sync) are read and compared byte by byte (`Planner.lookAlikeDecision`).
@@ -62,7 +62,9 @@ extension TransferExecutor {
                 DownloadRequest(source: source, partialFile: folder.fullPath(copy), offset: 0, expected: expected),
                 observer: observer)
         } catch {
-            if error.code == .notFound { return nil }
+            // Only a remote copy that is gone makes the comparison moot; "not found" may be
+            // the local temporary file, whose folder was swapped away meanwhile.
+            if error.code == .notFound, try await pair.backend.stat(source) == nil { return nil }
             throw error
         }
         return try await BlockingIO.run { () throws(BackendError) -> Bool? in

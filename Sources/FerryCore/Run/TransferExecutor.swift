@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Carries out one attempt of one job, with the journal bookkeeping around it: a large file
 /// is marked `uploading`/`downloading` (with the source version its partial bytes belong
@@ -201,6 +201,12 @@ struct TransferExecutor: Sendable {
             result = value
         case let .failure(error):
             guard error.code == .notFound else { throw error }
+            // "Not found" may be the local partial file (a folder on its path swapped away
+            // meanwhile) as well as the remote file: only a remote file that is gone vanished.
+            if try await pair.backend.stat(source) != nil {
+                throw BackendError(.io, "the download could not write its partial file (\(error.description))",
+                                   path: final, retryable: true)
+            }
             try? folder.removeFile(partial)
             return .vanished
         }

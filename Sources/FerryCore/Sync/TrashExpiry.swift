@@ -1,6 +1,6 @@
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// Names and empties a two-way sync's trash folders. Each run files its trash under a
 /// folder named for its start time (`YYYYMMDD-HHMMSS`, UTC); a folder older than the
@@ -44,19 +44,24 @@ public enum TrashExpiry {
         return calendar
     }()
 
-    /// Removes the expired run folders of the local trash folder.
+    /// Removes the expired run folders of the local trash folder. The walk goes through an
+    /// `AnchoredFolder`: a link planted in the trash is removed as a link, never followed
+    /// into what it points to.
     static func purgeLocal(_ folder: String, now: Double, keepSeconds: Double?) throws(BackendError) {
-        guard try BackendError.catching({ try LocalFileSystem.metadata(folder)?.kind == .directory }) else { return }
-        for name in expired(try BackendError.catching({ try LocalFileSystem.directoryEntries(folder) }), now: now, keepSeconds: keepSeconds) {
-            try removeTree(LocalFileSystem.join(folder, name))
+        try BackendError.catching {
+            guard try LocalFileSystem.metadata(folder)?.kind == .directory else { return }
+            let trash = try AnchoredFolder(folder)
+            for name in expired(try trash.entries("").map(\.name), now: now, keepSeconds: keepSeconds) {
+                try removeTree(name, in: trash)
+            }
         }
     }
 
-    private static func removeTree(_ path: String) throws(BackendError) {
-        guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(path) }) else { return }
-        guard meta.kind == .directory else { return try BackendError.catching({ try LocalFileSystem.removeFile(path) }) }
-        for name in try BackendError.catching({ try LocalFileSystem.directoryEntries(path) }) { try removeTree(LocalFileSystem.join(path, name)) }
-        try BackendError.catching { try LocalFileSystem.removeDirectory(path) }
+    private static func removeTree(_ relative: String, in trash: AnchoredFolder) throws {
+        guard let meta = try trash.metadata(relative) else { return }
+        guard meta.kind == .directory else { return try trash.removeFile(relative) }
+        for (name, _) in try trash.entries(relative) { try removeTree(relative + "/" + name, in: trash) }
+        try trash.removeDirectory(relative)
     }
 
     /// Removes the expired run folders of the remote trash folder: their files, then their

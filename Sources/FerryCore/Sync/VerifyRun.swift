@@ -1,7 +1,7 @@
 import ArchiveCodec
 import FerryPluginAPI
-import Foundation
 import FerrySystem
+import Foundation
 
 /// `ferry verify`: checks a folder pair's two sides against the journal. By metadata
 /// (sizes, ETags, modification times) always; with `hashes`, also by content, reading
