@@ -7,8 +7,9 @@ import Foundation
 /// A status code alone proves nothing: nginx refuses a ranged `PUT` with 501, but a server
 /// that ignored `Content-Range` and answered 204 would replace the file with the second
 /// part. So the probe writes a small file, appends to it with a ranged `PUT`, reads it back
-/// and compares every byte; sets Ferry's `mtime` property and reads it back; then removes
-/// the file. About eight requests, once per run and remote. The file goes into the folder
+/// and compares every byte; sets Ferry's `mtime` property and reads it back; lists its
+/// folder to see whether the file (whose name starts with `.`) is shown; then removes
+/// the file. About nine requests, once per run and remote. The file goes into the folder
 /// of the upload that needs the answer (a folder that upload must be able to write anyway;
 /// Apache answers 500 to a file created in a folder it may not write), or the root.
 extension WebDAVBackend {
@@ -70,13 +71,19 @@ extension WebDAVBackend {
             // A folder that refuses this one name only means nothing can be learnt:
             // upload as every server allows.
             let reason = try refusal(created, method: "PUT", path: probe) + " (the probe file)"
+            // Nothing could be written (a read-only share): nginx is known by its name.
+            let nginx = created.header("server")?.lowercased().hasPrefix("nginx") ?? false
             return WebDAVServerFeatures(rangedPut: .unsupported(reason), modificationTimeProperty: .unsupported(reason),
-                                        honoursOCMtime: false)
+                                        honoursOCMtime: false, hidesDotNames: nginx)
         }
         let honoursOCMtime = created.header("x-oc-mtime")?.lowercased() == "accepted"
         let rangedPut = try await probeRangedPut(url: url, path: probe)
         let property = try await probeModificationTimeProperty(on: probe)
-        return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime)
+        // The probe file's name starts with "." and it is stored: a listing without it
+        // leaves such names out.
+        let listed = try await listIncludingTemporary(probe.parent ?? .root).contains { $0.path.name == probe.name }
+        return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime,
+                                    hidesDotNames: !listed)
     }
 
     /// Appends the second part with `Content-Range` and reads the whole file back.

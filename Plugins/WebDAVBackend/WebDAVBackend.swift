@@ -56,7 +56,7 @@ public struct WebDAVBackend: Backend {
         return BackendCapabilities(
             resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, serverSideMove: true,
             preservesModificationTime: features.map(keepsModificationTime) ?? false, listingHasETags: false,
-            atomicUpload: true, serverSideCopy: true)
+            atomicUpload: true, serverSideCopy: true, listingOmitsHiddenNames: features?.hidesDotNames ?? false)
     }
 
     /// Whether uploads keep their modification time on a server with these features.
@@ -77,15 +77,27 @@ public struct WebDAVBackend: Backend {
         """.utf8)
 
     public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        try await listIncludingTemporary(directory).filter { !TemporaryName.isTemporary($0.path.name) }.map(Self.normalized)
+    }
+
+    /// A folder's children as the server lists them, temporary names included (the probe
+    /// looks for its own file).
+    func listIncludingTemporary(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
         let requestPath = urls.path(directory, isFolder: true)
         let response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
         let listing = try MultistatusParser.parse(response.body, requestPath: requestPath, directory: directory, limits: limits)
         knownFolders.insert(directory)
-        return listing.children.filter { !TemporaryName.isTemporary($0.path.name) }.map(Self.normalized)
+        return listing.children
     }
 
     public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
         guard let parent = path.parent else {
+            // The root is the configured URL, which may not exist (a typo in it): ask.
+            do {
+                _ = try await propfind(url: urls.url(.root, isFolder: true), depth: "0", path: path)
+            } catch where error.code == .notFound {
+                return nil
+            }
             return RemoteEntry(path: .root, kind: .directory, size: 0, modifiedNanos: nil)
         }
         let response: HTTPResponse

@@ -29,9 +29,13 @@ public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible
     /// The server sets the file's own modification time from `X-OC-Mtime` (ownCloud,
     /// Nextcloud), so no property is needed.
     public var honoursOCMtime: Bool
+    /// The server leaves names that start with `.` out of its listings (nginx's dav-ext):
+    /// the probe file, which has such a name, was stored but not listed.
+    public var hidesDotNames: Bool = false
 
     public var description: String {
         "ranged PUT: \(rangedPut); mtime property: \(modificationTimeProperty); X-OC-Mtime: \(honoursOCMtime ? "yes" : "no")"
+            + "; lists names starting with '.': \(hidesDotNames ? "no" : "yes")"
     }
 }
 

@@ -15,6 +15,9 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     public var atomicUpload: Bool
     /// Files can be copied on the backend without sending them again (`Backend.copy`).
     public var serverSideCopy: Bool
+    /// Listings leave out names that start with `.` although the files are stored and
+    /// served (nginx's WebDAV module): the core then reads its remote catalog of such names.
+    public var listingOmitsHiddenNames: Bool
 
     public init(
         resumableUpload: Bool = false,
@@ -23,7 +26,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         preservesModificationTime: Bool = false,
         listingHasETags: Bool = false,
         atomicUpload: Bool = false,
-        serverSideCopy: Bool = false
+        serverSideCopy: Bool = false,
+        listingOmitsHiddenNames: Bool = false
     ) {
         self.resumableUpload = resumableUpload
         self.rangedDownload = rangedDownload
@@ -32,11 +36,12 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         self.listingHasETags = listingHasETags
         self.atomicUpload = atomicUpload
         self.serverSideCopy = serverSideCopy
+        self.listingOmitsHiddenNames = listingOmitsHiddenNames
     }
 
     private enum CodingKeys: String, CodingKey {
         case resumableUpload, rangedDownload, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
-        case serverSideCopy
+        case serverSideCopy, listingOmitsHiddenNames
     }
 
     /// Capabilities written before a flag existed decode with that flag off, so an external
@@ -47,7 +52,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         self.init(resumableUpload: try flag(.resumableUpload), rangedDownload: try flag(.rangedDownload),
                   serverSideMove: try flag(.serverSideMove), preservesModificationTime: try flag(.preservesModificationTime),
                   listingHasETags: try flag(.listingHasETags), atomicUpload: try flag(.atomicUpload),
-                  serverSideCopy: try flag(.serverSideCopy))
+                  serverSideCopy: try flag(.serverSideCopy), listingOmitsHiddenNames: try flag(.listingOmitsHiddenNames))
     }
 
     /// Names of the capabilities that are on, for display.
@@ -60,6 +65,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         if listingHasETags { names.append("etags") }
         if atomicUpload { names.append("atomic-upload") }
         if serverSideCopy { names.append("server-side-copy") }
+        if listingOmitsHiddenNames { names.append("hides-dot-names") }
         return names
     }
 }

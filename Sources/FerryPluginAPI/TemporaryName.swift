@@ -18,7 +18,7 @@ public enum TemporaryName {
     }
 
     /// FNV-1a: a stable, dependency-free 64-bit hash; only uniqueness of long names matters.
-    static func fnv1a64Hex(_ text: String) -> String {
+    public static func fnv1a64Hex(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)

@@ -11,7 +11,7 @@ public enum TreeComparison {
     /// Every regular file below `root`, by relative path. Folders are walked, links not
     /// followed; folders named in `ignoringFolders` (a server's own bookkeeping) are skipped.
     public static func files(in root: String, includeHidden: Bool = true,
-                             ignoringFolders: Set<String> = []) throws -> [String: FileInfo] {
+                             ignoringFolders: Set<String> = ferryRecords) throws -> [String: FileInfo] {
         var result: [String: FileInfo] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [:] }
         while let relative = enumerator.nextObject() as? String {
@@ -29,11 +29,17 @@ public enum TreeComparison {
         return result
     }
 
-    /// Differences between two trees, one line each; empty when identical.
+    /// Ferry's own records in a remote folder (the catalog of hidden names), which a copy
+    /// of the user's files does not hold.
+    public static let ferryRecords: Set<String> = [".ferry-catalog"]
+
+    /// Differences between two trees, one line each; empty when identical. Ferry's own
+    /// records (`ferryRecords`) are left out on both sides.
     public static func differences(_ left: String, _ right: String, compareModificationTimes: Bool = true,
                                    ignoringFolders: Set<String> = []) throws -> [String] {
-        let leftFiles = try files(in: left, ignoringFolders: ignoringFolders)
-        let rightFiles = try files(in: right, ignoringFolders: ignoringFolders)
+        let ignored = ignoringFolders.union(ferryRecords)
+        let leftFiles = try files(in: left, ignoringFolders: ignored)
+        let rightFiles = try files(in: right, ignoringFolders: ignored)
         var problems: [String] = []
         for path in Set(leftFiles.keys).union(rightFiles.keys).sorted() {
             guard let l = leftFiles[path] else { problems.append("only in \(right): \(path)"); continue }

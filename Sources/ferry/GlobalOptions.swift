@@ -37,6 +37,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "With --delete (or sync): skip the deletion limit.")
     var forceDelete = false
 
+    @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
+    var ignoreHiddenNames = false
+
     func validate() throws {
         if let transfers, !(1...256).contains(transfers) {
             throw ValidationError("--transfers must be from 1 to 256")
@@ -67,6 +70,7 @@ extension TransferOptions {
         options.mirror = delete
         options.maxDeletes = maxDelete
         options.forceDeletes = forceDelete
+        options.ignoresHiddenNames = ignoreHiddenNames
         options.transfers = transfers
         if let text = bwlimit {
             guard let rate = Quantity.bytes(text) else {

@@ -93,6 +93,7 @@ struct JSONEventPrinter: RunEventSink {
             item.add("error", failure.message)
             return item
         })
+        object.add("incomplete", summary.incomplete)
         return object
     }
 }

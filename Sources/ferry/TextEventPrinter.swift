@@ -65,6 +65,7 @@ struct TextEventPrinter: RunEventSink {
             report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
+            for note in summary.incomplete { StandardStreams.error("ferry: \(note)") }
             if summary.dryRun {
                 StandardStreams.output("\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))")
             } else {

@@ -56,7 +56,9 @@ struct TransferEngineTests {
         let setup = try Setup(files: Self.mixed)
         let summary = try await setup.run()
         #expect(summary.uploadedFiles == 6)
-        #expect(setup.backend.uploadAttempts == [".thumbnails/a.jpg", ".thumbnails/b.jpg", "a.jpg", "b.jpg", "track.gpx", "photos.zip"])
+        // The catalog of hidden names (`.ferry-catalog/`) is written after the jobs.
+        #expect(setup.backend.uploadAttempts.filter { !$0.hasPrefix(".ferry-catalog/") }
+                == [".thumbnails/a.jpg", ".thumbnails/b.jpg", "a.jpg", "b.jpg", "track.gpx", "photos.zip"])
     }
 
     @Test("retryable failures wait their backoff (1 s, then 2 s of the run's clock) and then succeed")

@@ -136,16 +136,7 @@ struct BundleStep: Sendable {
 
     /// Runs a backend operation, retrying retryable failures with the run's backoff.
     func withRetries<T: Sendable>(_ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
-        var failures = 0
-        while true {
-            do {
-                return try await body()
-            } catch {
-                failures += 1
-                guard error.isRetryable, retry.allowsAnotherAttempt(afterFailures: failures) else { throw error }
-                try? await Task.sleep(for: retry.delay(afterFailures: failures, for: error))
-            }
-        }
+        try await retry.retrying(probing: pair.backend, body)
     }
 
     /// Books files that failed in this step: for good (`syncError`), or, when the remote

@@ -76,6 +76,9 @@ public struct FolderConfig: Sendable {
     public var conflict: ConflictPolicies.FolderSetting = .init()
     /// Where a two-way sync puts deleted and overwritten files.
     public var trash: TrashSettings = .standard
+    /// `hidden_names: ignore`: a pull or sync from a server that hides names starting with
+    /// `.`, with no Ferry catalog there, takes what it sees and does not fail for it.
+    public var ignoresHiddenNames = false
 }
 
 /// Global limits on transfers.
@@ -115,7 +118,7 @@ public struct ScanSettings: Sendable, Equatable {
     /// Always skipped: Ferry's own temporary files, partial downloads of other tools,
     /// editor lock files and desktop metadata.
     public static let builtInIgnores = [
-        ".*" + TemporaryName.suffix, ".ferry-trash", "*.part", "*.tmp", "~$*", ".DS_Store", "Thumbs.db",
+        ".*" + TemporaryName.suffix, ".ferry-trash", ".ferry-catalog", "*.part", "*.tmp", "~$*", ".DS_Store", "Thumbs.db",
     ]
 
     public init(followSymlinks: Bool = false, ignore: [String] = []) {

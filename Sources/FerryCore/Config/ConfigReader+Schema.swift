@@ -6,7 +6,7 @@ extension ConfigReader {
         ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
                        "items"] + daemonSections),
         ("state", ["path"]),
-        ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash"]),
+        ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
         ("queues[]", ["name", "match", "min_size", "max_size", "concurrency", "conflict"]),
         ("transfers", ["max", "bandwidth", "max_delete", "min_free_space", "compare_max_size"]),

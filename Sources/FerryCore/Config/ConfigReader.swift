@@ -121,6 +121,7 @@ struct ConfigReader {
             var ignore: [String] = []
             var conflict = ConflictPolicies.FolderSetting()
             var trash = TrashSettings.standard
+            var ignoresHiddenNames = false
             for field in fields {
                 let fieldKey = key + "." + field.key
                 switch field.key {
@@ -149,6 +150,12 @@ struct ConfigReader {
                 case "ignore": ignore = try globList(field.value, key: fieldKey)
                 case "conflict": conflict = try folderConflict(field.value, key: fieldKey)
                 case "trash": trash = try trashSettings(field.value, key: fieldKey)
+                case "hidden_names":
+                    switch try string(field.value, key: fieldKey) {
+                    case "check": ignoresHiddenNames = false
+                    case "ignore": ignoresHiddenNames = true
+                    case let other: throw error(field.value, fieldKey, "unknown value '\(other)' (expected check or ignore)")
+                    }
                 default: break
                 }
             }
@@ -156,7 +163,7 @@ struct ConfigReader {
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
             config.folders.append(FolderConfig(
                 name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,
-                conflict: conflict, trash: trash))
+                conflict: conflict, trash: trash, ignoresHiddenNames: ignoresHiddenNames))
         }
     }
 

@@ -42,3 +42,50 @@ public struct RetryPolicy: Sendable, Equatable {
         failedAttempts < attempts
     }
 }
+
+extension RetryPolicy {
+    /// Runs `body` until it succeeds, fails with an error not worth retrying, or uses up
+    /// the policy's attempts, waiting the policy's backoff between attempts: for the steps
+    /// around the engine (bundles, the remote catalog), which retry as its jobs do. When
+    /// the error looks like an outage and `backend` is given, it is probed at once, as the
+    /// engine does: an answer means the operation failed (an attempt is used up); no answer
+    /// means an outage, waited out with probes on the same backoff (no attempt used up)
+    /// until the backend answers or `offlineWait` passes.
+    func retrying<T: Sendable>(probing backend: (any Backend)? = nil,
+                               _ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
+        var failures = 0
+        while true {
+            do {
+                return try await body()
+            } catch {
+                if let backend, error.suggestsOutage, (try? await backend.checkReachable()) == nil {
+                    guard await waitUntilReachable(backend) else { throw error }
+                    continue
+                }
+                failures += 1
+                guard error.isRetryable, allowsAnotherAttempt(afterFailures: failures) else { throw error }
+                try? await Task.sleep(for: delay(afterFailures: failures, for: error))
+            }
+        }
+    }
+
+    /// Probes `backend` with the backoff until it answers: true, or false once
+    /// `offlineWait` has passed or the task is cancelled.
+    private func waitUntilReachable(_ backend: any Backend) async -> Bool {
+        let started = ContinuousClock.now
+        var probes = 0
+        while !Task.isCancelled {
+            probes += 1
+            let wait = delay(afterFailures: probes)
+            if let offlineWait, started.duration(to: .now) + wait > offlineWait { return false }
+            try? await Task.sleep(for: wait)
+            do {
+                try await backend.checkReachable()
+                return true
+            } catch {
+                continue
+            }
+        }
+        return false
+    }
+}

@@ -15,6 +15,9 @@ public struct FolderPair: Sendable {
     public var conflict: ConflictPolicies.FolderSetting
     /// Two-way sync: where deleted and overwritten files go.
     public var trash: TrashSettings
+    /// A pull or sync takes what a server that hides names shows, without failing for the
+    /// names it may hide (`hidden_names: ignore`, `--ignore-hidden-names`).
+    public var ignoresHiddenNames = false
 
     public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
                 conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {

@@ -80,9 +80,11 @@ public struct FolderSelection: Sendable {
         guard let remote = config.remote(named: folder.remote) else {
             throw SelectionError("folder '\(folder.name)' names remote '\(folder.remote)', which is not configured")
         }
-        return FolderPair(name: folder.name, localRoot: folder.localPath, backend: try backend(for: remote),
-                          remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore,
-                          conflict: folder.conflict, trash: folder.trash)
+        var pair = FolderPair(name: folder.name, localRoot: folder.localPath, backend: try backend(for: remote),
+                              remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore,
+                              conflict: folder.conflict, trash: folder.trash)
+        pair.ignoresHiddenNames = folder.ignoresHiddenNames
+        return pair
     }
 
     public func backend(for remote: RemoteConfig) throws(SelectionError) -> any Backend {

@@ -30,6 +30,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var conflicts: [Failure] = []
     /// Files left out because they were still being written (`RunOptions.holdBack`).
     public var heldBack: [String] = []
+    /// Why the run may not have seen or done everything although no file failed (a server
+    /// that hides names with no catalog to read them from, a catalog that could not be
+    /// written): each makes the exit non-zero, so exit 0 always means the data is there.
+    public var incomplete: [String] = []
 
     public init(folder: String, mode: SyncMode, dryRun: Bool) {
         self.folder = folder
@@ -37,5 +41,5 @@ public struct RunSummary: Sendable, Codable, Equatable {
         self.dryRun = dryRun
     }
 
-    public var succeeded: Bool { failedFiles == 0 && conflictFiles == 0 }
+    public var succeeded: Bool { failedFiles == 0 && conflictFiles == 0 && incomplete.isEmpty }
 }

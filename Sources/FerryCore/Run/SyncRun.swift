@@ -33,6 +33,8 @@ public struct RunOptions: Sendable {
     public var waitForLock = false
     /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
     public var jobFeed: JobFeed?
+    /// `--ignore-hidden-names`: as the folder's `hidden_names: ignore`.
+    public var ignoresHiddenNames = false
     /// The engine's clock: its retry delays, probes and commit deadlines (tests pass one
     /// that does not wait).
     public var clock: any RunClock = SystemRunClock()
@@ -87,6 +89,8 @@ public struct SyncRun: Sendable {
         var files: [String: RemoteEntry]
         var catalog: BundleCatalog
         var bundles: BundleStep
+        /// Why the remote side may be incomplete (`SyncRun.mergeCatalog`).
+        var incomplete: String?
 
         /// Hands the files over (to planning, which lets go of them part by part).
         mutating func takeFiles() -> [String: RemoteEntry] {
@@ -103,10 +107,12 @@ public struct SyncRun: Sendable {
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let rules = try setUp()
         let opened = try await openJournal()
+        try await requireRemoteFolder(firstRun: opened.pairRecord?.lastRunAt == nil)
         defer { withExtendedLifetime(opened.lock) {} }
         let scan = try await scanLocal(ignore: rules.ignore, summary: &summary)
         let now = Date().timeIntervalSince1970
         var snapshot = try await snapshotRemote(scan: scan, opened: opened, rules: rules)
+        if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
         let plan = try await makePlan(scan: consume scan, remote: snapshot.takeFiles(), snapshot: snapshot, opened: opened,
                                       rules: rules, now: now, summary: &summary)
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
@@ -215,6 +221,16 @@ public struct SyncRun: Sendable {
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }
+        // What Ferry put on the remote under hidden names: the remote's catalog (a pull or
+        // sync), and what the journal knows it put there (a push or sync).
+        let remoteCatalog = try await loadCatalog(pairId: opened.pairId)
+        knownPaths += remoteCatalog?.entries.map(\.path) ?? []
+        let knownHidden: [RemoteCatalog.Entry]
+        do {
+            knownHidden = pair.mode == .pull ? [] : try await opened.pairJournal?.catalogEntries(pairId: opened.pairId) ?? []
+        } catch {
+            throw RunError(.journal, error.description, cause: .journal(error))
+        }
         var remote: [String: RemoteEntry] = [:]
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
@@ -242,7 +258,8 @@ public struct SyncRun: Sendable {
         if !options.dryRun { bundles.clearWorkDirectory() }
         var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
-        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles)
+        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote)
+        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete)
     }
 
     /// Plan: the three views merged page by page into jobs, written to the journal before
@@ -338,6 +355,9 @@ public struct SyncRun: Sendable {
                     try await bundles.restoreBundled(partition.restores, catalog: snapshot.catalog, summary: &summary)
                 }
             }
+            if !Task.isCancelled, let failure = await saveCatalog(journal: journal, pairId: pairId, summary: summary, now: now) {
+                summary.incomplete.append(failure)
+            }
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
             // time stays as it was.
             if !Task.isCancelled {
@@ -368,6 +388,8 @@ public struct SyncRun: Sendable {
         for entry in listing {
             if entry.path.relative(to: remoteTrash) != nil { continue }
             guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
+            // Ferry's own records of the pair, never content.
+            if relative.components.first == RemoteCatalog.folderName { continue }
             if relative.components.first == BundleNaming.folderName {
                 bundles.append(entry)
                 continue

@@ -1,0 +1,107 @@
+import Crypto
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+
+/// Reads a folder pair's remote catalogs (every writer's, merged) and writes this writer's
+/// when what it holds changed (`RemoteCatalog`). What was last written is remembered by its
+/// digest in the state folder, so a run that changed nothing sends no request for it.
+struct RemoteCatalogStore: Sendable {
+    let pair: FolderPair
+    /// Scratch space in the state folder for the files on their way.
+    let workDirectory: String
+    /// `state/catalogs/pair-N.digest`: the SHA-256 of the catalog this writer last wrote.
+    let digestFile: String
+    /// This writer's file in the remote's catalog folder.
+    let fileName: String
+
+    init(pair: FolderPair, stateDirectory: String, pairId: Int64, host: String) {
+        self.pair = pair
+        workDirectory = BundleStep.workDirectory(in: stateDirectory, pairId: pairId)
+        digestFile = LocalFileSystem.join(LocalFileSystem.join(stateDirectory, "catalogs"), "pair-\(pairId).digest")
+        fileName = RemoteCatalog.fileName(host: host, localRoot: pair.localRoot)
+    }
+
+    var folder: RemotePath { RemoteCatalog.folder(in: pair.remoteRoot) }
+
+    /// Every writer's catalog, merged (the newest time wins for a path two writers list);
+    /// nil when the remote holds none. A file that is not a catalog is skipped.
+    func load() async throws(BackendError) -> RemoteCatalog? {
+        let files: [RemoteEntry]
+        do {
+            files = try await pair.backend.list(folder)
+        } catch where error.code == .notFound {
+            return nil
+        }
+        var merged: [String: RemoteCatalog.Entry] = [:]
+        var found = false
+        for file in files where file.kind == .file && file.path.name.hasSuffix(".json") && file.size <= RemoteCatalog.maxSize {
+            guard let catalog = try await fetch(file) else { continue }
+            found = true
+            for entry in catalog.entries {
+                if let known = merged[entry.path], (known.modifiedNanos ?? .min) >= (entry.modifiedNanos ?? .min) { continue }
+                merged[entry.path] = entry
+            }
+        }
+        return found ? RemoteCatalog(entries: Array(merged.values)) : nil
+    }
+
+    private func fetch(_ file: RemoteEntry) async throws(BackendError) -> RemoteCatalog? {
+        let scratch = LocalFileSystem.join(workDirectory, TemporaryName.for("catalog-" + file.path.name))
+        defer { try? LocalFileSystem.removeFile(scratch) }
+        let directory = workDirectory
+        try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching {
+                try LocalFileSystem.makeDirectories(directory, permissions: 0o700)
+                _ = try OpenFile(scratch, mode: .writeTruncate, permissions: 0o600)
+            }
+        }
+        do {
+            _ = try await pair.backend.download(DownloadRequest(source: file.path, partialFile: scratch, offset: 0, expected: file),
+                                                observer: NullTransferObserver())
+        } catch where error.code == .notFound {
+            return nil
+        }
+        let data = try await BlockingIO.run { () throws(BackendError) -> [UInt8] in
+            try BackendError.catching { try OpenFile(scratch, mode: .read).readAll() }
+        }
+        return RemoteCatalog.decode(Data(data))
+    }
+
+    /// Writes this writer's catalog of `entries` unless the same catalog was written last.
+    func save(_ entries: [RemoteCatalog.Entry], now: Double) async throws(BackendError) {
+        let data = RemoteCatalog(entries: entries).encoded()
+        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let digestFile = self.digestFile
+        let known = try? await BlockingIO.run { () throws(BackendError) -> String in
+            try BackendError.catching { String(decoding: try OpenFile(digestFile, mode: .read).readAll(), as: UTF8.self) }
+        }
+        if known == digest { return }
+        let scratch = LocalFileSystem.join(workDirectory, TemporaryName.for("catalog-out.json"))
+        let directory = workDirectory
+        let mtime = Int64(now * 1e9)
+        try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching {
+                try LocalFileSystem.makeDirectories(directory, permissions: 0o700)
+                let file = try OpenFile(scratch, mode: .writeTruncate, permissions: 0o600)
+                let bytes = [UInt8](data)
+                try file.write(bytes, count: bytes.count, at: 0)
+                try file.setModificationTime(nanos: mtime)
+            }
+        }
+        defer { try? LocalFileSystem.removeFile(scratch) }
+        guard let destination = try? folder.appending(fileName) else { return }
+        try await pair.backend.makeDirectory(folder)
+        _ = try await pair.backend.upload(
+            UploadRequest(source: scratch, destination: destination, size: Int64(data.count),
+                          modifiedNanos: mtime, mayResume: false),
+            observer: NullTransferObserver())
+        try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching {
+                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(digestFile), permissions: 0o700)
+                let bytes = Array(digest.utf8)
+                try OpenFile(digestFile, mode: .writeTruncate, permissions: 0o600).write(bytes, count: bytes.count, at: 0)
+            }
+        }
+    }
+}

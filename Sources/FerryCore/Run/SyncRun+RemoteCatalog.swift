@@ -1,0 +1,107 @@
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+
+/// The remote side's completeness: a pull or sync from a remote folder that does not exist
+/// fails instead of finding nothing, and names a server leaves out of its listings are
+/// read from the pair's remote catalog (`RemoteCatalog`), which a push or sync keeps.
+extension SyncRun {
+    func catalogStore(pairId: Int64) -> RemoteCatalogStore {
+        RemoteCatalogStore(pair: pair, stateDirectory: stateDirectory, pairId: pairId,
+                           host: options.hostName ?? ProcessInfo.processInfo.hostName)
+    }
+
+    /// A pull needs its remote folder: one that does not exist (a typo in the path) is an
+    /// error before the local folder is created, not an empty tree. A push creates it, and
+    /// so does a sync's first run; a sync that ran before and finds its remote folder gone
+    /// stops (carrying that over would empty the local folder).
+    func requireRemoteFolder(firstRun: Bool) async throws(RunError) {
+        guard pair.mode == .pull || (pair.mode == .sync && !firstRun) else { return }
+        let found: RemoteEntry?
+        do {
+            found = try await pair.backend.stat(pair.remoteRoot)
+        } catch {
+            throw RunError(.remoteListing, "cannot look at \(pair.remoteLocation): \(error.message)"
+                + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
+        }
+        guard let found, found.kind == .directory else {
+            let what = found == nil ? "does not exist" : "is a file, not a folder"
+            throw RunError(.remoteListing, "the remote folder \(pair.remoteLocation) \(what); check the path"
+                + (pair.mode == .sync ? " (it was there at the last sync; if it moved, fix the path; to start over, ferry forget this folder)" : ""))
+        }
+    }
+
+    /// The remote catalogs of a pull or sync, merged; nil when there are none (or for a push,
+    /// which knows its remote side from the journal).
+    func loadCatalog(pairId: Int64) async throws(RunError) -> RemoteCatalog? {
+        guard pair.mode != .push else { return nil }
+        do {
+            let store = catalogStore(pairId: pairId)
+            return try await config.retry.retrying(probing: pair.backend) { () async throws(BackendError) in try await store.load() }
+        } catch {
+            throw RunError(.remoteListing, "cannot read the remote catalog in \(pair.remoteLocation): \(error.message)",
+                           cause: .backend(error))
+        }
+    }
+
+    /// Adds the hidden files a listing left out, where the server hides such names: those of
+    /// the remote catalog (`catalog`, for a pull or sync) and those the journal knows it put
+    /// there (`known`, for a push or sync, so that a mirror push still deletes them). On a
+    /// server that lists such names, a cataloged file missing from the listing was deleted.
+    /// Returns why the remote side may be incomplete: a pull or sync from a server that
+    /// hides names, with no catalog to read them from.
+    func mergeCatalog(_ catalog: RemoteCatalog?, known: [RemoteCatalog.Entry],
+                      into remote: inout [String: RemoteEntry]) async throws(RunError) -> String? {
+        let unlisted = ((catalog?.entries ?? []) + known).filter { remote[$0.path] == nil }
+        // A pull or sync with nothing to read hidden names from. A sync into a folder that
+        // lists nothing is a first upload (the names it hides could only be its own, and
+        // it writes the catalog).
+        let lacksCatalog = catalog == nil && !pair.ignoresHiddenNames && !options.ignoresHiddenNames
+            && (pair.mode == .pull || (pair.mode == .sync && !remote.isEmpty))
+        // Only a question worth a probe: nothing to add, or nothing to go on.
+        guard lacksCatalog || !unlisted.isEmpty else { return nil }
+        let capabilities: BackendCapabilities
+        do {
+            capabilities = try await pair.backend.discoverCapabilities()
+        } catch {
+            throw RunError(.remoteListing, "cannot probe \(pair.remoteLocation): \(error.message)", cause: .backend(error))
+        }
+        guard capabilities.listingOmitsHiddenNames else { return nil }
+        guard !lacksCatalog else {
+            return "\(pair.remoteLocation): the server leaves names that start with '.' out of its listings, "
+                + "and Ferry has no catalog of this folder there: such files cannot be seen and were not pulled "
+                + "(push them with Ferry from where they are, which writes the catalog, or pass --ignore-hidden-names)"
+        }
+        for entry in unlisted {
+            guard let relative = try? RemotePath(entry.path) else { continue }
+            let path = pair.remoteRoot.appending(relative)
+            remote[entry.path] = RemoteEntry(path: path, kind: .file, size: entry.size, modifiedNanos: entry.modifiedNanos)
+        }
+        return nil
+    }
+
+    /// After a push or sync that changed the remote (or never wrote its catalog): writes
+    /// this writer's catalog of hidden names from the journal. Returns why it could not.
+    func saveCatalog(journal: Journal, pairId: Int64, summary: RunSummary, now: Double) async -> String? {
+        guard pair.mode != .pull else { return nil }
+        let store = catalogStore(pairId: pairId)
+        let changed = summary.uploadedFiles + summary.deletedFiles + summary.movedFiles + summary.keptBothFiles > 0
+        guard changed else { return nil }
+        do {
+            let entries = try await journal.catalogEntries(pairId: pairId)
+            // A catalog is written where it says something: hidden names to remember, a
+            // server known to hide them (an empty catalog tells a later pull there are
+            // none), or an earlier catalog to update.
+            guard !entries.isEmpty || pair.backend.capabilities.listingOmitsHiddenNames
+                    || FileManager.default.fileExists(atPath: store.digestFile) else { return nil }
+            try await config.retry.retrying(probing: pair.backend) { () async throws(BackendError) in
+                try await store.save(entries, now: now)
+            }
+            return nil
+        } catch let error as BackendError {
+            return "the remote catalog of names that start with '.' could not be written (\(error.description)); run again"
+        } catch {
+            return "the remote catalog of names that start with '.' could not be written (\(error)); run again"
+        }
+    }
+}

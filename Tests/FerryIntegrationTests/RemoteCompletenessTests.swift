@@ -1,0 +1,114 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A restore sees every file Ferry put on the remote, on every server, or says why not and
+/// exits non-zero; a pull from a remote folder that does not exist fails and creates
+/// nothing (issue 12, cases 1 and 2).
+@Suite("remote completeness: hidden names and missing folders", .integration)
+struct RemoteCompletenessTests {
+    static func dav(_ server: TestServer, _ path: String) -> String {
+        "dav://" + server.origin.dropFirst("http://".count) + path
+    }
+
+    /// A media folder with hidden names: a thumbnails folder and a marker file.
+    static func mediaFolder(_ root: String) throws {
+        try TreeGenerator.write(at: root + "/DCIM/IMG_1.jpg", size: 3000, seed: 1, modified: 1_700_000_000)
+        try TreeGenerator.write(at: root + "/DCIM/.thumbnails/IMG_1.jpg", size: 300, seed: 2, modified: 1_700_000_001)
+        try TreeGenerator.write(at: root + "/DCIM/.nomedia", size: 0, seed: 3, modified: 1_700_000_002)
+        try TreeGenerator.write(at: root + "/.hidden-top/notes.gpx", size: 500, seed: 4, modified: 1_700_000_003)
+    }
+
+    @Test("push then pull and sync into fresh states see every hidden name", arguments: TestServer.Kind.webDAV)
+    func hiddenNamesComeBack(_ kind: TestServer.Kind) async throws {
+        let server = try await TestServer(kind)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        let remote = Self.dav(server, "/dav/phone")
+        let push = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+
+        // A sync into an empty folder with a fresh state brings them too, and sends nothing.
+        let synced = work.directory.child("synced")
+        try FileManager.default.createDirectory(atPath: synced, withIntermediateDirectories: true)
+        let sync = try await work.ferry(["sync", synced, "--to", remote, "--state", work.directory.child("s2"), "--json"])
+        #expect(sync.status == 0, "\(sync.diagnostics)")
+        #expect(sync.int("uploaded") == 0, "\(sync.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, synced, compareModificationTimes: false) == [])
+    }
+
+    @Test("a hidden file deleted by a later push is no longer restored")
+    func catalogFollowsDeletions() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        let remote = Self.dav(server, "/dav/phone")
+        #expect(try await work.ferry(["push", work.source, "--to", remote, "--state", work.state]).status == 0)
+        try FileManager.default.removeItem(atPath: work.source + "/DCIM/.nomedia")
+        let mirror = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--delete", "--json"])
+        #expect(mirror.status == 0 && mirror.int("deleted") == 1, "\(mirror.diagnostics)")
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+    }
+
+    @Test("nginx with files Ferry has no catalog of: the pull says which server behaviour and folder, and exits 1")
+    func noCatalogOnAServerThatHidesNames() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        // Put on the server by something other than Ferry.
+        try Self.mediaFolder(server.directory + "/root/other")
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", Self.dav(server, "/dav/other"), "--state", work.state])
+        #expect(pull.status == 1, "\(pull.diagnostics)")
+        let lines = pull.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("leaves names that start with '.' out of its listings")
+                && lines[0].contains("/dav/other"), "\(pull.diagnostics)")
+        // What could be seen was pulled.
+        #expect(FileManager.default.fileExists(atPath: restored + "/DCIM/IMG_1.jpg"))
+    }
+
+    @Test("the WebDAV probe tells a server that hides names from one that lists them", arguments: TestServer.Kind.webDAV)
+    func probeSeesHiddenNames(_ kind: TestServer.Kind) async throws {
+        let server = try await TestServer(kind)
+        let work = Workspace()
+        let probe = try await work.ferry(["plugins", "--probe", Self.dav(server, "/dav/")])
+        #expect(probe.status == 0, "\(probe.diagnostics)")
+        let capabilities = probe.standardOutput.split(separator: "\n").first { $0.contains("capabilities:") } ?? ""
+        #expect(capabilities.contains("hides-dot-names") == (kind == .nginx), "\(probe.diagnostics)")
+    }
+
+    @Test("a pull from a remote folder that does not exist fails with one line, exit 1, and creates nothing",
+          arguments: ["local", "nginx"])
+    func pullFromMissingFolder(_ kind: String) async throws {
+        let work = Workspace()
+        let server: TestServer? = kind == "nginx" ? try await TestServer(.nginx) : nil
+        let missing = server.map { Self.dav($0, "/dav/typo-path") } ?? work.directory.child("no/such/dir")
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", missing, "--state", work.state])
+        #expect(pull.status == 1, "\(pull.diagnostics)")
+        let lines = pull.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("does not exist") && lines[0].contains("typo-path") || lines[0].contains("no/such/dir"),
+                "\(pull.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: restored), "the local folder was created")
+    }
+
+    @Test("a sync that ran before and finds its remote folder gone stops instead of emptying the local folder")
+    func syncWithVanishedRemote() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/a.jpg", size: 100, seed: 5)
+        let sync = ["sync", work.source, "--to", work.destination, "--state", work.state, "--json"]
+        #expect(try await work.ferry(sync).status == 0)
+        try FileManager.default.removeItem(atPath: work.destination)
+        let again = try await work.ferry(sync)
+        #expect(again.status == 1, "\(again.diagnostics)")
+        #expect(again.standardError.contains("does not exist"), "\(again.diagnostics)")
+        #expect(FileManager.default.fileExists(atPath: work.source + "/a.jpg"))
+    }
+}
