@@ -19,6 +19,8 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var active: Int
         public var bytesTotal: Int64
         public var bytesDone: Int64
+        /// Paths being sent now (nil from an older process).
+        public var current: [String]? = nil
     }
 
     public struct FolderState: Codable, Sendable, Equatable {
@@ -39,6 +41,8 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var lastUploaded: Int?
         public var lastDownloaded: Int?
         public var lastFailed: Int?
+        /// Paused through the control API (nil from a process that had no API).
+        public var paused: Bool?
     }
 
     public struct ScheduleState: Codable, Sendable, Equatable {
