@@ -43,6 +43,8 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var lastFailed: Int?
         /// Paused through the control API (nil from a process that had no API).
         public var paused: Bool?
+        /// The remote's location as the journal and the offline list name it.
+        public var remote: String?
     }
 
     public struct ScheduleState: Codable, Sendable, Equatable {

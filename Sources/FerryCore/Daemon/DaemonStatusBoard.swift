@@ -11,6 +11,7 @@ public final class DaemonStatusBoard: Sendable {
         var name: String
         var mode: String
         var local: String
+        var remote: String
         var running: RunProgress?
         var reason: String?
         var runStartedAt: Date?
@@ -62,7 +63,8 @@ public final class DaemonStatusBoard: Sendable {
     public func register(_ pair: FolderPair) {
         state.withLock { state in
             if state.folders[pair.name] == nil { state.order.append(pair.name) }
-            state.folders[pair.name] = Folder(name: pair.name, mode: pair.mode.rawValue, local: pair.localRoot)
+            state.folders[pair.name] = Folder(name: pair.name, mode: pair.mode.rawValue, local: pair.localRoot,
+                                              remote: pair.remoteLocation)
         }
     }
 
@@ -141,7 +143,7 @@ public final class DaemonStatusBoard: Sendable {
                                                   bytesTotal: $0.bytesTotal, bytesDone: $0.bytesDone, current: $0.current)
                     },
                     lastUploaded: folder.lastSummary?.uploadedFiles, lastDownloaded: folder.lastSummary?.downloadedFiles,
-                    lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused)
+                    lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote)
             }
             return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },
