@@ -47,6 +47,8 @@ struct ControlAPI: Sendable {
                 return APIResponse.json(try await history(query))
             case ("GET", ["v1", "history", "transfers"]):
                 return APIResponse.json(try await hourlyTransfers(query))
+            case ("GET", ["v1", "events", "batch"]):
+                return APIResponse.json(try await eventBatch(query))
             case ("GET", ["v1", "events"]):
                 return EventStream(control: control, api: self).response(lastEventId: headers["last-event-id"])
             case ("POST", ["v1", "pause"]):
@@ -79,7 +81,7 @@ struct ControlAPI: Sendable {
     private static func knows(_ segments: [String]) -> Bool {
         switch segments {
         case [], ["index.html"], ["metrics"], ["v1", "status"], ["v1", "folders"], ["v1", "schedules"], ["v1", "files"],
-             ["v1", "items"], ["v1", "history"], ["v1", "history", "transfers"], ["v1", "events"], ["v1", "pause"], ["v1", "resume"]:
+             ["v1", "items"], ["v1", "history"], ["v1", "history", "transfers"], ["v1", "events"], ["v1", "events", "batch"], ["v1", "pause"], ["v1", "resume"]:
             return true
         default:
             guard segments.count >= 3, segments[0] == "v1", segments[1] == "folders" else { return false }
@@ -372,6 +374,36 @@ struct ControlAPI: Sendable {
         return object
     }
 
+    // MARK: Events, long-polled
+
+    /// `GET /v1/events/batch?after=ID&wait=SECONDS`: the stream's events after `after` as
+    /// one JSON answer, waiting up to `wait` (at most 25 s) for the first; without `after`,
+    /// none, and the id to start from.
+    private func eventBatch(_ query: [String: String]) async throws -> JSONObject {
+        var wait = 0
+        if let text = query["wait"] {
+            guard let value = Int(text), (0...25).contains(value) else { throw ControlError(.invalid, "wait must be 0 to 25 seconds") }
+            wait = value
+        }
+        var object = JSONObject()
+        guard let text = query["after"] else {
+            object.add("events", [JSONObject]())
+            object.add("last_id", control.events.nextId - 1)
+            return object
+        }
+        guard let after = Int(text), after >= 0 else { throw ControlError(.invalid, "after must be an event id (0 or more)") }
+        let entries = await control.events.entries(after: after, wait: .seconds(wait))
+        object.add("events", entries.map { entry in
+            var item = JSONObject()
+            item.add("id", entry.id)
+            item.add("name", entry.name)
+            item.add("data", json: entry.json)
+            return item
+        })
+        object.add("last_id", entries.last?.id ?? after)
+        return object
+    }
+
     // MARK: History
 
     private func history(_ query: [String: String]) async throws -> JSONObject {
@@ -382,39 +414,8 @@ struct ControlAPI: Sendable {
         do {
             runs = try await RunHistory.openExisting(stateDirectory: control.stateDirectory)?.runs(folder: query["folder"], limit: limit) ?? []
         } catch { throw ControlError(.unavailable, "\(error)") }
-        object.add("runs", runs.map(Self.runObject))
+        object.add("runs", runs.map(\.jsonObject))
         return object
-    }
-
-    static func runObject(_ run: RunRecord) -> JSONObject {
-        var item = JSONObject()
-        item.add("id", Int(run.id ?? 0))
-        item.add("folder", run.folder)
-        item.add("mode", run.mode)
-        item.add("trigger", run.trigger.rawValue)
-        item.add("started_at", time(Date(timeIntervalSince1970: run.startedAt)))
-        item.add("ended_at", time(Date(timeIntervalSince1970: run.endedAt)))
-        item.add("outcome", run.outcome)
-        item.add("error", run.error)
-        item.add("files", run.files)
-        item.add("bytes", run.bytes)
-        item.add("moved", run.moved.map { moved in
-            var entry = JSONObject()
-            entry.add("queue", moved.queue)
-            entry.add("direction", moved.direction)
-            entry.add("files", moved.files)
-            entry.add("bytes", moved.bytes)
-            return entry
-        })
-        item.add("conflicts", run.conflicts)
-        var failures = JSONObject()
-        failures.add("retried", run.retriedFailures)
-        failures.add("permanent", run.permanentFailures)
-        item.add("failures", failures)
-        item.add("resumed_bytes", run.resumedBytes)
-        item.add("offline_seconds", run.offlineSeconds)
-        item.add("peak_bytes_per_second", run.peakBytesPerSecond.rounded())
-        return item
     }
 
     private func hourlyTransfers(_ query: [String: String]) async throws -> JSONObject {

@@ -42,7 +42,12 @@ public struct ControlClient: Sendable {
     /// GET or POST `path`; the status code and the body parsed as a JSON object.
     public func request(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> (Int, [String: Any]) {
         var client = HTTPClient()
-        var request = HTTPRequest(method: HTTPMethod(method), version: .http11, path: path, query: [],
+        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
+        let query = (parts.count > 1 ? parts[1] : "").split(separator: "&").map { pair in
+            let field = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            return HTTPRequest.QueryItem(name: field[0], value: field.count > 1 ? field[1] : "")
+        }
+        var request = HTTPRequest(method: HTTPMethod(method), version: .http11, path: parts.first ?? path, query: query,
                                   headers: [.host: "localhost", .contentType: "application/json"], body: Data())
         if let body { request.setBodyData(try JSONSerialization.data(withJSONObject: body)) }
         let response = try await client.sendHTTPRequest(request, to: sockaddr_un.unix(path: socketPath))
@@ -51,21 +56,27 @@ public struct ControlClient: Sendable {
         return (response.statusCode.code, object)
     }
 
-    /// The event stream's events (name and JSON text) as they come, until the daemon
-    /// closes it or the caller stops reading.
+    /// The daemon's events from now on (name and JSON text), read by long polls of
+    /// `/v1/events/batch` (whole responses, resumable by id), until the caller stops.
     public func events() -> AsyncThrowingStream<(name: String, json: String), any Error> {
-        let socketPath = self.socketPath
+        let client = self
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var client = HTTPClient()
-                    let request = HTTPRequest(method: .GET, version: .http11, path: "/v1/events", query: [],
-                                              headers: [.host: "localhost", HTTPHeader("Accept"): "text/event-stream"], body: Data())
-                    let response = try await client.sendHTTPRequest(request, to: sockaddr_un.unix(path: socketPath))
-                    guard case let .httpBody(body) = response.payload else { throw ControlServerError("no event stream") }
-                    var parser = ServerSentEventParser()
-                    for try await chunk in body {
-                        for event in parser.feed(chunk) { continuation.yield((event.name, event.data)) }
+                    let (_, start) = try await client.request("GET", "/v1/events/batch")
+                    var last = start["last_id"] as? Int ?? 0
+                    // The status first: it says what runs now, and that the stream has started.
+                    let (_, status) = try await client.request("GET", "/v1/status")
+                    let data = try JSONSerialization.data(withJSONObject: status)
+                    continuation.yield(("status", String(decoding: data, as: UTF8.self)))
+                    while !Task.isCancelled {
+                        let (code, batch) = try await client.request("GET", "/v1/events/batch?after=\(last)&wait=20")
+                        guard code == 200 else { throw ControlServerError("the daemon answered \(code) to the event poll") }
+                        for event in batch["events"] as? [[String: Any]] ?? [] {
+                            let text = (event["data"]).flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+                            continuation.yield((event["name"] as? String ?? "", text.map { String(decoding: $0, as: UTF8.self) } ?? "{}"))
+                        }
+                        last = batch["last_id"] as? Int ?? last
                     }
                     continuation.finish()
                 } catch {
@@ -74,48 +85,5 @@ public struct ControlClient: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-    }
-}
-
-/// Splits an event stream's bytes into events (`event:` and `data:` lines up to a blank line).
-struct ServerSentEventParser {
-    struct Event: Equatable {
-        var id: String?
-        var name: String
-        var data: String
-    }
-
-    private var buffer: [UInt8] = []
-    private var current = Event(id: nil, name: "message", data: "")
-    private var hasData = false
-
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
-        buffer.append(contentsOf: bytes)
-        var events: [Event] = []
-        while let newline = buffer.firstIndex(of: 10) {
-            var line = String(decoding: buffer[..<newline], as: UTF8.self)
-            buffer.removeSubrange(...newline)
-            if line.hasSuffix("\r") { line.removeLast() }
-            if line.isEmpty {
-                if hasData { events.append(current) }
-                current = Event(id: nil, name: "message", data: "")
-                hasData = false
-                continue
-            }
-            if line.hasPrefix(":") { continue }
-            let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            let field = String(parts[0])
-            var value = parts.count > 1 ? String(parts[1]) : ""
-            if value.hasPrefix(" ") { value.removeFirst() }
-            switch field {
-            case "event": current.name = value
-            case "id": current.id = value
-            case "data":
-                current.data += hasData ? "\n" + value : value
-                hasData = true
-            default: break
-            }
-        }
-        return events
     }
 }

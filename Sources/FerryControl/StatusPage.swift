@@ -52,6 +52,7 @@ enum StatusPage {
     :root { --fg: #1d2430; --muted: #5b6575; --bg: #f5f6f8; --card: #fff; --line: #d8dce3; --accent: #1f6feb;
             --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --up: #1f6feb; --down: #8250df; }
     * { box-sizing: border-box; }
+    [hidden] { display: none !important; }
     body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
     header { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .75rem; padding: .6rem 1rem; background: var(--card);
              border-bottom: 1px solid var(--line); position: sticky; top: 0; z-index: 1; }

@@ -75,6 +75,19 @@ public final class DaemonEventLog: Sendable {
         return (missed, stream)
     }
 
+    /// The kept events after `lastId`, waiting up to `wait` for the first to come: the
+    /// long-poll form of the stream, for clients that read whole responses.
+    public func entries(after lastId: Int, wait: Duration) async -> [Entry] {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let found = state.withLock { state in state.kept.filter { $0.id > lastId } }
+            if !found.isEmpty || ContinuousClock.now >= deadline || Task.isCancelled || isClosed { return found }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
     /// The id the next event will get (what a client that starts now has seen up to, plus one).
     public var nextId: Int { state.withLock { $0.nextId } }
 
