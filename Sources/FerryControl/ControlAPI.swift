@@ -310,14 +310,17 @@ struct ControlAPI: Sendable {
                 }
                 rows = all.filter { record in
                     itemOf[record.path] != nil && record.path > (after ?? "") && (prefix.map { record.path.hasPrefix($0) } ?? true)
-                }.prefix(limit).map { ($0, itemOf[$0.path]) }
+                }.prefix(limit + 1).map { ($0, itemOf[$0.path]) }
             } else {
                 rows = try await journal.records(pairId: pairId, statuses: statusText.flatMap(FileStatus.init(rawValue:)).map { [$0] },
-                                                 prefix: prefix, after: after, limit: limit).map { ($0, nil) }
+                                                 prefix: prefix, after: after, limit: limit + 1).map { ($0, nil) }
             }
         } catch {
             throw ControlError(.unavailable, "\(error)")
         }
+        // One row more than asked tells whether another page follows.
+        let more = rows.count > limit
+        rows = Array(rows.prefix(limit))
         object.add("files", rows.map { row in
             var item = JSONObject()
             item.add("path", row.record.path)
@@ -330,7 +333,7 @@ struct ControlAPI: Sendable {
             if let key = row.item { item.add("item", key) }
             return item
         })
-        object.add("next", rows.count == limit ? rows.last?.record.path : nil)
+        object.add("next", more ? rows.last?.record.path : nil)
         return object
     }
 
@@ -354,8 +357,10 @@ struct ControlAPI: Sendable {
                                          by: control.config.items)
                 .filter { (status == nil || $0.status == status) && $0.key > (query["after"] ?? "") }
                 .sorted { $0.key < $1.key }
-                .prefix(limit))
+                .prefix(limit + 1))
         }
+        let more = page.count > limit
+        page = Array(page.prefix(limit))
         object.add("items", page.map { item in
             var entry = JSONObject()
             entry.add("key", item.key)
@@ -370,7 +375,7 @@ struct ControlAPI: Sendable {
             })
             return entry
         })
-        object.add("next", page.count == limit ? page.last?.key : nil)
+        object.add("next", more ? page.last?.key : nil)
         return object
     }
 

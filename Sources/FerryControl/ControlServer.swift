@@ -57,7 +57,7 @@ public struct ControlServer: Sendable {
         defer { rmdir(staging) }
         let bound = LocalFileSystem.join(staging, "control.sock")
         let handler = ControlHandler(api: api, guard: RequestGuard(transport: .unixSocket, apiKey: ""), logger: logger)
-        let server = HTTPServer(address: .unix(path: bound), timeout: 60, logger: .disabled, handler: handler)
+        let server = await Self.server(address: .unix(path: bound), handler: handler)
         let task = Task { try await server.run() }
         do {
             try await server.waitUntilListening(timeout: 30)
@@ -100,7 +100,7 @@ public struct ControlServer: Sendable {
                 let socketAddress: any SocketAddress = address.host.contains(":")
                     ? try sockaddr_in6.inet6(ip6: address.host, port: UInt16(address.port))
                     : try sockaddr_in.inet(ip4: address.host == "localhost" ? "127.0.0.1" : address.host, port: UInt16(address.port))
-                let server = HTTPServer(address: socketAddress, timeout: 60, logger: .disabled, handler: handler)
+                let server = await Self.server(address: socketAddress, handler: handler)
                 logger.info("control API on TCP", metadata: ["address": "\(address.host):\(address.port)"])
                 try await server.run()
             }
@@ -110,6 +110,17 @@ public struct ControlServer: Sendable {
                 logger.error("the control API on TCP stopped", metadata: ["error": "\(error)"])
             }
         }
+    }
+}
+
+extension ControlServer {
+    /// A server that hands every request to `handler`: FlyingFox's catch-all route takes
+    /// the nine classic methods only, so newer ones (QUERY) get a route too, and are
+    /// answered 405 like any method a resource does not take.
+    static func server(address: some SocketAddress, handler: ControlHandler) async -> HTTPServer {
+        let server = HTTPServer(address: address, timeout: 60, logger: .disabled, handler: handler)
+        await server.appendRoute("QUERY *", to: handler)
+        return server
     }
 }
 

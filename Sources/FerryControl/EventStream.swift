@@ -18,36 +18,41 @@ struct EventStream: Sendable {
         let (missed, events) = control.events.subscribe(after: lastId)
         let (output, sink) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
         let api = self.api
-        let ticker = Task {
-            var last = ""
-            var quiet = 0
-            while !Task.isCancelled {
-                let status = await api.statusObject().text
-                if status != last {
-                    sink.yield(Self.frame(id: nil, name: "status", data: status))
-                    last = status
-                    quiet = 0
-                } else {
-                    quiet += 1
-                    // A comment now and then keeps proxies and idle timeouts from closing the stream.
-                    if quiet % 15 == 0 { sink.yield(Array(": keep-alive\n\n".utf8)) }
-                }
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
+        // The status first (what the missed or coming events apply to), then the events as
+        // they come; the status again whenever it changes, at most once a second.
         let forwarder = Task {
             sink.yield(Array("retry: 2000\n\n".utf8))
             if missed { sink.yield(Self.frame(id: nil, name: "reset", data: "{}")) }
-            for await entry in events {
-                sink.yield(Self.frame(id: entry.id, name: entry.name, data: entry.json))
+            let first = await api.statusObject().text
+            sink.yield(Self.frame(id: nil, name: "status", data: first))
+            let ticker = Task {
+                var last = first
+                var quiet = 0
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    let status = await api.statusObject().text
+                    if status != last {
+                        sink.yield(Self.frame(id: nil, name: "status", data: status))
+                        last = status
+                        quiet = 0
+                    } else {
+                        quiet += 1
+                        // A comment now and then keeps proxies and idle timeouts from closing the stream.
+                        if quiet % 15 == 0 { sink.yield(Array(": keep-alive\n\n".utf8)) }
+                    }
+                }
+            }
+            await withTaskCancellationHandler {
+                for await entry in events {
+                    sink.yield(Self.frame(id: entry.id, name: entry.name, data: entry.json))
+                }
+            } onCancel: {
+                ticker.cancel()
             }
             ticker.cancel()
             sink.finish()
         }
-        sink.onTermination = { _ in
-            forwarder.cancel()
-            ticker.cancel()
-        }
+        sink.onTermination = { _ in forwarder.cancel() }
         return HTTPResponse(statusCode: .ok,
                             headers: [.contentType: "text/event-stream", .cacheControl: "no-store",
                                       HTTPHeader("X-Accel-Buffering"): "no"],

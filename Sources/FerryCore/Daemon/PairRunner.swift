@@ -114,8 +114,11 @@ public actor PairRunner {
     private func execute(_ request: RunRequest) async -> RunSummary? {
         var options = baseOptions
         options.waitForLock = true
-        options.holdBack = unsettled
-        if pair.mode == .push {
+        // A person who asked (through the control API) wants what is there now; a file
+        // still being written is caught by the change check around its upload.
+        let asked = RunTrigger.of(reason: request.reason) == .manual
+        options.holdBack = asked ? [] : unsettled
+        if pair.mode == .push && !asked {
             options.settledBefore = Date().timeIntervalSince1970 - quietPeriod
         }
         if let queues = request.queues { options.queues = queues }
