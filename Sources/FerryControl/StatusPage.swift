@@ -38,6 +38,7 @@ enum StatusPage {
       <section id="history" aria-labelledby="history-title">
         <h2 id="history-title">Last 24 hours</h2>
         <div id="chart" role="img" aria-label="Bytes sent and received per hour over the last day"></div>
+        <p class="axis"><span>24 h ago</span><span>12 h ago</span><span>now</span></p>
         <p class="legend"><span class="swatch up"></span> sent <span class="swatch down"></span> received</p>
       </section>
     </main>
@@ -73,7 +74,7 @@ enum StatusPage {
     input { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; width: 100%; max-width: 28rem; }
     form#login { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: 1rem; display: grid; gap: .5rem; max-width: 32rem; }
     .error { color: var(--bad); }
-    #folders { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); }
+    #folders { display: grid; gap: 1rem; align-items: start; grid-template-columns: repeat(auto-fill, minmax(min(100%, 30rem), 1fr)); }
     .folder { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: .9rem; min-width: 0; }
     .folder .title { display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: baseline; }
     .folder .title h2 { margin: 0; }
@@ -96,6 +97,7 @@ enum StatusPage {
     #history { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: .9rem; }
     #chart svg { width: 100%; height: 9rem; display: block; }
     .legend { font-size: .8rem; color: var(--muted); margin: .3rem 0 0; }
+    .axis { display: flex; justify-content: space-between; font-size: .75rem; color: var(--muted); margin: .1rem 0 0; }
     .swatch { display: inline-block; width: .7rem; height: .7rem; border-radius: .15rem; vertical-align: -1px; }
     .swatch.up { background: var(--up); } .swatch.down { background: var(--down); }
     @media (max-width: 30rem) { main { padding: .6rem; } .queue { grid-template-columns: 5.5rem 1fr; } header h1 { font-size: 1.05rem; } }
@@ -279,7 +281,7 @@ enum StatusPage {
         "aria-label": label + " for " + file.path, onclick: (e) => act(e.currentTarget, "POST", "/v1/folders/" + encodeURIComponent(name) + "/resolve",
           { path: file.path, keep }, () => file.path + ": " + label.toLowerCase()) }, label);
       section.append(el("h3", { text: "Conflicts" }), el("ul", { class: "files" }, ...files.map((file) =>
-        el("li", {}, el("span", { class: "path", text: file.path }), el("span", { class: "why", text: file.error || "both sides changed" }),
+        el("li", {}, el("span", { class: "path", text: file.path }), el("span", { class: "why", text: (file.error || "both sides changed").split("; run ferry resolve")[0] }),
            el("div", { class: "row" }, choice(file, "local", "Keep local"), choice(file, "remote", "Keep remote"), choice(file, "both", "Keep both"))))));
     }
 
