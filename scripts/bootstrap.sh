@@ -25,7 +25,6 @@ python_packages() {
   echo "bootstrap: pip install ${wanted[*]}" >&2
   python3 -m pip install -q --disable-pip-version-check "${wanted[@]}" >&2
 }
-trap python_packages EXIT
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -33,7 +32,10 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  python_packages
+  exit 0
+fi
 
 echo "bootstrap: installing ${missing[*]}" >&2
 if [ "$(id -u)" -eq 0 ]; then
@@ -47,3 +49,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+python_packages
