@@ -31,6 +31,9 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
+        // TLS for the control API on a non-loopback address (FerryControl only).
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
 
         // What a backend plugin depends on: the protocol, values, errors, registry.
         .target(
@@ -92,6 +95,7 @@ let package = Package(
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
+                "COpenSSL",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 profile="${1:-build}"
-packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev pkg-config)
+packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev libssl-dev pkg-config)
 case "$profile" in
   build) ;;
   test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux chromium chromium-driver) ;;

@@ -52,13 +52,15 @@ def daemon(tmp_path_factory):
     os.utime(f"{directory}/remote-shared/a.txt", (later, later))
     instance.ferry("sync", "shared", check=1)
     instance.start()
-    # The held push stops at its gate: its thumbnail and the other clips are through.
-    wait_for(lambda: os.path.exists(f"{directory}/gates/held-clip-02.mp4"), "the held upload")
-    # (Results reach the journal in groups, a moment after the files: wait for the journal.)
-    wait_for(lambda: instance.folder("held")["counts"].get("inSync", {}).get("files") == 3, "the held run's other files")
-    yield instance
-    write(f"{directory}/gates/release", b"go\n")
-    instance.stop()
+    try:
+        # The held push stops at its gate: its thumbnail and the other clips are through.
+        wait_for(lambda: os.path.exists(f"{directory}/gates/held-clip-02.mp4"), "the held upload")
+        # (Results reach the journal in groups, a moment after the files: wait for the journal.)
+        wait_for(lambda: instance.folder("held")["counts"].get("inSync", {}).get("files") == 3, "the held run's other files")
+        yield instance
+    finally:
+        write(f"{directory}/gates/release", b"go\n")
+        instance.stop()
 
 
 def test_the_socket_is_private(daemon):

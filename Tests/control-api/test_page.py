@@ -61,11 +61,12 @@ def test_the_status_page(workdir):
     write(f"{workdir}/remote-shared/a.txt", b"the other side\n")
     os.utime(f"{workdir}/remote-shared/a.txt", (os.path.getmtime(f"{workdir}/remote-shared/a.txt") + 5,) * 2)
     daemon.ferry("sync", "shared", check=1)
-    daemon.start()
     os.makedirs(SHOTS, exist_ok=True)
-    driver = browser(1280)
-    wait = WebDriverWait(driver, GUARD, poll_frequency=0.05)
+    daemon.start()
+    driver = None
     try:
+        driver = browser(1280)
+        wait = WebDriverWait(driver, GUARD, poll_frequency=0.05)
         wait_for(lambda: os.path.exists(f"{workdir}/gates/held-clip-02.mp4"), "the first gate")
         driver.get(f"http://127.0.0.1:{daemon.port}/")
         # Behind the key: the page asks for it.
@@ -126,6 +127,7 @@ def test_the_status_page(workdir):
         severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "401" not in entry["message"]]
         assert not severe, severe
     finally:
-        driver.quit()
+        if driver:
+            driver.quit()
         write(f"{workdir}/gates/release", b"go\n")
         daemon.stop()
