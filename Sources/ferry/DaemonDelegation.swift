@@ -20,7 +20,7 @@ enum DaemonDelegation {
         let (code, owned) = try await client.request("GET", "/v1/folders/" + Self.escape(folder))
         guard code == 200, owned["local"] as? String == configured.localPath else { return false }
         if owned["paused"] as? Bool == true {
-            throw CommandFailure.runtime("\(folder) is paused in the running daemon (pid \(Self.pid(owned: nil, client: client) ?? "?")); resume it from its status page or with POST /v1/folders/\(folder)/resume")
+            throw CommandFailure.runtime("\(folder) is paused in the running daemon; resume it from its status page or with POST /v1/folders/\(folder)/resume")
         }
 
         var skipRuns = 0
@@ -101,9 +101,5 @@ enum DaemonDelegation {
 
     static func escape(_ name: String) -> String {
         name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? name
-    }
-
-    private static func pid(owned: [String: Any]?, client: ControlClient) -> String? {
-        DaemonSnapshot.current(stateDirectory: (client.socketPath as NSString).deletingLastPathComponent).map { "\($0.pid)" }
     }
 }

@@ -27,7 +27,7 @@ extension Journal {
     /// Per queue: files waiting to move (pending or under way) and the oldest one's last
     /// change, for the health report's "has not moved for a day".
     public func waitingQueues(pairId: Int64) async throws(JournalError) -> [(queue: String, files: Int, oldestSince: Double)] {
-        let statuses = FileStatus.allCases.filter { $0.isPending || $0 == .uploading || $0 == .downloading }
+        let statuses = FileStatus.allCases.filter(\.isPending)
         return try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT queue, COUNT(*) AS files, MIN(updatedAt) AS oldest FROM file
