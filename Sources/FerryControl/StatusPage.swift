@@ -260,7 +260,16 @@ enum StatusPage {
     }
     function refreshLists() { for (const name of Object.keys(state.folders)) loadLists(name); }
 
+    // A list is drawn again only when it changed: a button keeps its place (and focus) otherwise.
+    function unchanged(section, files) {
+      const key = JSON.stringify(files.map((f) => [f.path, f.error]));
+      if (section.dataset.key === key) return true;
+      section.dataset.key = key;
+      return false;
+    }
+
     function renderFailed(section, name, files) {
+      if (unchanged(section, files)) return;
       section.replaceChildren();
       section.hidden = files.length === 0;
       if (!files.length) return;
@@ -274,6 +283,7 @@ enum StatusPage {
     }
 
     function renderConflicts(section, name, files) {
+      if (unchanged(section, files)) return;
       section.replaceChildren();
       section.hidden = files.length === 0;
       if (!files.length) return;

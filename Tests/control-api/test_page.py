@@ -16,6 +16,7 @@ from conftest import GUARD, ROOT, Daemon, held_store_remote, wait_for, write
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -34,6 +35,23 @@ def browser(width):
     driver = webdriver.Chrome(options=options, service=service)
     driver.set_window_size(width, 900)
     return driver
+
+
+def press(driver, selector, keyboard=False):
+    """Clicks (or focuses and presses Enter on) the element, finding it again if the page
+    drew its list anew between finding and pressing (a live page redraws on events)."""
+    def attempt(d):
+        try:
+            element = d.find_element(By.CSS_SELECTOR, selector)
+            if keyboard:
+                d.execute_script("arguments[0].focus()", element)
+                d.switch_to.active_element.send_keys(Keys.ENTER)
+            else:
+                element.click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    WebDriverWait(driver, GUARD, poll_frequency=0.05).until(attempt)
 
 
 def text_of(driver, selector):
@@ -102,23 +120,20 @@ def test_the_status_page(workdir):
 
         # Retry from the page, by keyboard: the obstacle is gone, the file goes.
         os.remove(f"{workdir}/remote-broken/blocked")
-        retry = driver.find_element(By.CSS_SELECTOR, '#folder-broken .failed button[aria-label="Retry blocked/IMG_1.jpg"]')
-        driver.execute_script("arguments[0].focus()", retry)
-        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        press(driver, '#folder-broken .failed button[aria-label="Retry blocked/IMG_1.jpg"]', keyboard=True)
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-broken .failed").is_displayed())
         wait_for(lambda: os.path.exists(f"{workdir}/remote-broken/blocked/IMG_1.jpg"), "the retried file on the remote")
 
         # Answer the conflict from the page: this side's version wins on both.
-        driver.find_element(By.CSS_SELECTOR, '#folder-shared .conflicts button[aria-label="Keep local for a.txt"]').click()
+        press(driver, '#folder-shared .conflicts button[aria-label="Keep local for a.txt"]')
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .conflicts").is_displayed())
         wait_for(lambda: open(f"{workdir}/remote-shared/a.txt", "rb").read() == b"kept from this side\n", "the answer carried out")
 
         # Pause and resume: the banner says so.
-        pause = driver.find_element(By.CSS_SELECTOR, '#folder-shared button[data-focus="pause-shared"]')
-        pause.click()
+        press(driver, '#folder-shared button[data-focus="pause-shared"]')
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
         assert "Paused" in text_of(driver, "#folder-shared .banner")
-        driver.find_element(By.CSS_SELECTOR, '#folder-shared button[data-focus="pause-shared"]').click()
+        press(driver, '#folder-shared button[data-focus="pause-shared"]')
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
 
         # The chart of the last day has this run's bars.
