@@ -50,8 +50,6 @@ public final class DaemonStatusBoard: Sendable {
         historyDirectory = recordsOutages ? stateDirectory : nil
     }
 
-    public var startTime: Date { startedAt }
-
     public func setPaused(pair: String, paused: Bool) {
         state.withLock { $0.folders[pair]?.paused = paused }
         var object = JSONObject()
@@ -123,10 +121,6 @@ public final class DaemonStatusBoard: Sendable {
         }
     }
 
-    /// Whether a folder is paused through the control API.
-    public func isPaused(_ pair: String) -> Bool {
-        state.withLock { $0.folders[pair]?.paused ?? false }
-    }
 
     public func snapshot() async -> DaemonSnapshot {
         let items = await itemsProvider?()
