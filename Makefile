@@ -21,7 +21,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test test-unit flake-hunt deps test-deps bench bench-scale fuzz soak clean install uninstall
+.PHONY: run build test test-control-api test-unit flake-hunt deps test-deps bench bench-scale fuzz soak clean install uninstall
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -41,6 +41,12 @@ test: test-deps
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@bash scripts/check-warnings.sh $(BUILD_LOG)
 	$(SWIFT) test --skip-build
+	$(MAKE) test-control-api
+
+# The control API against a running daemon, schemathesis on docs/openapi.yaml and the
+# status page in headless chromium (Tests/control-api; screenshots in .build/screenshots).
+test-control-api:
+	python3 -m pytest -q -p no:cacheprovider Tests/control-api
 
 test-unit: deps
 	@mkdir -p .build

@@ -19,6 +19,11 @@ let package = Package(
         // SHA-256 for `ferry verify --hash`.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The daemon's control API: a small HTTP server with no SwiftNIO underneath (its clean
+        // build measured at about a tenth of Hummingbird's; docs/decisions.md), and metrics.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C at the edge: system libraries with typed shims for variadic functions.
@@ -26,6 +31,9 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
+        // TLS for the control API on a non-loopback address (FerryControl only).
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
 
         // What a backend plugin depends on: the protocol, values, errors, registry.
         .target(
@@ -86,6 +94,23 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // The daemon's control API: HTTP on a Unix socket (and TCP), the status page, SSE,
+        // Prometheus metrics. Only this module knows the HTTP server library.
+        .target(
+            name: "FerryControl",
+            dependencies: [
+                "FerryCore",
+                "FerryPluginAPI",
+                "COpenSSL",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -102,6 +127,7 @@ let package = Package(
                 "CurlTransport",
                 "ExecBackend",
                 "FerryConformance",
+                "FerryControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -140,6 +166,10 @@ let package = Package(
             dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend"]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
+        .testTarget(
+            name: "FerryControlTests",
+            dependencies: ["FerryControl", "FerryCore", "FerryTestSupport"]
+        ),
         .testTarget(
             name: "FerryFuzzingTests",
             dependencies: ["FerryFuzzing"]

@@ -5,13 +5,26 @@
 set -euo pipefail
 
 profile="${1:-build}"
-packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev pkg-config)
+packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev libssl-dev pkg-config)
 case "$profile" in
   build) ;;
-  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux) ;;
+  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux chromium chromium-driver) ;;
   bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3) ;;
   *) echo "bootstrap: unknown profile '$profile' (expected build, test or bench)" >&2; exit 2 ;;
 esac
+
+# The control API's tests: the status page in a real browser (selenium drives Debian's
+# chromium through chromium-driver) and schemathesis against the OpenAPI document.
+python_packages() {
+  [ "$profile" = test ] || return 0
+  local wanted=() module
+  for module in selenium:selenium schemathesis:schemathesis; do
+    python3 -c "import ${module%%:*}" 2>/dev/null || wanted+=("${module##*:}")
+  done
+  [ ${#wanted[@]} -eq 0 ] && return 0
+  echo "bootstrap: pip install ${wanted[*]}" >&2
+  python3 -m pip install -q --disable-pip-version-check "${wanted[@]}" >&2
+}
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -19,7 +32,10 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  python_packages
+  exit 0
+fi
 
 echo "bootstrap: installing ${missing[*]}" >&2
 if [ "$(id -u)" -eq 0 ]; then
@@ -33,3 +49,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+python_packages

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryControl
 import FerryCore
 import FerryPluginAPI
 
@@ -23,7 +24,15 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
             let options = try LongRunningCommand.options(transfer, command: "daemon")
-            let runtime = try Self.runtime(context: context, options: options, json: global.json)
+            // The control API: one event log, one set of pauses and one metrics registry for
+            // the process, kept across a reload.
+            let metrics = MetricsExporter.bootstrap()
+            let logger = context.logger
+            let control = ControlService(events: DaemonEventLog(), pauses: DaemonPauses()) { handle in
+                await ControlServer(stateDirectory: handle.stateDirectory, settings: handle.config.control, logger: logger,
+                                    metrics: metrics, version: Ferry.version).serve(handle)
+            }
+            let runtime = try Self.runtime(context: context, options: options, json: global.json, control: control)
             let global = self.global
             let configPath = context.config.sourceFile
             let announces = !global.json && process.logFormat == .text
@@ -40,11 +49,12 @@ extension Ferry {
                 var reloadOptions = global
                 reloadOptions.config = configPath ?? global.config
                 let fresh = try CommandContext.reload(reloadOptions)
-                return try Self.runtime(context: fresh, options: options, json: global.json)
+                return try Self.runtime(context: fresh, options: options, json: global.json, control: control)
             }
         }
 
-        static func runtime(context: CommandContext, options: RunOptions, json: Bool) throws -> DaemonRuntime {
+        static func runtime(context: CommandContext, options: RunOptions, json: Bool,
+                            control: ControlService? = nil) throws -> DaemonRuntime {
             guard !context.config.folders.isEmpty else {
                 let source = context.config.sourceFile.map { "in \($0)" } ?? "(no config.yml found)"
                 throw CommandFailure.usage("no folder is configured \(source); the daemon runs configured folders only")
@@ -60,7 +70,7 @@ extension Ferry {
                 throw CommandFailure.usage(error.message)
             }
             return LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "daemon",
-                                              json: json, schedules: true)
+                                              json: json, schedules: true, control: control)
         }
     }
 }

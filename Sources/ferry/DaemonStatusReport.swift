@@ -1,3 +1,4 @@
+import FerryControl
 import FerryCore
 import Foundation
 
@@ -7,10 +8,27 @@ import Foundation
 struct DaemonStatusReport {
     var snapshot: DaemonSnapshot
 
+    /// The live state from a daemon's control API (`GET /v1/status`), read into the same
+    /// snapshot its status file has; nil when no daemon serves this state folder.
+    static func fromAPI(stateDirectory: String) async -> DaemonStatusReport? {
+        let client = ControlClient(stateDirectory: stateDirectory)
+        guard await client.isServed(), let (code, status) = try? await client.request("GET", "/v1/status"), code == 200,
+              let daemon = status["daemon"] as? [String: Any] else { return nil }
+        // The API's status is a superset of the status file's shape: read it as one.
+        var shape = daemon
+        shape["updated_at"] = Date().ISO8601Format()
+        shape["folders"] = status["folders"]
+        shape["schedules"] = status["schedules"]
+        shape["offline_remotes"] = status["offline_remotes"]
+        guard let data = try? JSONSerialization.data(withJSONObject: shape),
+              let snapshot = try? DaemonSnapshot.decode(data) else { return nil }
+        return DaemonStatusReport(snapshot: snapshot)
+    }
+
     var text: String {
         var lines = ["\(snapshot.command) running (pid \(snapshot.pid), since \(Self.time(snapshot.startedAt)))"]
         for folder in snapshot.folders {
-            var line = "  \(folder.name) (\(folder.mode)): \(folder.state)"
+            var line = "  \(folder.name) (\(folder.mode)): \(folder.paused == true ? "paused" : folder.state)"
             if folder.state == "running", let reason = folder.reason { line += " (\(reason))" }
             if folder.unsettledFiles > 0 { line += ", \(Plural.count(folder.unsettledFiles, "file")) settling" }
             if let error = folder.lastError { line += ", last run failed: \(error)" }

@@ -11,6 +11,11 @@ enum FolderRunCommand {
     static func run(mode: SyncMode, folder: String?, remote: String?, global: GlobalOptions, transfer: TransferOptions,
                     loaded: CommandContext? = nil) async throws {
         let context = try loaded ?? CommandContext.load(global)
+        if let folder, remote == nil, loaded == nil,
+           try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer,
+                                                 json: global.json, verbose: global.verbose > 0) {
+            return
+        }
         let selection = FolderSelection(config: context.config, registry: context.registry,
                                         currentDirectory: context.currentDirectory)
         let pairs: [FolderPair]
@@ -96,14 +101,25 @@ enum FolderRunCommand {
             ? JSONEventPrinter(folder: pair.name)
             : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil)
         display?.start()
+        let recorder = RunRecorder(pair: pair, trigger: .manual, stateDirectory: stateDirectory, keep: config.history.keep,
+                                   progress: progress, inner: sink)
+        if !dryRun { recorder.startSampling() }
         let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory,
-                          options: options, sink: sink, progress: progress)
+                          options: options, sink: recorder, progress: progress)
         do {
             let summary = try await run.run()
             display?.stop()
+            if !dryRun {
+                let cancelled = Task.isCancelled
+                await Task { await recorder.finish(summary: summary, error: nil, stopped: cancelled) }.value
+            }
             return summary.succeeded ? .succeeded : .failed
         } catch {
             display?.stop()
+            if !dryRun {
+                let cancelled = Task.isCancelled
+                await Task { await recorder.finish(summary: nil, error: error.message, stopped: cancelled) }.value
+            }
             StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
             return error.isConfiguration ? .configuration : .failed
         }

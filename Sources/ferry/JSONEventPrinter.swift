@@ -6,94 +6,10 @@ struct JSONEventPrinter: RunEventSink {
     var folder: String?
 
     func emit(_ event: RunEvent) {
-        var object = JSONObject()
-        switch event {
-        case let .planned(path, queue, action, bytes):
-            object.add("event", "planned")
-            object.add("action", action.rawValue)
-            object.add("path", path)
-            object.add("queue", queue)
-            object.add("bytes", bytes)
-        case let .transferred(path, queue, direction, bytes, resumedFrom):
-            object.add("event", "transferred")
-            object.add("direction", direction == .download ? "download" : "upload")
-            object.add("path", path)
-            object.add("queue", queue)
-            object.add("bytes", bytes)
-            object.add("resumed_from", resumedFrom)
-        case let .deleted(path, queue, side):
-            object.add("event", "deleted")
-            object.add("side", side == .deleteLocal ? "local" : "remote")
-            object.add("path", path)
-            object.add("queue", queue)
-        case let .moved(path, queue, action, target):
-            object.add("event", "moved")
-            object.add("reason", action == .moveRemote ? "renamed" : "conflict")
-            object.add("side", action == .keepBothLocalLoses ? "local" : "remote")
-            object.add("path", path)
-            object.add("target", target)
-            object.add("queue", queue)
-        case let .failed(path, queue, message, willRetry, attempt):
-            object.add("event", willRetry ? "retrying" : "failed")
-            object.add("path", path)
-            object.add("queue", queue)
-            object.add("error", message)
-            object.add("attempt", attempt)
-        case let .conflict(path, queue, message):
-            object.add("event", "conflict")
-            object.add("path", path)
-            object.add("queue", queue)
-            object.add("reason", message)
-        case let .skipped(path, reason):
-            object.add("event", "skipped")
-            object.add("path", path)
-            object.add("reason", reason)
-        case let .remoteOffline(remote, message, nextProbe):
-            object.add("event", "remote_offline")
-            object.add("remote", remote)
-            object.add("error", message)
-            object.add("next_probe_seconds", nextProbe)
-        case let .remoteOnline(remote, seconds):
-            object.add("event", "remote_online")
-            object.add("remote", remote)
-            object.add("offline_seconds", seconds)
-        case let .summary(summary):
-            object = Self.summaryObject(summary)
-        }
-        if case .summary = event {} else if let folder {
-            object.add("folder", folder)
-        }
-        StandardStreams.output(object.text)
+        StandardStreams.output(event.jsonObject(folder: folder).text)
     }
 
     static func summaryObject(_ summary: RunSummary) -> JSONObject {
-        var object = JSONObject()
-        object.add("event", "summary")
-        object.add("folder", summary.folder)
-        object.add("mode", summary.mode.rawValue)
-        object.add("dry_run", summary.dryRun)
-        object.add("uploaded", summary.uploadedFiles)
-        object.add("uploaded_bytes", summary.uploadedBytes)
-        object.add("downloaded", summary.downloadedFiles)
-        object.add("downloaded_bytes", summary.downloadedBytes)
-        object.add("deleted", summary.deletedFiles)
-        if summary.mode == .sync {
-            object.add("trashed", summary.trashedFiles)
-            object.add("renamed", summary.movedFiles)
-            object.add("kept_both", summary.keptBothFiles)
-        }
-        object.add("skipped", summary.skippedFiles)
-        object.add("failed", summary.failedFiles)
-        object.add("conflicts", summary.conflictFiles)
-        object.add("resumed_bytes", summary.resumedBytes)
-        object.add("elapsed_seconds", summary.elapsedSeconds)
-        object.add("failures", summary.failures.map { failure in
-            var item = JSONObject()
-            item.add("path", failure.path)
-            item.add("error", failure.message)
-            return item
-        })
-        object.add("incomplete", summary.incomplete)
-        return object
+        RunEvent.summaryObject(summary)
     }
 }

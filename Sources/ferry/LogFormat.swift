@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import Foundation
 import Logging
 

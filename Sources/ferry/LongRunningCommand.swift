@@ -24,12 +24,12 @@ enum LongRunningCommand {
     }
 
     static func runtime(context: CommandContext, pairs: [FolderPair], options: RunOptions, command: String,
-                        json: Bool, schedules: Bool) -> DaemonRuntime {
+                        json: Bool, schedules: Bool, control: ControlService? = nil) -> DaemonRuntime {
         var config = context.config
         if !schedules { config.schedules = [] }
         let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory)
         return DaemonRuntime(config: config, selection: selection, pairs: pairs, stateDirectory: context.stateDirectory,
-                             options: options, command: command, logger: context.logger,
+                             options: options, command: command, logger: context.logger, control: control,
                              makeSink: sink(json: json, logger: context.logger))
     }
 }

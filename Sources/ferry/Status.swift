@@ -21,10 +21,21 @@ extension Ferry {
         @Flag(name: .long, help: "Also show media items (files sharing a stem) by status.")
         var items = false
 
+        @Flag(name: .long, help: "List recent runs from the run history instead (what moved, failures, offline time).")
+        var history = false
+
+        @Option(name: .long, help: ArgumentHelp("With --history: how many runs (default 20).", valueName: "n"))
+        var limit = 20
+
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let context = try CommandContext.load(global)
+            if history {
+                try await RunHistoryReport.show(stateDirectory: context.stateDirectory, folder: folder, limit: limit,
+                                                json: global.json)
+                return
+            }
             let journalPath = StateLocation.journalPath(in: context.stateDirectory)
             let journal: Journal?
             do {
@@ -76,7 +87,9 @@ extension Ferry {
                     throw CommandFailure.runtime(error.description)
                 }
             }
-            let live = DaemonSnapshot.current(stateDirectory: context.stateDirectory).map(DaemonStatusReport.init)
+            // A daemon's API when one serves this state folder, else the status file of a `ferry watch`.
+            let served = await DaemonStatusReport.fromAPI(stateDirectory: context.stateDirectory)
+            let live = served ?? DaemonSnapshot.current(stateDirectory: context.stateDirectory).map { DaemonStatusReport(snapshot: $0) }
             if global.json {
                 var object = JSONObject()
                 object.add("journal", journalPath)

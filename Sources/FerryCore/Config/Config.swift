@@ -26,6 +26,10 @@ public struct Config: Sendable {
     public var schedules: [ScheduleEntry] = []
     /// `bandwidth:`: limits by time of day, per remote and per queue.
     public var bandwidth = BandwidthSettings()
+    /// `daemon:`: the control API's address, key and TLS files.
+    public var control = ControlSettings()
+    /// `history:`: how long the run history is kept, and the health report's thresholds.
+    public var history = HistorySettings()
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

@@ -4,7 +4,7 @@
 extension ConfigReader {
     static let schema: [(section: String, keys: [String])] = [
         ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
-                       "items"] + daemonSections),
+                       "items", "daemon", "history"] + daemonSections),
         ("state", ["path"]),
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
@@ -17,6 +17,8 @@ extension ConfigReader {
         ("watch", ["quiet_period", "rescan_interval", "poll_interval", "stop_timeout"]),
         ("schedule[]", ["every", "cron", "run", "queues"]),
         ("bandwidth", ["all", "remotes", "queues"]),
+        ("daemon", ["listen", "api_key_file", "tls_certificate", "tls_key", "allow_non_loopback", "allowed_hosts"]),
+        ("history", ["keep", "offline_alert"]),
     ]
 
     /// The keys of one section of `schema`.

@@ -38,6 +38,8 @@ struct ConfigReader {
             case "scan": try readScan(entry.value)
             case "archive": try readArchive(entry.value)
             case "items": try readItems(entry.value)
+            case "daemon": try readControl(entry.value)
+            case "history": try readHistory(entry.value)
             case _ where Self.daemonSections.contains(entry.key): daemonEntries.append(entry)
             default: break
             }
@@ -449,7 +451,7 @@ struct ConfigReader {
         return value
     }
 
-    private func boolean(_ node: Node, key: String) throws(ConfigError) -> Bool {
+    func boolean(_ node: Node, key: String) throws(ConfigError) -> Bool {
         let text = try string(node, key: key)
         switch text.lowercased() {
         case "true", "yes", "on": return true
@@ -474,7 +476,7 @@ struct ConfigReader {
         return value
     }
 
-    private func path(_ node: Node, key: String) throws(ConfigError) -> String {
+    func path(_ node: Node, key: String) throws(ConfigError) -> String {
         let text = try string(node, key: key)
         guard !text.isEmpty else { throw error(node, key, "expected a path, found nothing") }
         return LocalFileSystem.absolute(

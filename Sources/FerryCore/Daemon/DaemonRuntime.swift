@@ -16,10 +16,13 @@ public struct DaemonRuntime: Sendable {
     public let command: String
     public let makeSink: @Sendable (FolderPair) -> any RunEventSink
     public let logger: Logger
+    /// The control API (the daemon's); nil for `ferry watch`.
+    public let control: ControlService?
 
     public init(config: Config, selection: FolderSelection, pairs: [FolderPair], stateDirectory: String,
-                options: RunOptions, command: String, logger: Logger,
+                options: RunOptions, command: String, logger: Logger, control: ControlService? = nil,
                 makeSink: @escaping @Sendable (FolderPair) -> any RunEventSink) {
+        self.control = control
         self.config = config
         self.selection = selection
         self.pairs = pairs
@@ -35,17 +38,25 @@ public struct DaemonRuntime: Sendable {
     actor Runners {
         private var runners: [String: PairRunner] = [:]
         private let make: @Sendable (FolderPair) -> PairRunner
+        private let pauses: DaemonPauses?
 
-        init(make: @escaping @Sendable (FolderPair) -> PairRunner) {
+        init(pauses: DaemonPauses? = nil, make: @escaping @Sendable (FolderPair) -> PairRunner) {
+            self.pauses = pauses
             self.make = make
         }
 
-        func runner(for pair: FolderPair) -> PairRunner {
+        func runner(for pair: FolderPair) async -> PairRunner {
             let key = pair.mode.rawValue + " " + pair.name + " " + pair.localRoot
             if let existing = runners[key] { return existing }
             let runner = make(pair)
             runners[key] = runner
+            // A folder paused through the API stays paused in runners made later.
+            if pauses?.isPaused(pair.name) == true { await runner.pause() }
             return runner
+        }
+
+        func all() -> [PairRunner] {
+            Array(runners.values)
         }
 
         func stopAll() async {
@@ -57,19 +68,24 @@ public struct DaemonRuntime: Sendable {
 
     public func run() async {
         let items = PendingItemCount(journalPath: StateLocation.journalPath(in: stateDirectory), grouping: config.items)
+        let control = self.control
         let board = DaemonStatusBoard(stateDirectory: stateDirectory, command: command,
-                                      itemsProvider: { await items.current() })
+                                      itemsProvider: { await items.current() }, events: control?.events,
+                                      recordsOutages: true)
+        // Outages a killed process left open end now: what happened after it is not known.
+        try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: Date().timeIntervalSince1970)
         let bandwidth = BandwidthSwitcher(settings: config.bandwidth)
         let config = self.config
         let stateDirectory = self.stateDirectory
         let options = self.options
         let logger = self.logger
         let makeSink = self.makeSink
-        let runners = Runners { pair in
+        let runners = Runners(pauses: control?.pauses) { pair in
             board.register(pair)
+            var sink: any RunEventSink = BoardEventSink(inner: makeSink(pair), board: board)
+            if let events = control?.events { sink = EventLogSink(inner: sink, log: events, folder: pair.name) }
             return PairRunner(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
-                              sink: BoardEventSink(inner: makeSink(pair), board: board), board: board,
-                              bandwidth: bandwidth, logger: logger)
+                              sink: sink, board: board, bandwidth: bandwidth, logger: logger)
         }
         let selection = self.selection
         let schedule = ScheduleRunner(entries: config.schedules, stateDirectory: stateDirectory, board: board,
@@ -90,6 +106,12 @@ public struct DaemonRuntime: Sendable {
             group.addTask { await board.run() }
             group.addTask { await bandwidth.run() }
             group.addTask { await schedule.run() }
+            if let control {
+                let handle = DaemonControl(config: config, stateDirectory: stateDirectory, board: board,
+                                           events: control.events, runners: runners, selection: selection,
+                                           pauses: control.pauses)
+                group.addTask { await control.serve(handle) }
+            }
             for pair in pairs {
                 let runner = await runners.runner(for: pair)
                 group.addTask {
@@ -128,6 +150,9 @@ public struct DaemonRuntime: Sendable {
         let stopped = await Self.within(config.watch.stopTimeout) { await runners.stopAll() }
         if !stopped {
             logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
+        }
+        _ = await Self.within(.seconds(2)) {
+            try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: Date().timeIntervalSince1970)
         }
     }
 

@@ -20,6 +20,8 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var active: Int
         public var bytesTotal: Int64
         public var bytesDone: Int64
+        /// Paths being sent now (nil from an older process).
+        public var current: [String]? = nil
     }
 
     public struct FolderState: Codable, Sendable, Equatable {
@@ -40,6 +42,10 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var lastUploaded: Int?
         public var lastDownloaded: Int?
         public var lastFailed: Int?
+        /// Paused through the control API (nil from a process that had no API).
+        public var paused: Bool?
+        /// The remote's location as the journal and the offline list name it.
+        public var remote: String?
     }
 
     public struct ScheduleState: Codable, Sendable, Equatable {

@@ -12,6 +12,7 @@ public final class DaemonStatusBoard: Sendable {
         var name: String
         var mode: String
         var local: String
+        var remote: String
         var running: RunProgress?
         var reason: String?
         var runStartedAt: Date?
@@ -19,6 +20,7 @@ public final class DaemonStatusBoard: Sendable {
         var lastError: String?
         var unsettled = 0
         var lastSummary: RunSummary?
+        var paused = false
     }
 
     private struct State {
@@ -35,17 +37,33 @@ public final class DaemonStatusBoard: Sendable {
     /// Hook for media items: returns how many items are `filesPending` (derived from the
     /// journal by the items work). Nil leaves the field out.
     public let itemsProvider: (@Sendable () async -> Int?)?
+    /// The control API's event stream, told of runs starting and ending and of pauses.
+    public let events: DaemonEventLog?
+    /// Where outages are recorded for the health report (the state folder).
+    private let historyDirectory: String?
 
-    public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil) {
+    public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
+                events: DaemonEventLog? = nil, recordsOutages: Bool = false) {
         path = DaemonSnapshot.path(in: stateDirectory)
         self.command = command
         self.itemsProvider = itemsProvider
+        self.events = events
+        historyDirectory = recordsOutages ? stateDirectory : nil
+    }
+
+    public func setPaused(pair: String, paused: Bool) {
+        state.withLock { $0.folders[pair]?.paused = paused }
+        var object = JSONObject()
+        object.add("event", paused ? "paused" : "resumed")
+        object.add("folder", pair)
+        events?.publish(name: paused ? "paused" : "resumed", object: object)
     }
 
     public func register(_ pair: FolderPair) {
         state.withLock { state in
             if state.folders[pair.name] == nil { state.order.append(pair.name) }
-            state.folders[pair.name] = Folder(name: pair.name, mode: pair.mode.rawValue, local: pair.localRoot)
+            state.folders[pair.name] = Folder(name: pair.name, mode: pair.mode.rawValue, local: pair.localRoot,
+                                              remote: pair.remoteLocation)
         }
     }
 
@@ -55,6 +73,11 @@ public final class DaemonStatusBoard: Sendable {
             state.folders[pair]?.reason = reason
             state.folders[pair]?.runStartedAt = Date()
         }
+        var object = JSONObject()
+        object.add("event", "run_started")
+        object.add("folder", pair)
+        object.add("reason", reason)
+        events?.publish(name: "run_started", object: object)
     }
 
     func runEnded(pair: String, summary: RunSummary?, error: String?) {
@@ -64,6 +87,11 @@ public final class DaemonStatusBoard: Sendable {
             state.folders[pair]?.lastError = error
             if let summary { state.folders[pair]?.lastSummary = summary }
         }
+        var object = JSONObject()
+        object.add("event", "run_ended")
+        object.add("folder", pair)
+        object.add("error", error)
+        events?.publish(name: "run_ended", object: object)
     }
 
     public func setUnsettled(pair: String, count: Int) {
@@ -75,16 +103,25 @@ public final class DaemonStatusBoard: Sendable {
     }
 
     public func remoteOffline(_ remote: String, message: String) {
-        state.withLock { state in
-            if state.offline[remote] == nil {
-                state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: Date(), message: message)
-            }
+        let began = state.withLock { state in
+            guard state.offline[remote] == nil else { return false }
+            state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: Date(), message: message)
+            return true
+        }
+        if began, let historyDirectory {
+            let now = Date().timeIntervalSince1970
+            Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageBegan(remote: remote, at: now) }
         }
     }
 
     public func remoteOnline(_ remote: String) {
-        _ = state.withLock { $0.offline.removeValue(forKey: remote) }
+        let ended = state.withLock { $0.offline.removeValue(forKey: remote) } != nil
+        if ended, let historyDirectory {
+            let now = Date().timeIntervalSince1970
+            Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageEnded(remote: remote, at: now) }
+        }
     }
+
 
     public func snapshot() async -> DaemonSnapshot {
         let items = await itemsProvider?()
@@ -98,10 +135,10 @@ public final class DaemonStatusBoard: Sendable {
                     queues: (folder.running?.snapshot() ?? []).map {
                         DaemonSnapshot.QueueState(queue: $0.queue, filesTotal: $0.filesTotal, filesDone: $0.filesDone,
                                                   filesFailed: $0.filesFailed, active: $0.active,
-                                                  bytesTotal: $0.bytesTotal, bytesDone: $0.bytesDone)
+                                                  bytesTotal: $0.bytesTotal, bytesDone: $0.bytesDone, current: $0.current)
                     },
                     lastUploaded: folder.lastSummary?.uploadedFiles, lastDownloaded: folder.lastSummary?.downloadedFiles,
-                    lastFailed: folder.lastSummary?.failedFiles)
+                    lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote)
             }
             return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },

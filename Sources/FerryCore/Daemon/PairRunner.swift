@@ -31,6 +31,8 @@ public actor PairRunner {
     /// Runs that failed in a row, and since when the remote has not answered.
     private var failuresInRow = 0
     private var unreachableSince: ContinuousClock.Instant?
+    /// Paused through the control API: requests wait (merged) and nothing runs until resumed.
+    public private(set) var paused = false
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
@@ -63,9 +65,28 @@ public actor PairRunner {
             let files = request.settledFiles
             Task { await self.feedNewFiles(files, folders: folders, into: feed) }
         }
-        if worker == nil {
+        if worker == nil && !paused {
             worker = Task { await self.work() }
         }
+    }
+
+    /// Stops the run under way at a resumable point (its transfers keep their partial
+    /// files) and runs nothing until `resume`; what is asked meanwhile waits.
+    public func pause() async {
+        guard !paused else { return }
+        paused = true
+        board.setPaused(pair: pair.name, paused: true)
+        let running = worker
+        running?.cancel()
+        await running?.value
+    }
+
+    /// Runs again: what waited, or a run that catches up with what changed meanwhile.
+    public func resume() {
+        guard paused else { return }
+        paused = false
+        board.setPaused(pair: pair.name, paused: false)
+        request(RunRequest(reason: "resume"))
     }
 
     /// Stops asking for runs and cancels the one under way, which lets its transfers stop at
@@ -81,7 +102,7 @@ public actor PairRunner {
     }
 
     private func work() async {
-        while let request = pending, !stopping, !Task.isCancelled {
+        while let request = pending, !stopping, !paused, !Task.isCancelled {
             pending = nil
             let waiting = completions
             completions = []
@@ -94,8 +115,11 @@ public actor PairRunner {
     private func execute(_ request: RunRequest) async -> RunSummary? {
         var options = baseOptions
         options.waitForLock = true
-        options.holdBack = unsettled
-        if pair.mode == .push {
+        // A person who asked (through the control API) wants what is there now; a file
+        // still being written is caught by the change check around its upload.
+        let asked = RunTrigger.of(reason: request.reason) == .manual
+        options.holdBack = asked ? [] : unsettled
+        if pair.mode == .push && !asked {
             options.settledBefore = Date().timeIntervalSince1970 - quietPeriod
         }
         if let queues = request.queues { options.queues = queues }
@@ -108,10 +132,17 @@ public actor PairRunner {
         let progress = RunProgress()
         board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
         logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
+        let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), stateDirectory: stateDirectory,
+                                   keep: config.history.keep, progress: progress, inner: sink, logger: logger)
+        recorder.startSampling()
         let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
-                          sink: sink, progress: progress)
+                          sink: recorder, progress: progress)
         do {
             let summary = try await run.run()
+            // In a task of its own: a run stopped by a pause is cancelled, and the history
+            // must still hear of it.
+            let cancelled = Task.isCancelled
+            await Task { await recorder.finish(summary: summary, error: nil, stopped: cancelled) }.value
             board.runEnded(pair: pair.name, summary: summary, error: nil)
             logger.info("run ended", metadata: [
                 "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
@@ -124,8 +155,10 @@ public actor PairRunner {
             failuresInRow = 0
             return summary
         } catch {
-            board.runEnded(pair: pair.name, summary: nil, error: error.message)
-            guard !Task.isCancelled && !stopping else { return nil }
+            let stopped = Task.isCancelled || stopping
+            await Task { await recorder.finish(summary: nil, error: error.message, stopped: stopped) }.value
+            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message)
+            guard !stopped else { return nil }
             // A run that could not happen is tried again with the retry backoff, so the
             // daemon catches up by itself when a server comes back or a disk is mounted.
             failuresInRow += 1

@@ -1,0 +1,41 @@
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+
+/// The control API's key: read from a 0600 file, or made (32 random bytes, hex) and
+/// written to one on the first start. A key file others can read is refused.
+public enum APIKey {
+    public static func defaultPath(stateDirectory: String) -> String {
+        LocalFileSystem.join(stateDirectory, "api-key")
+    }
+
+    public static func load(path: String) throws -> String {
+        if let metadata = try? LocalFileSystem.metadata(path) {
+            guard metadata.permissions & 0o077 == 0 else {
+                throw ControlServerError("the API key file \(path) can be read by others; chmod 600 \(path)")
+            }
+            guard let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }) else {
+                throw ControlServerError("cannot read the API key file \(path)")
+            }
+            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard key.count >= 16 else { throw ControlServerError("the API key in \(path) is shorter than 16 characters") }
+            return key
+        }
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw ControlServerError("cannot create the API key file \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        let bytes = Array((key + "\n").utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else {
+            throw ControlServerError("cannot write the API key file \(path)")
+        }
+        return key
+    }
+}
+
+public struct ControlServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

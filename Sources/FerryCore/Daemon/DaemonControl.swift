@@ -1,0 +1,174 @@
+import FerryPluginAPI
+import Foundation
+import Synchronization
+
+/// What the control API serves and steers, handed to it by the running `DaemonRuntime`:
+/// the live status, the folders' runners, the journal and the run history.
+public final class DaemonControl: Sendable {
+    public let config: Config
+    public let stateDirectory: String
+    public let board: DaemonStatusBoard
+    public let events: DaemonEventLog
+    private let runners: DaemonRuntime.Runners
+    private let selection: FolderSelection
+    private let pauses: DaemonPauses
+
+    init(config: Config, stateDirectory: String, board: DaemonStatusBoard, events: DaemonEventLog,
+         runners: DaemonRuntime.Runners, selection: FolderSelection, pauses: DaemonPauses) {
+        self.config = config
+        self.stateDirectory = stateDirectory
+        self.board = board
+        self.events = events
+        self.runners = runners
+        self.selection = selection
+        self.pauses = pauses
+    }
+
+    public func snapshot() async -> DaemonSnapshot {
+        await board.snapshot()
+    }
+
+    /// The configured folder `name`, or a `ControlError.notFound`.
+    public func folder(_ name: String) throws -> FolderConfig {
+        guard let folder = config.folder(named: name) else {
+            throw ControlError(.notFound, "no folder named '\(name)' (folders: \(config.folders.map(\.name).joined(separator: ", ")))")
+        }
+        return folder
+    }
+
+    /// Asks for a run of `name` now, in `mode` (default: the folder's own).
+    public func run(_ name: String, mode: SyncMode? = nil, reason: String = "api: run") async throws {
+        for runner in try await runnersOf(name, mode: mode ?? folder(name).mode) {
+            await runner.request(RunRequest(reason: reason))
+        }
+    }
+
+    /// Pauses one folder, or every folder (nil); also the runners made later (schedules).
+    public func pause(_ name: String?) async throws {
+        let names = try names(name)
+        pauses.pause(names)
+        for runner in await runners.all() where names.contains(runner.pair.name) { await runner.pause() }
+    }
+
+    public func resume(_ name: String?) async throws {
+        let names = try names(name)
+        pauses.resume(names)
+        for runner in await runners.all() where names.contains(runner.pair.name) { await runner.resume() }
+    }
+
+    public func isPaused(_ name: String) -> Bool {
+        pauses.isPaused(name)
+    }
+
+    /// Failed files (all, or `paths`) become pending again, and the folder runs.
+    public func retry(_ name: String, paths: [String]?) async throws -> [String] {
+        let folder = try folder(name)
+        let (journal, pairId) = try await pairRecord(folder)
+        do {
+            let reset = try await journal.retryFailed(pairId: pairId, paths: paths)
+            if !reset.isEmpty { try await run(name, reason: "api: retry") }
+            return reset
+        } catch let error as JournalError {
+            throw ControlError(.unavailable, error.description)
+        }
+    }
+
+    /// Answers the conflicts at `path` (a file, or every one below a folder; "" for all) and
+    /// syncs the folder, which carries the answer out.
+    public func resolve(_ name: String, path: String, keep: ConflictPolicy) async throws -> [String] {
+        let folder = try folder(name)
+        let (journal, pairId) = try await pairRecord(folder)
+        do {
+            let resolved = try await journal.resolveConflicts(pairId: pairId, path: path, keep: keep,
+                                                              at: Date().timeIntervalSince1970)
+            if !resolved.isEmpty { try await run(name, mode: .sync, reason: "api: resolve") }
+            return resolved
+        } catch let error as JournalError {
+            throw ControlError(.unavailable, error.description)
+        }
+    }
+
+    /// The journal and the pair's id of a configured folder (nil id: never run yet).
+    public func pairRecord(_ folder: FolderConfig) async throws -> (Journal, Int64) {
+        let path = StateLocation.journalPath(in: stateDirectory)
+        do {
+            guard let journal = try Journal.openForReading(at: path),
+                  let pair = try await journal.folderPairs().first(where: { $0.name == folder.name && $0.localRoot == folder.localPath }),
+                  let id = pair.id else {
+                throw ControlError(.notFound, "folder '\(folder.name)' has not run yet; nothing in the journal")
+            }
+            return (journal, id)
+        } catch let error as JournalError {
+            throw ControlError(.unavailable, error.description)
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError(.unavailable, "\(error)")
+        }
+    }
+
+    private func runnersOf(_ name: String, mode: SyncMode) async throws -> [PairRunner] {
+        _ = try folder(name)
+        let pairs: [FolderPair]
+        do {
+            pairs = try selection.resolve(folder: name, remote: nil, mode: mode)
+        } catch {
+            throw ControlError(.invalid, error.message)
+        }
+        var found: [PairRunner] = []
+        for pair in pairs { found.append(await runners.runner(for: pair)) }
+        return found
+    }
+
+    private func names(_ name: String?) throws -> Set<String> {
+        guard let name else { return Set(config.folders.map(\.name)) }
+        return [try folder(name).name]
+    }
+}
+
+/// Which folders are paused: kept by the process, so a reload (SIGHUP) keeps them paused.
+public final class DaemonPauses: Sendable {
+    private let folders = Mutex(Set<String>())
+
+    public init() {}
+
+    func pause(_ names: Set<String>) { folders.withLock { $0.formUnion(names) } }
+    func resume(_ names: Set<String>) { folders.withLock { $0.subtract(names) } }
+    public func isPaused(_ name: String) -> Bool { folders.withLock { $0.contains(name) } }
+}
+
+/// What the control API asks of the daemon when it cannot be done.
+public struct ControlError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// No such folder, file or pair.
+        case notFound
+        /// The request asks for something that makes no sense (a pull of a push-only remote).
+        case invalid
+        /// The journal could not be read or written.
+        case unavailable
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The control API, as the runtime starts it: the process-wide event log and pauses (they
+/// outlive a reload), and the server to run beside the folders until the runtime stops.
+public struct ControlService: Sendable {
+    public var events: DaemonEventLog
+    public var pauses: DaemonPauses
+    public var serve: @Sendable (DaemonControl) async -> Void
+
+    public init(events: DaemonEventLog, pauses: DaemonPauses, serve: @escaping @Sendable (DaemonControl) async -> Void) {
+        self.events = events
+        self.pauses = pauses
+        self.serve = serve
+    }
+}

@@ -1,0 +1,120 @@
+import CoreMetrics
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+import Logging
+import Synchronization
+
+/// Records one run: passes its events on to `inner`, tallies them (and samples its
+/// progress for the peak rate), and when the run is over writes its row into the run
+/// history and adds its figures to the process's metrics. Nothing here can fail the run:
+/// a history that cannot be written is logged and skipped.
+public final class RunRecorder: RunEventSink {
+    private let tally: Mutex<RunTally>
+    private let inner: any RunEventSink
+    private let pair: FolderPair
+    private let trigger: RunTrigger
+    private let stateDirectory: String
+    private let keep: Duration
+    private let progress: RunProgress
+    private let logger: Logger?
+    private let sampler: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    public init(pair: FolderPair, trigger: RunTrigger, stateDirectory: String, keep: Duration, progress: RunProgress,
+                inner: any RunEventSink, logger: Logger? = nil) {
+        self.pair = pair
+        self.trigger = trigger
+        self.stateDirectory = stateDirectory
+        self.keep = keep
+        self.progress = progress
+        self.inner = inner
+        self.logger = logger
+        tally = Mutex(RunTally(startedAt: Date().timeIntervalSince1970))
+    }
+
+    public func emit(_ event: RunEvent) {
+        let now = Date().timeIntervalSince1970
+        tally.withLock { $0.add(event, at: now) }
+        inner.emit(event)
+    }
+
+    /// Samples the run's progress about once a second, for the peak rate, until `finish`.
+    public func startSampling() {
+        let progress = self.progress
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                let bytes = progress.snapshot().reduce(Int64(0)) { $0 + $1.bytesDone }
+                let now = Date().timeIntervalSince1970
+                guard let self else { return }
+                self.tally.withLock { $0.sample(bytesDone: bytes, at: now) }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        sampler.withLock { $0 = task }
+    }
+
+    /// The run ended with `summary`, or could not happen (`error`); `stopped` when it was
+    /// cancelled at a resumable point.
+    public func finish(summary: RunSummary?, error: String?, stopped: Bool = false) async {
+        sampler.withLock { $0?.cancel() }
+        let now = Date().timeIntervalSince1970
+        let figures = tally.withLock { tally in
+            tally.finish(at: now)
+            return tally
+        }
+        let outcome = stopped ? "stopped" : summary.map { $0.succeeded ? "ok" : "failed" } ?? "error"
+        var record = RunRecord(folder: pair.name, mode: pair.mode.rawValue, localRoot: pair.localRoot,
+                               remote: pair.remoteLocation, trigger: trigger, startedAt: figures.startedAt, endedAt: now,
+                               outcome: outcome, error: error, tally: figures)
+        record.journalBytes = Self.journalBytes(stateDirectory: stateDirectory)
+        record.trackedFiles = await trackedFiles()
+        RunMetrics.add(record)
+        do {
+            let history = try RunHistory.open(stateDirectory: stateDirectory)
+            try await history.append(record)
+            // Pruning is a cheap indexed delete; once per run keeps the table to `keep`.
+            try await history.prune(before: now - keep.inSeconds)
+        } catch {
+            logger?.warning("run not recorded in the history", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Every file the journal tracks (all pairs: the journal is one file for all of them).
+    private func trackedFiles() async -> Int {
+        let path = StateLocation.journalPath(in: stateDirectory)
+        guard let journal = try? Journal.openForReading(at: path),
+              let counts = try? await journal.statusCounts(pairId: nil) else { return 0 }
+        return counts.reduce(0) { $0 + $1.files }
+    }
+
+    /// The journal's bytes on disk, its WAL included.
+    static func journalBytes(stateDirectory: String) -> Int64 {
+        let path = StateLocation.journalPath(in: stateDirectory)
+        return [path, path + "-wal"].reduce(Int64(0)) { total, file in
+            total + ((try? LocalFileSystem.metadata(file))?.size ?? 0)
+        }
+    }
+}
+
+/// The run history's figures as swift-metrics counters, which the daemon's Prometheus
+/// registry exports at `/metrics` (a process that bootstrapped no metrics backend, such
+/// as `ferry push`, drops them).
+public enum RunMetrics {
+    public static func add(_ record: RunRecord) {
+        let folder = ("folder", record.folder)
+        Counter(label: "ferry_runs_total", dimensions: [folder, ("trigger", record.trigger.rawValue),
+                                                         ("outcome", record.outcome)]).increment()
+        for moved in record.moved {
+            let dimensions = [folder, ("queue", moved.queue), ("direction", moved.direction)]
+            Counter(label: "ferry_files_transferred_total", dimensions: dimensions).increment(by: moved.files)
+            Counter(label: "ferry_bytes_transferred_total", dimensions: dimensions).increment(by: Int(moved.bytes))
+        }
+        Counter(label: "ferry_failures_total", dimensions: [folder, ("class", "retried")]).increment(by: record.retriedFailures)
+        Counter(label: "ferry_failures_total", dimensions: [folder, ("class", "permanent")]).increment(by: record.permanentFailures)
+        Counter(label: "ferry_conflicts_total", dimensions: [folder]).increment(by: record.conflicts)
+        Counter(label: "ferry_resumed_bytes_total", dimensions: [folder]).increment(by: Int(record.resumedBytes))
+        FloatingPointCounter(label: "ferry_offline_seconds_total", dimensions: [folder]).increment(by: record.offlineSeconds)
+        Gauge(label: "ferry_last_run_peak_bytes_per_second", dimensions: [folder]).record(record.peakBytesPerSecond)
+        Gauge(label: "ferry_last_run_end_timestamp_seconds", dimensions: [folder]).record(record.endedAt)
+    }
+}

@@ -1,0 +1,188 @@
+"""A real `ferry daemon` for the control API's tests: its own folders, config and state in
+a temporary directory, the API reached over its Unix socket (or TCP with the key).
+
+Every wait is for an event (a file, an answer, an event on the stream) with a generous
+time-out that only guards against a hang; nothing here asserts on elapsed time.
+"""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GUARD = 120  # seconds: only a guard against a hang
+
+
+def ferry_binary():
+    return os.environ.get("FERRY_BIN") or os.path.join(ROOT, ".build", "debug", "ferry")
+
+
+def wait_for(condition, what, timeout=GUARD):
+    """Polls `condition` until it returns something true; fails naming `what` on a hang."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        time.sleep(0.02)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path, timeout=GUARD):
+        super().__init__("localhost", timeout=timeout)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.path)
+
+
+class Daemon:
+    """`ferry daemon` on a config written by the test."""
+
+    def __init__(self, directory, config, tcp=False):
+        self.dir = directory
+        self.state = os.path.join(directory, "state")
+        self.config_path = os.path.join(directory, "config.yml")
+        self.port = free_port() if tcp else None
+        if tcp:
+            config += f"daemon:\n  listen: 127.0.0.1:{self.port}\n"
+        with open(self.config_path, "w") as f:
+            f.write(config)
+        self.process = None
+
+    @property
+    def socket_path(self):
+        return os.path.join(self.state, "control.sock")
+
+    def ferry(self, *arguments, check=None):
+        result = subprocess.run([ferry_binary(), *arguments, "--config", self.config_path, "--state", self.state],
+                                cwd=self.dir, capture_output=True, text=True, timeout=GUARD)
+        if check is not None:
+            assert result.returncode == check, result.stdout + result.stderr
+        return result
+
+    def start(self):
+        self.log = open(os.path.join(self.dir, "daemon.log"), "w")
+        self.process = subprocess.Popen([ferry_binary(), "daemon", "--config", self.config_path, "--state", self.state,
+                                         "--log-level", "info"], cwd=self.dir, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_for(lambda: self.answers(), "the daemon's control socket")
+        if self.port:
+            wait_for(lambda: self.tcp_answers(), "the daemon's TCP address")
+        return self
+
+    def answers(self):
+        if self.process.poll() is not None:
+            raise AssertionError("the daemon exited: " + open(os.path.join(self.dir, "daemon.log")).read())
+        try:
+            status, _ = self.get("/v1/status")
+            return status == 200
+        except OSError:
+            return False
+
+    def tcp_answers(self):
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+            connection.request("GET", "/")
+            return connection.getresponse().status == 200
+        except OSError:
+            return False
+
+    @property
+    def key(self):
+        with open(os.path.join(self.state, "api-key")) as f:
+            return f.read().strip()
+
+    def request(self, method, path, body=None, headers=None, tcp=False):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=GUARD) if tcp else UnixConnection(self.socket_path)
+        data = None if body is None else json.dumps(body).encode()
+        headers = dict(headers or {})
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        connection.close()
+        kind = response.getheader("Content-Type") or ""
+        return response.status, (json.loads(raw) if "json" in kind and raw else raw.decode())
+
+    def get(self, path, **options):
+        return self.request("GET", path, **options)
+
+    def post(self, path, body=None, **options):
+        return self.request("POST", path, body=body if body is not None else {}, **options)
+
+    def folder(self, name):
+        status, folder = self.get(f"/v1/folders/{name}")
+        assert status == 200, folder
+        return folder
+
+    def events_after(self, last_id, wait=5):
+        status, batch = self.get(f"/v1/events/batch?after={last_id}&wait={wait}")
+        assert status == 200, batch
+        return batch
+
+    def last_event_id(self):
+        return self.get("/v1/events/batch")[1]["last_id"]
+
+    def wait_for_event(self, after, matches, what):
+        """Reads events after id `after` until one matches; returns it and every event read."""
+        seen = []
+        last = after
+        deadline = time.monotonic() + GUARD
+        while time.monotonic() < deadline:
+            batch = self.events_after(last, wait=5)
+            for event in batch["events"]:
+                seen.append(event)
+                if matches(event):
+                    return event, seen
+            last = batch["last_id"]
+        raise AssertionError(f"no event for {what}; saw {[e['name'] for e in seen]}")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if getattr(self, "log", None):
+            self.log.close()
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def held_store_remote(name, directory, hold):
+    """A remote through the exec test plugin `faulty` in front of the content store, which
+    holds the uploads named in `hold` until the test writes `gates/release-NAME`; it writes
+    `gates/held-NAME` when one is held (event gates, no race against time)."""
+    os.makedirs(f"{directory}/gates", exist_ok=True)
+    return (f"  {name}:\n    type: exec:faulty\n    plugin_dir: {ROOT}/scripts/test-plugins\n"
+            f"    inner: {ROOT}/Plugins/ContentStorePlugin/ferry-backend-cas\n    path: {directory}/store\n"
+            f"    fault_state: {directory}/gates\n    stall_timeout: 3600\n    hold: {hold}\n")
+
+
+@pytest.fixture
+def workdir():
+    with tempfile.TemporaryDirectory(prefix="ferry-api-") as directory:
+        yield directory

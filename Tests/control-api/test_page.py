@@ -1,0 +1,148 @@
+"""The status page in a real browser (Debian's chromium, headless, driven by selenium):
+behind the API key (the login prompt), a folder's progress moving through a held push,
+a failed file retried from the page, a conflict answered from the page, pause and resume
+by keyboard. Screenshots at 1280 and 360 px wide go to .build/screenshots/ (not
+committed) for a person to look at.
+
+The push goes through the exec test plugin `faulty`, which holds two uploads until the
+test writes their release files: the page is looked at while the run stands at each gate,
+whatever the machine's speed (no throttle to outrace)."""
+import os
+import shutil
+
+import pytest
+
+from conftest import GUARD, ROOT, Daemon, held_store_remote, wait_for, write
+
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+SHOTS = os.environ.get("FERRY_SCREENSHOTS") or os.path.join(ROOT, ".build", "screenshots")
+CLIPS = [f"clip-{index:02d}.mp4" for index in range(6)]
+
+
+def browser(width):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--window-size={width},900", "--lang=en-GB"):
+        options.add_argument(argument)
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_window_size(width, 900)
+    return driver
+
+
+def press(driver, selector, keyboard=False):
+    """Clicks (or focuses and presses Enter on) the element, finding it again if the page
+    drew its list anew between finding and pressing (a live page redraws on events)."""
+    def attempt(d):
+        try:
+            element = d.find_element(By.CSS_SELECTOR, selector)
+            if keyboard:
+                d.execute_script("arguments[0].focus()", element)
+                d.switch_to.active_element.send_keys(Keys.ENTER)
+            else:
+                element.click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    WebDriverWait(driver, GUARD, poll_frequency=0.05).until(attempt)
+
+
+def text_of(driver, selector):
+    elements = driver.find_elements(By.CSS_SELECTOR, selector)
+    return elements[0].text if elements else ""
+
+
+def test_the_status_page(workdir):
+    for index, name in enumerate(CLIPS):
+        write(f"{workdir}/media/{name}", bytes([index]) * (256 * 1024))
+    write(f"{workdir}/broken/blocked/IMG_1.jpg", os.urandom(4096))
+    write(f"{workdir}/remote-broken/blocked", b"a file where a folder should be\n")
+    write(f"{workdir}/shared/a.txt", b"first\n")
+    os.makedirs(f"{workdir}/remote-shared", exist_ok=True)
+    config = ("remotes:\n" + held_store_remote("store", workdir, "clip-02.mp4,clip-05.mp4")
+              + "  broken-remote:\n    type: local\n    path: remote-broken\n"
+              + "  shared-remote:\n    type: local\n    path: remote-shared\n"
+              + "folders:\n  media:\n    path: media\n    remote: store\n"
+              + "  broken:\n    path: broken\n    remote: broken-remote\n"
+              + "  shared:\n    path: shared\n    remote: shared-remote\n    mode: sync\n    conflict: ask\n"
+              + "transfers:\n  max: 1\nretry:\n  attempts: 1\nwatch:\n  quiet_period: 200ms\n")
+    daemon = Daemon(workdir, config, tcp=True)
+    daemon.ferry("sync", "shared", check=0)
+    write(f"{workdir}/shared/a.txt", b"kept from this side\n")
+    write(f"{workdir}/remote-shared/a.txt", b"the other side\n")
+    os.utime(f"{workdir}/remote-shared/a.txt", (os.path.getmtime(f"{workdir}/remote-shared/a.txt") + 5,) * 2)
+    daemon.ferry("sync", "shared", check=1)
+    os.makedirs(SHOTS, exist_ok=True)
+    daemon.start()
+    driver = None
+    try:
+        driver = browser(1280)
+        wait = WebDriverWait(driver, GUARD, poll_frequency=0.05)
+        wait_for(lambda: os.path.exists(f"{workdir}/gates/held-clip-02.mp4"), "the first gate")
+        driver.get(f"http://127.0.0.1:{daemon.port}/")
+        # Behind the key: the page asks for it.
+        key = wait.until(lambda d: d.find_element(By.ID, "key") if d.find_element(By.ID, "login").is_displayed() else None)
+        key.send_keys(daemon.key, Keys.ENTER)
+        wait.until(lambda d: not d.find_element(By.ID, "login").is_displayed())
+        wait.until(lambda d: text_of(d, "#live") == "live")
+
+        # The run stands at the first gate: two clips through, the third held.
+        bar = '#folder-media [data-queue="media"]'
+        wait.until(lambda d: text_of(d, bar + " .numbers").startswith("2/6 files"))
+        first = int(driver.find_element(By.CSS_SELECTOR, bar + " .bar").get_attribute("aria-valuenow"))
+        assert "now clip-02.mp4" in text_of(driver, bar + " .numbers")
+        assert text_of(driver, "#folder-media .state").startswith("Running")
+        # The failed file and the conflict are listed with their buttons.
+        wait.until(lambda d: "blocked/IMG_1.jpg" in text_of(d, "#folder-broken .failed"))
+        wait.until(lambda d: "a.txt" in text_of(d, "#folder-shared .conflicts"))
+        driver.save_screenshot(os.path.join(SHOTS, "status-1280.png"))
+
+        # Through the first gate: the progress moves on, live, to the second.
+        write(f"{workdir}/gates/release-clip-02.mp4", b"go\n")
+        wait.until(lambda d: text_of(d, bar + " .numbers").startswith("5/6 files"))
+        second = int(driver.find_element(By.CSS_SELECTOR, bar + " .bar").get_attribute("aria-valuenow"))
+        assert first < second < 100
+        driver.set_window_size(360, 900)
+        wait.until(lambda d: d.execute_script("return document.documentElement.clientWidth") <= 360)
+        assert driver.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth"), \
+            "the page scrolls sideways at 360 px"
+        driver.save_screenshot(os.path.join(SHOTS, "status-360.png"))
+        driver.set_window_size(1280, 900)
+        write(f"{workdir}/gates/release-clip-05.mp4", b"go\n")
+        wait.until(lambda d: text_of(d, "#folder-media .state").startswith("Idle"))
+
+        # Retry from the page, by keyboard: the obstacle is gone, the file goes.
+        os.remove(f"{workdir}/remote-broken/blocked")
+        press(driver, '#folder-broken .failed button[aria-label="Retry blocked/IMG_1.jpg"]', keyboard=True)
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-broken .failed").is_displayed())
+        wait_for(lambda: os.path.exists(f"{workdir}/remote-broken/blocked/IMG_1.jpg"), "the retried file on the remote")
+
+        # Answer the conflict from the page: this side's version wins on both.
+        press(driver, '#folder-shared .conflicts button[aria-label="Keep local for a.txt"]')
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .conflicts").is_displayed())
+        wait_for(lambda: open(f"{workdir}/remote-shared/a.txt", "rb").read() == b"kept from this side\n", "the answer carried out")
+
+        # Pause and resume: the banner says so.
+        press(driver, '#folder-shared button[data-focus="pause-shared"]')
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
+        assert "Paused" in text_of(driver, "#folder-shared .banner")
+        press(driver, '#folder-shared button[data-focus="pause-shared"]')
+        wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
+
+        # The chart of the last day has this run's bars.
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#chart svg rect")) > 0)
+        driver.save_screenshot(os.path.join(SHOTS, "status-1280-done.png"))
+        severe = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and "401" not in entry["message"]]
+        assert not severe, severe
+    finally:
+        if driver:
+            driver.quit()
+        write(f"{workdir}/gates/release", b"go\n")
+        daemon.stop()
