@@ -109,9 +109,18 @@ public final class FerryProcess: Sendable {
         errorOutput.data.withLock { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Waits for the process to end and returns what it printed.
-    public func wait() async -> Result {
+    /// Waits for the process to end and returns what it printed. `guardSeconds` only guards
+    /// against a hang (a run waiting forever on something the test failed to give it): the
+    /// process is then killed, the result says so, and the suite goes on instead of hanging.
+    public func wait(guardSeconds: Double = 600) async -> Result {
+        let deadline = ContinuousClock.now + .seconds(guardSeconds)
+        var killedByGuard = false
         while process.isRunning {
+            if ContinuousClock.now > deadline && !killedByGuard {
+                killedByGuard = true
+                killHard()
+                errorOutput.data.withLock { $0.append(contentsOf: Array("\n[test guard: killed after \(Int(guardSeconds)) s]\n".utf8)) }
+            }
             try? await Task.sleep(for: .milliseconds(20))
         }
         process.waitUntilExit()

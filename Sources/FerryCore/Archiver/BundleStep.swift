@@ -134,9 +134,16 @@ struct BundleStep: Sendable {
 
     // MARK: Shared
 
-    /// Runs a backend operation, retrying retryable failures with the run's backoff.
+    /// Runs a backend operation as the engine runs a job (`SingleOperation`): retried with
+    /// the run's backoff, an outage waited out with probes.
     func withRetries<T: Sendable>(_ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
-        try await retry.retrying(probing: pair.backend, body)
+        let remote = pair.backend.displayName
+        let sink = self.sink
+        return try await SingleOperation(
+            retry: retry, backend: pair.backend,
+            onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
+            onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) }
+        ).run(body)
     }
 
     /// Books files that failed in this step: for good (`syncError`), or, when the remote

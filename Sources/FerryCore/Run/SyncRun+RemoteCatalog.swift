@@ -6,6 +6,15 @@ import Foundation
 /// fails instead of finding nothing, and names a server leaves out of its listings are
 /// read from the pair's remote catalog (`RemoteCatalog`), which a push or sync keeps.
 extension SyncRun {
+    /// A backend operation outside the engine, retried and waited out as its jobs are.
+    var singleOperation: SingleOperation {
+        let remote = pair.backend.displayName
+        let sink = self.sink
+        return SingleOperation(retry: config.retry, backend: pair.backend, clock: options.clock,
+                               onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
+                               onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) })
+    }
+
     func catalogStore(pairId: Int64) -> RemoteCatalogStore {
         RemoteCatalogStore(pair: pair, stateDirectory: stateDirectory, pairId: pairId,
                            host: options.hostName ?? ProcessInfo.processInfo.hostName)
@@ -37,7 +46,7 @@ extension SyncRun {
         guard pair.mode != .push else { return nil }
         do {
             let store = catalogStore(pairId: pairId)
-            return try await config.retry.retrying(probing: pair.backend) { () async throws(BackendError) in try await store.load() }
+            return try await singleOperation.run { () async throws(BackendError) in try await store.load() }
         } catch {
             throw RunError(.remoteListing, "cannot read the remote catalog in \(pair.remoteLocation): \(error.message)",
                            cause: .backend(error))
@@ -94,9 +103,7 @@ extension SyncRun {
             // none), or an earlier catalog to update.
             guard !entries.isEmpty || pair.backend.capabilities.listingOmitsHiddenNames
                     || FileManager.default.fileExists(atPath: store.digestFile) else { return nil }
-            try await config.retry.retrying(probing: pair.backend) { () async throws(BackendError) in
-                try await store.save(entries, now: now)
-            }
+            try await singleOperation.run { () async throws(BackendError) in try await store.save(entries, now: now) }
             return nil
         } catch let error as BackendError {
             return "the remote catalog of names that start with '.' could not be written (\(error.description)); run again"

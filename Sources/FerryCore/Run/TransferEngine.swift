@@ -250,9 +250,7 @@ struct TransferEngine: Sendable {
                             progress.ended(queue: record.queue, succeeded: false, final: false)
                             progress.rewind(queue: record.queue, bytes: moved)
                             jobs.errors[job.path] = error
-                            let failure: TransferStateMachine.Failure = error.suggestsOutage
-                                ? .outage
-                                : error.isRetryable ? .retryable(retryAfter: error.retryAfterSeconds) : .permanent
+                            let failure = TransferStateMachine.Failure(error)
                             try await perform(machine.handle(.jobFailed(job, failures: record.attempts + 1, failure),
                                                              now: now()))
                         }
