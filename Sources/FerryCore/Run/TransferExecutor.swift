@@ -188,6 +188,14 @@ struct TransferExecutor: Sendable {
             guard let written = try LocalFileSystem.metadata(partial), written.size == result.entry.size else {
                 throw BackendError(.io, "the downloaded file has the wrong size", path: partial, retryable: true)
             }
+            // Whatever the backend (an exec plugin writes the partial file itself): never
+            // more than the listed size under the final name.
+            guard written.size <= remote.size else {
+                try? LocalFileSystem.removeFile(partial)
+                throw BackendError(.changedDuringTransfer,
+                                   "\(written.size) bytes arrived for a file listed as \(remote.size); not put in place",
+                                   path: final, retryable: true)
+            }
             if let modified = result.entry.modifiedNanos {
                 try LocalFileSystem.setModificationTime(partial, nanos: modified)
             }
