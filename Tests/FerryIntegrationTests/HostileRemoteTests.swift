@@ -35,4 +35,33 @@ struct HostileRemoteTests {
             #expect(info.size <= 5, "\(name) holds \(info.size) bytes")
         }
     }
+
+    // MARK: Item 3: concurrent uploads into new folders
+
+    @Test("300 files into many new nested folders, 8 at a time: every file arrives, one MKCOL per folder, also where a second MKCOL in flight gets 409",
+          arguments: TestServer.Kind.webDAV)
+    func concurrentFolderCreation(_ kind: TestServer.Kind) async throws {
+        let server = try await TestServer(kind)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--mkcol-race", "0.05"])
+        let work = try Self.workspace()
+        for index in 0..<300 {
+            try TreeGenerator.write(at: work.source + "/y\(index % 3)/m\(index % 12)/d\(index % 48)/f\(index).jpg",
+                                    size: 200 + index, seed: UInt64(index))
+        }
+        let run = try await work.ferry(["push", work.source, "--to", "dav://" + proxy.origin.dropFirst("http://".count) + "/dav/new/",
+                                        "--state", work.state, "--transfers", "8"])
+        #expect(run.status == 0, "\(run.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, server.directory + "/root/new", compareModificationTimes: false,
+                                               ignoringFolders: server.bookkeepingFolders).isEmpty)
+        let mkcols = proxy.requests.filter { $0.hasPrefix("MKCOL ") }
+        #expect(!mkcols.contains { $0.contains("race 409") }, "\(mkcols)")
+        let folders = Dictionary(grouping: mkcols.map { String($0.split(separator: " ")[1]) }, by: { $0 })
+        #expect(folders.keys.filter { $0.hasPrefix("/dav/new/y") }.count == 3 + 12 + 48, "\(mkcols)")
+        for (folder, requests) in folders {
+            // The first folder below a remote root that does not exist yet is asked again
+            // once the root is made; every other folder once.
+            let firstLevel = folder.dropFirst("/dav/new/".count).dropLast().contains("/") == false
+            #expect(requests.count == 1 || (requests.count == 2 && firstLevel), "\(folder): \(requests.count) MKCOLs")
+        }
+    }
 }
