@@ -1,3 +1,4 @@
+import ArchiveCodec
 import FerryTestSupport
 import Foundation
 import Testing
@@ -63,5 +64,111 @@ struct HostileRemoteTests {
             let firstLevel = folder.dropFirst("/dav/new/".count).dropLast().contains("/") == false
             #expect(requests.count == 1 || (requests.count == 2 && firstLevel), "\(folder): \(requests.count) MKCOLs")
         }
+    }
+
+    // MARK: Item 8: bundles
+
+    static let bundleName = "bundle-20200101T000000Z-00000001.tar.zst"
+
+    /// A local remote (`dst/`) holding one bundle file with `bundle` bytes and a manifest
+    /// that names `member` as the file `restored.bin` of `size` bytes.
+    static func hostileBundle(_ work: Workspace, bundle: String, member: String = "zeros.bin", size: Int64,
+                              padding: Int = 0) throws {
+        let folder = work.destination + "/.ferry-bundles"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: bundle, toPath: folder + "/" + bundleName)
+        let manifest: [String: Any] = [
+            "ferryBundleManifest": 1, "bundle": bundleName, "format": "tar.zst", "size": 10240, "createdAt": 1_577_836_800.0,
+            "members": [["path": "restored.bin", "entry": member, "size": size, "modifiedNanos": 1_600_000_000_000_000_000,
+                         "sha256": MemberHash.hex(of: [UInt8](repeating: 0, count: Int(size)))]],
+        ]
+        // JSON may end in any amount of white space: a manifest can be large and valid.
+        let data = try JSONSerialization.data(withJSONObject: manifest) + Data(repeating: 0x20, count: padding)
+        try data.write(to: URL(fileURLWithPath: folder + "/" + bundleName + ".manifest.json"))
+    }
+
+    /// Runs ferry with the size of any file it writes limited (`ulimit -f`, in KiB): past
+    /// it, the kernel kills it with SIGXFSZ.
+    static func ferryWithFileSizeLimit(_ work: Workspace, kib: Int, _ arguments: [String],
+                                       environment: [String: String] = [:]) async throws -> FerryProcess.Result {
+        try await FerryProcess.run(["-c", "ulimit -f \(kib) && exec \"$0\" \"$@\"", FerryProcess.executable] + arguments,
+                                   in: work.directory.path, environment: environment, executable: "/bin/bash")
+    }
+
+    @Test("a bundle member larger than its manifest says is stopped at the manifest's size, not extracted whole")
+    func bundleBomb() async throws {
+        let work = try Self.workspace()
+        let scratch = TemporaryDirectory()
+        // 256 MiB of zeros: a few KiB once compressed. Written from a sparse file.
+        let zeros = scratch.child("zeros")
+        #expect(FileManager.default.createFile(atPath: zeros, contents: nil))
+        #expect(truncate(zeros, 256 << 20) == 0)
+        let bundle = scratch.child("bomb.tar.zst")
+        let writer = try ArchiveWriter(path: bundle, format: .tarZstd)
+        _ = try writer.append(file: zeros, as: "zeros.bin", size: 256 << 20, modifiedNanos: 1_600_000_000_000_000_000)
+        try writer.finish()
+        try Self.hostileBundle(work, bundle: bundle, size: 5)
+
+        // Any file past 32 MiB kills the process: before, the member was extracted whole.
+        let run = try await Self.ferryWithFileSizeLimit(work, kib: 32 << 10, [
+            "pull", work.directory.child("restored"), "--from", work.destination, "--state", work.state, "--json"])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        let failed = run.events(named: "failed")
+        #expect(failed.count == 1 && (failed.first?["error"] as? String ?? "").contains("holds more than the 5 bytes"),
+                "\(run.diagnostics)")
+        #expect(try TreeComparison.files(in: work.directory.child("restored")).isEmpty)
+    }
+
+    @Test("a bundle that asks for an external decompressor is refused without starting it; so is such an archive in ls")
+    func bundleExternalFilter() async throws {
+        let work = try Self.workspace()
+        // A fake `lzop` first in PATH leaves a mark if anything runs it.
+        let bin = work.directory.child("bin")
+        let mark = work.directory.child("lzop-ran")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\ntouch '\(mark)'\ncat\n".write(toFile: bin + "/lzop", atomically: true, encoding: .utf8)
+        #expect(chmod(bin + "/lzop", 0o755) == 0)
+        // lzop's magic, then nothing of worth.
+        let lzop = Data([0x89, 0x4C, 0x5A, 0x4F, 0x00, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 512))
+        let bundle = work.directory.child("fake.tar.zst")
+        try lzop.write(to: URL(fileURLWithPath: bundle))
+        try Self.hostileBundle(work, bundle: bundle, size: 5)
+        try lzop.write(to: URL(fileURLWithPath: work.destination + "/photos.tar.lzo"))
+        let environment = ["PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+
+        let pull = try await work.ferry(["pull", work.directory.child("restored"), "--from", work.destination,
+                                         "--state", work.state, "--json"], environment: environment)
+        #expect(pull.status == 1, "\(pull.diagnostics)")
+        #expect(pull.events(named: "failed").count == 1, "\(pull.diagnostics)")
+        let list = try await FerryProcess.run(["ls", work.destination, "--archive-contents"], in: work.directory.path,
+                                              environment: environment)
+        #expect(list.status == 1, "\(list.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: mark), "libarchive started the external lzop")
+    }
+
+    @Test("a manifest larger than a manifest can be is refused unread")
+    func oversizedManifest() async throws {
+        let work = try Self.workspace()
+        let scratch = TemporaryDirectory()
+        let bundle = try ArchiveBoundsFixture.zeroBundle(in: scratch, size: 5)
+        try Self.hostileBundle(work, bundle: bundle, size: 5, padding: 20 << 20)
+        let run = try await work.ferry(["pull", work.directory.child("restored"), "--from", work.destination,
+                                        "--state", work.state])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect(run.standardError.contains("more than the 16 MiB a manifest can be"), "\(run.diagnostics)")
+    }
+}
+
+/// Small bundles for the cases above.
+enum ArchiveBoundsFixture {
+    static func zeroBundle(in directory: TemporaryDirectory, size: Int64) throws -> String {
+        let source = directory.child("zeros")
+        #expect(FileManager.default.createFile(atPath: source, contents: nil))
+        #expect(truncate(source, off_t(size)) == 0)
+        let archive = directory.child("bundle.tar.zst")
+        let writer = try ArchiveWriter(path: archive, format: .tarZstd)
+        _ = try writer.append(file: source, as: "zeros.bin", size: size, modifiedNanos: 1_600_000_000_000_000_000)
+        try writer.finish()
+        return archive
     }
 }

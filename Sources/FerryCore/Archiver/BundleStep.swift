@@ -111,7 +111,8 @@ struct BundleStep: Sendable {
 
     private func fetchManifest(_ entry: RemoteEntry) async throws(RunError) -> BundleManifest {
         guard entry.size <= BundleManifest.maxSize else {
-            throw RunError("the bundle manifest \(entry.path) is \(entry.size) bytes, more than a manifest can be; remove it from the remote")
+            throw RunError("the bundle manifest \(entry.path) is \(entry.size) bytes, more than the \(BundleManifest.maxSize >> 20) MiB "
+                + "a manifest can be; it was not written by Ferry: remove it and its bundle from the remote")
         }
         let partial = LocalFileSystem.join(workDirectory, TemporaryName.for(entry.path.name))
         defer { try? LocalFileSystem.removeFile(partial) }
