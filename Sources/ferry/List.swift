@@ -33,7 +33,7 @@ extension Ferry {
             }
             let entries: [RemoteEntry]
             do {
-                entries = recursive ? try await backend.listTree(root) : try await backend.list(root)
+                entries = recursive ? try await backend.listTree(root, bounds: context.config.listingBounds) : try await backend.list(root)
             } catch {
                 throw CommandFailure.runtime("cannot list \(remote): \(error.description)")
             }

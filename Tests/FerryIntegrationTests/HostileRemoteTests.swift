@@ -66,6 +66,35 @@ struct HostileRemoteTests {
         }
     }
 
+    // MARK: Item 9: trees without end
+
+    @Test("a remote tree deeper than limits.remote_depth stops the listing with an error naming it; nothing is downloaded")
+    func endlessDepth() async throws {
+        let server = try await HostileServer("deep", ["--levels", "100"])
+        let work = try Self.workspace(config: Self.quickRetries + "limits:\n  remote_depth: 20\n")
+        let run = try await work.ferry(["pull", work.destination, "--from", server.davURL("/dav/"), "--state", work.state])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect(run.standardError.contains("deeper than 20 levels") && run.standardError.contains("limits.remote_depth"),
+                "\(run.diagnostics)")
+        #expect(try TreeComparison.files(in: work.destination).isEmpty)
+        // The walk stopped at the bound: a PROPFIND per level, not per level of the tree.
+        #expect(server.requests.filter { $0.hasPrefix("PROPFIND") }.count <= 22, "\(server.requests.count) requests")
+    }
+
+    @Test("a remote tree wider than limits.remote_entries stops the listing with an error naming it")
+    func endlessWidth() async throws {
+        let server = try await HostileServer("wide", ["--fanout", "30", "--levels", "2"])
+        let work = try Self.workspace(config: Self.quickRetries + "limits:\n  remote_entries: 2000\n")
+        let run = try await work.ferry(["pull", work.destination, "--from", server.davURL("/dav/"), "--state", work.state])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect(run.standardError.contains("more than 2000 files and folders") && run.standardError.contains("limits.remote_entries"),
+                "\(run.diagnostics)")
+        #expect(try TreeComparison.files(in: work.destination).isEmpty)
+        // The walk stopped at the bound: 2,000 entries are at most 67 listings of 30 or 60
+        // (of the 931 folders there are).
+        #expect(server.requests.filter { $0.hasPrefix("PROPFIND") }.count <= 70, "\(server.requests.count) requests")
+    }
+
     // MARK: Item 8: bundles
 
     static let bundleName = "bundle-20200101T000000Z-00000001.tar.zst"

@@ -26,6 +26,8 @@ public struct Config: Sendable {
     public var schedules: [ScheduleEntry] = []
     /// `bandwidth:`: limits by time of day, per remote and per queue.
     public var bandwidth = BandwidthSettings()
+    /// `limits:`: how deep and how large a remote tree is listed before Ferry gives up.
+    public var listingBounds = ListingBounds.standard
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

@@ -220,7 +220,7 @@ public struct SyncRun: Sendable {
             .union([BundleNaming.folder(in: pair.remoteRoot)])
         do {
             let policy = config.retry
-            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds) { error, failures in
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
@@ -238,7 +238,8 @@ public struct SyncRun: Sendable {
             freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
             archivesRank: rules.classifier.rank(of: BundleStep.queue))
         if !options.dryRun { bundles.clearWorkDirectory() }
-        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
+        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
+                                                    maxMembers: config.listingBounds.maxEntries)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles)
     }
