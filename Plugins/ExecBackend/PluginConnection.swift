@@ -99,13 +99,23 @@ actor PluginConnection {
     var isAlive: Bool { failure == nil }
 
     private func startTasks() {
+        // Each line is released once handled: the readers hold back the rest (a plugin
+        // that floods lines waits on its full pipe).
+        let reader = self.reader
         let lines = reader.lines
         Task { [self] in
-            for await event in lines { await received(event) }
+            for await event in lines {
+                await received(event)
+                reader.release(event)
+            }
         }
+        let errorReader = self.errorReader
         let errorLines = errorReader.lines
         Task { [self] in
-            for await event in errorLines { receivedError(event) }
+            for await event in errorLines {
+                receivedError(event)
+                errorReader.release(event)
+            }
         }
         let tick = min(launch.stallTimeout / 4, .seconds(1))
         Task { [self] in
