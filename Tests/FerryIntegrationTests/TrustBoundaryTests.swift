@@ -1,0 +1,105 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// What a config file and a plugin may do (docs/config.md, "Which config file";
+/// docs/plugin-protocol.md, "Environment").
+@Suite("trust boundaries: config files and plugins", .integration)
+struct TrustBoundaryTests {
+    /// A plugin that writes its whole environment into `environment.txt` beside itself,
+    /// then serves an empty remote.
+    static func environmentDumper(in folder: String) throws {
+        let path = folder + "/ferry-backend-envdump"
+        try """
+            #!/usr/bin/env python3
+            import json, os, sys
+            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "environment.txt"), "w") as out:
+                json.dump(dict(os.environ), out)
+            def send(o):
+                sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
+            send({"type": "hello", "protocol": {"min": 1, "max": 1}, "name": "envdump", "version": "1", "capabilities": []})
+            for line in sys.stdin:
+                request = json.loads(line)
+                reply = {"type": "reply", "id": request["id"], "ok": True}
+                if request["op"] == "list":
+                    reply["entries"] = []
+                send(reply)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(chmod(path, 0o755) == 0)
+    }
+
+    @Test("a plugin gets the base environment and what its own remote names, not the other remotes' secrets")
+    func pluginEnvironment() async throws {
+        let work = Workspace()
+        let plugins = work.directory.child("plugins")
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try Self.environmentDumper(in: plugins)
+        try """
+            remotes:
+              nas:
+                type: webdav
+                url: http://127.0.0.1:9/dav/
+                user: me
+                password_env: FERRY_NAS_PASSWORD
+              vault:
+                type: exec:envdump
+                plugin_dir: plugins
+                token_env: VAULT_TOKEN
+                pass_env: AWS_*, EXTRA_SETTING
+            """.write(toFile: work.directory.child("config.yml"), atomically: true, encoding: .utf8)
+        let run = try await work.ferry(["ls", "vault"], environment: [
+            "FERRY_NAS_PASSWORD": "nas-secret", "VAULT_TOKEN": "vault-token", "AWS_ACCESS_KEY_ID": "key",
+            "AWS_SECRET_ACCESS_KEY": "secret", "EXTRA_SETTING": "x", "UNRELATED_SECRET": "nope", "LC_ALL": "C.UTF-8",
+        ])
+        #expect(run.status == 0, "\(run.diagnostics)")
+        let dumped = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: plugins + "/environment.txt")))
+        let environment = try #require(dumped as? [String: String])
+        #expect(environment["VAULT_TOKEN"] == "vault-token")
+        #expect(environment["AWS_ACCESS_KEY_ID"] == "key" && environment["AWS_SECRET_ACCESS_KEY"] == "secret")
+        #expect(environment["EXTRA_SETTING"] == "x")
+        #expect(environment["PATH"] != nil && environment["LC_ALL"] == "C.UTF-8")
+        #expect(environment["FERRY_NAS_PASSWORD"] == nil, "another remote's password reached the plugin")
+        #expect(environment["UNRELATED_SECRET"] == nil)
+    }
+
+    @Test("a config file others can change is refused with how to allow it; FERRY_TRUST_CONFIG=1 reads it")
+    func configWritableByOthers() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/a.jpg", size: 10, seed: 1)
+        let config = work.directory.child("config.yml")
+        try "transfers:\n  max: 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(chmod(config, 0o666) == 0)
+        let refused = try await work.ferry(["push", work.source, "--to", work.destination, "--state", work.state])
+        #expect(refused.status == 2, "\(refused.diagnostics)")
+        #expect(refused.standardError.contains("writable by every user") && refused.standardError.contains("chmod go-w")
+                && refused.standardError.contains("FERRY_TRUST_CONFIG=1"), "\(refused.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: work.destination))
+
+        let trusted = try await work.ferry(["push", work.source, "--to", work.destination, "--state", work.state],
+                                           environment: ["FERRY_TRUST_CONFIG": "1"])
+        #expect(trusted.status == 0, "\(trusted.diagnostics)")
+
+        // Another user's file, even read-only, is refused the same way.
+        #expect(chmod(config, 0o644) == 0)
+        #expect(chown(config, 65534, 65534) == 0)
+        let foreign = try await work.ferry(["status", "--state", work.state])
+        #expect(foreign.status == 2, "\(foreign.diagnostics)")
+        #expect(foreign.standardError.contains("belongs to another user"), "\(foreign.diagnostics)")
+    }
+
+    @Test("a plugin executable others can change is not run")
+    func pluginWritableByOthers() async throws {
+        let work = Workspace()
+        let plugins = work.directory.child("plugins")
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try Self.environmentDumper(in: plugins)
+        #expect(chmod(plugins + "/ferry-backend-envdump", 0o777) == 0)
+        try "remotes:\n  vault:\n    type: exec:envdump\n    plugin_dir: plugins\n"
+            .write(toFile: work.directory.child("config.yml"), atomically: true, encoding: .utf8)
+        let run = try await work.ferry(["ls", "vault"])
+        #expect(run.status != 0, "\(run.diagnostics)")
+        #expect(run.standardError.contains("refusing to run plugin") && run.standardError.contains("writable by every user"),
+                "\(run.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: plugins + "/environment.txt"), "the plugin ran")
+    }
+}
