@@ -95,6 +95,37 @@ struct HostileRemoteTests {
         #expect(server.requests.filter { $0.hasPrefix("PROPFIND") }.count <= 70, "\(server.requests.count) requests")
     }
 
+    // MARK: Item 12: names that rewrite the screen
+
+    @Test("control characters and bidi overrides in remote names are printed escaped; JSON keeps the name")
+    func escapedNames() async throws {
+        let server = try await TestServer(.nginx)
+        let names = ["invoice\u{202E}fdp.exe", "next\u{0085}line.jpg", "plain.jpg"]
+        try FileManager.default.createDirectory(atPath: server.directory + "/root/names", withIntermediateDirectories: true)
+        for name in names {
+            try Data("abc".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/names/" + name))
+        }
+        let work = try Self.workspace()
+        let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/names/"
+        let list = try await work.ferry(["ls", remote])
+        #expect(list.status == 0, "\(list.diagnostics)")
+        #expect(list.standardOutput.contains("invoice\\u202efdp.exe") && list.standardOutput.contains("next\\u0085line.jpg"),
+                "\(list.diagnostics)")
+        let pull = try await work.ferry(["pull", work.destination, "--from", remote, "--state", work.state, "-v"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(pull.standardOutput.contains("downloaded invoice\\u202efdp.exe"), "\(pull.diagnostics)")
+        for output in [list.standardOutput, list.standardError, pull.standardOutput, pull.standardError] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x85 }, "raw: \(output)")
+        }
+        // The files themselves keep their names; JSON carries them exactly.
+        #expect(Set(try TreeComparison.files(in: work.destination).keys) == Set(names))
+        let json = try await work.ferry(["ls", remote, "--json"])
+        let listed = json.standardOutput.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.compactMap { $0["path"] as? String }
+        #expect(Set(listed) == Set(names), "\(json.diagnostics)")
+    }
+
     // MARK: Item 8: bundles
 
     static let bundleName = "bundle-20200101T000000Z-00000001.tar.zst"
