@@ -126,6 +126,46 @@ struct HostileRemoteTests {
         #expect(Set(listed) == Set(names), "\(json.diagnostics)")
     }
 
+    // MARK: Item 12: one name in two Unicode forms
+
+    static let nfc = "caf\u{E9}.jpg"
+    static let nfd = "cafe\u{301}.jpg"
+
+    @Test("two local files whose names differ only by Unicode normalization both fail; nothing of them is sent or deleted")
+    func localNormalizationClash() async throws {
+        let work = try Self.workspace()
+        try TreeGenerator.write(at: work.source + "/" + Self.nfc, size: 100, seed: 1)
+        try TreeGenerator.write(at: work.source + "/ok.jpg", size: 100, seed: 3)
+        let first = try await work.push()
+        #expect(first.status == 0, "\(first.diagnostics)")
+        // The NFD twin appears; the NFC file was sent already.
+        try TreeGenerator.write(at: work.source + "/" + Self.nfd, size: 200, seed: 2)
+        let run = try await work.push(["--delete"])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        let failed = run.events(named: "failed")
+        #expect(failed.count == 2, "\(run.diagnostics)")
+        #expect(failed.allSatisfy { ($0["error"] as? String ?? "").contains("different Unicode forms") }, "\(run.diagnostics)")
+        // The remote keeps exactly what it had: the NFC file, unchanged.
+        let remote = try TreeComparison.files(in: work.destination)
+        #expect(remote.count == 2 && remote.keys.contains { $0.utf8.elementsEqual(Self.nfc.utf8) }, "\(remote.keys)")
+        #expect(try TreeComparison.sameContent(work.source + "/" + Self.nfc, work.destination + "/" + Self.nfc))
+    }
+
+    @Test("two remote files whose names differ only by Unicode normalization both fail on pull, on a real server")
+    func remoteNormalizationClash() async throws {
+        let server = try await TestServer(.nginx)
+        try FileManager.default.createDirectory(atPath: server.directory + "/root/forms", withIntermediateDirectories: true)
+        try Data("nfc".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/forms/" + Self.nfc))
+        try Data("NFD, longer".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/forms/" + Self.nfd))
+        try Data("fine".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/forms/ok.jpg"))
+        let work = try Self.workspace()
+        let run = try await work.ferry(["pull", work.destination, "--from", "dav://" + server.origin.dropFirst("http://".count)
+                                        + "/dav/forms/", "--state", work.state, "--json"])
+        #expect(run.status == 1, "\(run.diagnostics)")
+        #expect(run.events(named: "failed").count == 2, "\(run.diagnostics)")
+        #expect(Array(try TreeComparison.files(in: work.destination).keys) == ["ok.jpg"])
+    }
+
     // MARK: Item 8: bundles
 
     static let bundleName = "bundle-20200101T000000Z-00000001.tar.zst"
