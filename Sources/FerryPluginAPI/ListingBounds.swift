@@ -4,12 +4,15 @@
 /// config.yml sets them.
 public struct ListingBounds: Sendable, Equatable {
     /// Folders deeper than this below the listed folder are refused (`limits.remote_depth`).
+    /// 64 is deeper than real trees go, and keeps a hostile one small: an entry holds its
+    /// path's components, so memory grows with entries times depth (a walk 256 deep and
+    /// 200 wide held 330 MiB).
     public var maxDepth: Int
     /// More files and folders than this in the whole tree are refused
-    /// (`limits.remote_entries`); about 200 bytes of memory each.
+    /// (`limits.remote_entries`); a few hundred bytes of memory each.
     public var maxEntries: Int
 
-    public init(maxDepth: Int = 256, maxEntries: Int = 5_000_000) {
+    public init(maxDepth: Int = 64, maxEntries: Int = 5_000_000) {
         self.maxDepth = maxDepth
         self.maxEntries = maxEntries
     }
