@@ -6,34 +6,14 @@ import Testing
 /// docs/plugin-protocol.md, "Environment").
 @Suite("trust boundaries: config files and plugins", .integration)
 struct TrustBoundaryTests {
-    /// A plugin that writes its whole environment into `environment.txt` beside itself,
-    /// then serves an empty remote.
-    static func environmentDumper(in folder: String) throws {
-        let path = folder + "/ferry-backend-envdump"
-        try """
-            #!/usr/bin/env python3
-            import json, os, sys
-            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "environment.txt"), "w") as out:
-                json.dump(dict(os.environ), out)
-            def send(o):
-                sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
-            send({"type": "hello", "protocol": {"min": 1, "max": 1}, "name": "envdump", "version": "1", "capabilities": []})
-            for line in sys.stdin:
-                request = json.loads(line)
-                reply = {"type": "reply", "id": request["id"], "ok": True}
-                if request["op"] == "list":
-                    reply["entries"] = []
-                send(reply)
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(chmod(path, 0o755) == 0)
-    }
+    /// `scripts/test-plugins/ferry-backend-envdump`: writes its environment into the file
+    /// its remote's option `dump` names.
+    static let pluginFolder = TestServer.repositoryRoot + "/scripts/test-plugins"
 
     @Test("a plugin gets the base environment and what its own remote names, not the other remotes' secrets")
     func pluginEnvironment() async throws {
         let work = Workspace()
-        let plugins = work.directory.child("plugins")
-        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try Self.environmentDumper(in: plugins)
+        let dump = work.directory.child("environment.json")
         try """
             remotes:
               nas:
@@ -43,7 +23,8 @@ struct TrustBoundaryTests {
                 password_env: FERRY_NAS_PASSWORD
               vault:
                 type: exec:envdump
-                plugin_dir: plugins
+                plugin_dir: \(Self.pluginFolder)
+                dump: \(dump)
                 token_env: VAULT_TOKEN
                 pass_env: AWS_*, EXTRA_SETTING
             """.write(toFile: work.directory.child("config.yml"), atomically: true, encoding: .utf8)
@@ -52,7 +33,7 @@ struct TrustBoundaryTests {
             "AWS_SECRET_ACCESS_KEY": "secret", "EXTRA_SETTING": "x", "UNRELATED_SECRET": "nope", "LC_ALL": "C.UTF-8",
         ])
         #expect(run.status == 0, "\(run.diagnostics)")
-        let dumped = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: plugins + "/environment.txt")))
+        let dumped = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dump)))
         let environment = try #require(dumped as? [String: String])
         #expect(environment["VAULT_TOKEN"] == "vault-token")
         #expect(environment["AWS_ACCESS_KEY_ID"] == "key" && environment["AWS_SECRET_ACCESS_KEY"] == "secret")
@@ -91,16 +72,20 @@ struct TrustBoundaryTests {
     func pluginWritableByOthers() async throws {
         let work = Workspace()
         let plugins = work.directory.child("plugins")
+        let dump = work.directory.child("environment.json")
         try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        try Self.environmentDumper(in: plugins)
+        // A copy others may change (it is refused before it could be run, so the copy's
+        // descriptor never meets an exec).
+        try FileManager.default.copyItem(atPath: Self.pluginFolder + "/ferry-backend-envdump",
+                                         toPath: plugins + "/ferry-backend-envdump")
         #expect(chmod(plugins + "/ferry-backend-envdump", 0o777) == 0)
-        try "remotes:\n  vault:\n    type: exec:envdump\n    plugin_dir: plugins\n"
+        try "remotes:\n  vault:\n    type: exec:envdump\n    plugin_dir: plugins\n    dump: \(dump)\n"
             .write(toFile: work.directory.child("config.yml"), atomically: true, encoding: .utf8)
         let run = try await work.ferry(["ls", "vault"])
         #expect(run.status != 0, "\(run.diagnostics)")
         #expect(run.standardError.contains("refusing to run plugin") && run.standardError.contains("writable by every user"),
                 "\(run.diagnostics)")
-        #expect(!FileManager.default.fileExists(atPath: plugins + "/environment.txt"), "the plugin ran")
+        #expect(!FileManager.default.fileExists(atPath: dump), "the plugin ran")
     }
 
     @Test("a password inside a refused URL is not repeated in the error", arguments: [
