@@ -65,7 +65,11 @@ import Testing
     }
 
     /// The table's first line: "push media  0:02" (the summary line ends "in 3.1 s" instead).
-    private static func isTitle(_ row: String) -> Bool { row.hasPrefix("push ") && row.contains("  0:") }
+    /// `push media  0:12`: the elapsed time may pass a minute on a loaded machine (seen at
+    /// 12:40 in a full-suite run beside other builds), so any `m:ss` counts.
+    private static func isTitle(_ row: String) -> Bool {
+        row.hasPrefix("push ") && row.range(of: #"  \d+:\d\d"#, options: .regularExpression) != nil
+    }
     private static func isSummary(_ row: String) -> Bool { row.hasPrefix("push ") && row.hasSuffix(" s") }
     private static func uploaded(_ rows: [String]) -> [String] { rows.filter { $0.hasPrefix("uploaded clip-") } }
     /// Every file but the held one has its per-file line on screen.
