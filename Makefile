@@ -10,7 +10,10 @@
 #   make bench-scale  time and peak memory on 1,000,000 small files (SCALE_FILES=N; ~30 min)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
-#               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5")
+#               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5"),
+#               then the hostile soak
+#   make hostile  ferry against hostile remotes and plugins, peak memory measured (~3 min;
+#               writes bench-results/hostile-soak.md; options: HOSTILE_ARGS="--trials 5")
 #   make install   release build into ~/.local: the binary, bash/zsh/fish completions, the
 #               man page and the systemd user unit (PREFIX=/usr/local for all users;
 #               DESTDIR for packaging); make uninstall removes them
@@ -21,7 +24,7 @@ SWIFT ?= swift
 FERRY := .build/debug/ferry
 BUILD_LOG := .build/ferry-build.log
 
-.PHONY: run build test test-control-api test-unit flake-hunt deps test-deps bench bench-scale fuzz soak clean install uninstall
+.PHONY: run build test test-control-api test-unit flake-hunt deps test-deps bench bench-scale fuzz soak hostile clean install uninstall
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -75,6 +78,11 @@ fuzz: deps
 soak: test-deps
 	$(SWIFT) build -c release
 	python3 scripts/soak.py $(SOAK_ARGS)
+	python3 scripts/hostile-soak.py $(HOSTILE_ARGS)
+
+hostile: test-deps
+	$(SWIFT) build -c release
+	python3 scripts/hostile-soak.py $(HOSTILE_ARGS)
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin

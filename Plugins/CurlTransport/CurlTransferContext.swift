@@ -22,6 +22,10 @@ final class CurlTransferContext {
     private var responseFile: OpenFile?
     private var responseFileOffset: Int64 = 0
     private var discardBody = false
+    /// Body bytes this transfer may take; more aborts it (`HTTPRequest.maxResponseBytes`).
+    private var maxBodyBytes: Int64 = .max
+    /// Body bytes taken so far, discarded ones included.
+    private var bodyBytes: Int64 = 0
     /// Body bytes of non-final responses (redirects, 401 challenges) are not the payload.
     private var payloadStatus = true
 
@@ -53,8 +57,11 @@ final class CurlTransferContext {
             try BackendError.catching { try file.truncate(to: offset) }
             responseFile = file
             responseFileOffset = offset
-        case .discard: discardBody = true
+        case .discard:
+            discardBody = true
+            maxBodyBytes = HTTPRequest.discardLimit
         }
+        if let bound = request.maxResponseBytes { maxBodyBytes = max(0, bound) }
     }
 
     var responseBody: Data { memory }
@@ -120,6 +127,15 @@ final class CurlTransferContext {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if observer.isCancelled { return false }
         guard payloadStatus else { return true }
+        // Checked before a byte is written: a listed size is a promise, and a server that
+        // breaks it (or a file that grew since it was listed) must not fill the disk.
+        guard bodyBytes + Int64(bytes.count) <= maxBodyBytes else {
+            failure = BackendError(.changedDuringTransfer,
+                                   "the server sent more than the \(maxBodyBytes) bytes expected; stopped there "
+                                   + "(the file changed since it was listed, or the server misbehaves)", retryable: true)
+            return false
+        }
+        bodyBytes += Int64(bytes.count)
         if discardBody { return true }
         if let file = responseFile {
             do {

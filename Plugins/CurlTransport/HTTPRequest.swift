@@ -38,15 +38,27 @@ public struct HTTPRequest: Sendable {
     /// Ask for the body from this byte on (`Range: bytes=N-`); a server that answers 200
     /// instead of 206 makes the request fail with `rangeIgnored`.
     public var resumeFrom: Int64?
+    /// The most body bytes this transfer takes (a download: what the listing said is
+    /// left); a server that sends more, announced or not, has the transfer aborted with a
+    /// retryable `changedDuringTransfer` before the excess is written anywhere. nil: no
+    /// bound beyond the response body's own (a memory limit; `discardLimit` for a
+    /// discarded body).
+    public var maxResponseBytes: Int64?
+
+    /// A body that is read and dropped is still read: an endless one would hold the
+    /// transfer forever. No answer Ferry drops (MKCOL, MOVE, DELETE, HEAD) is this large.
+    public static let discardLimit: Int64 = 16 << 20
 
     public init(method: String, url: String, headers: [(String, String)] = [], body: Body = .none,
-                responseBody: ResponseBody = .memory(limit: 1 << 20), resumeFrom: Int64? = nil) {
+                responseBody: ResponseBody = .memory(limit: 1 << 20), resumeFrom: Int64? = nil,
+                maxResponseBytes: Int64? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.responseBody = responseBody
         self.resumeFrom = resumeFrom
+        self.maxResponseBytes = maxResponseBytes
     }
 }
 

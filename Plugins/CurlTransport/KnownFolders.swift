@@ -1,12 +1,58 @@
 import FerryPluginAPI
 import Synchronization
 
-/// Folders known to exist on the server, so that a run sends `MKCOL` once per folder.
+/// Folders known to exist on the server, so that a run sends `MKCOL` once per folder, and
+/// the folders being created right now, so that concurrent transfers into one new folder
+/// send one `MKCOL` between them: the others wait for its outcome. Some servers answer
+/// `409 Conflict` to the second of two `MKCOL`s of the same path in flight at once, which
+/// failed files for good (3 of 300 into new folders in one trial).
 public final class KnownFolders: Sendable {
-    private let folders = Mutex<Set<RemotePath>>([])
+    private struct State {
+        var known: Set<RemotePath> = []
+        var creating: [RemotePath: Task<Void, any Error>] = [:]
+    }
+
+    private let state = Mutex(State())
     public init() {}
-    public func contains(_ path: RemotePath) -> Bool { folders.withLock { $0.contains(path) } }
-    public func insert(_ path: RemotePath) { folders.withLock { _ = $0.insert(path) } }
+    public func contains(_ path: RemotePath) -> Bool { state.withLock { $0.known.contains(path) } }
+    public func insert(_ path: RemotePath) { state.withLock { _ = $0.known.insert(path) } }
     /// Forgets a folder and everything below it.
-    public func remove(_ path: RemotePath) { folders.withLock { set in set = set.filter { $0.relative(to: path) == nil } } }
+    public func remove(_ path: RemotePath) {
+        state.withLock { state in state.known = state.known.filter { $0.relative(to: path) == nil } }
+    }
+
+    /// Makes sure `path` exists: returns at once when it is known to, waits for the
+    /// creation in flight when another caller started one, and otherwise runs `create` (as
+    /// the one creation in flight) and remembers the folder when it succeeds. A failure is
+    /// every waiter's failure; the next call tries again.
+    public func ensure(_ path: RemotePath,
+                       create: @escaping @Sendable () async throws(BackendError) -> Void) async throws(BackendError) {
+        let creation: Task<Void, any Error>? = state.withLock { state in
+            if state.known.contains(path) { return nil }
+            if let running = state.creating[path] { return running }
+            // The task reaches the lock only after this closure has stored it.
+            let task = Task<Void, any Error> {
+                do {
+                    try await create()
+                    self.state.withLock { state in
+                        state.known.insert(path)
+                        state.creating[path] = nil
+                    }
+                } catch {
+                    self.state.withLock { state in state.creating[path] = nil }
+                    throw error
+                }
+            }
+            state.creating[path] = task
+            return task
+        }
+        guard let creation else { return }
+        do {
+            try await creation.value
+        } catch let error as BackendError {
+            throw error
+        } catch {
+            throw BackendError(.io, "cannot create the folder", path: path.description, cause: "\(error)")
+        }
+    }
 }

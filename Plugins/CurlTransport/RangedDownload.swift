@@ -8,7 +8,10 @@ import Foundation
 ///   modification date), so a changed file comes back whole and libcurl refuses the 200
 ///   (`CURLOPT_RESUME_FROM_LARGE`), upon which the file is fetched from the start;
 /// - a validator can match while the file changed (servers without ETags compare dates
-///   to the second), so the total size in `Content-Range` must also be the expected one.
+///   to the second), so the total size in `Content-Range` must also be the expected one;
+/// - the body is bounded by the listed size: a server that sends more (a lie, or a file
+///   that grew since the listing) has the transfer stopped before the excess is written,
+///   with a retryable error.
 public enum RangedDownload {
     public static func run(transport: CurlTransport, url: String, request: DownloadRequest,
                            observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
@@ -23,17 +26,21 @@ public enum RangedDownload {
                 offset = 0
             }
         }
+        // Never more than the listing promised: a body past it is cut off unwritten (the
+        // free-space check before the download counted on the listed size).
+        let listed = request.expected.size
         var response: HTTPResponse
         do {
             response = try await transport.perform(HTTPRequest(
                 method: "GET", url: url, headers: headers,
                 responseBody: .file(path: request.partialFile, offset: offset),
-                resumeFrom: offset > 0 ? offset : nil), observer: observer)
+                resumeFrom: offset > 0 ? offset : nil, maxResponseBytes: listed - offset), observer: observer)
         } catch where offset > 0 && error.code == .protocolViolation && error.isRetryable {
             // The server sent the whole file (the remote changed, or it ignores ranges): start over.
             offset = 0
             response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
+                maxResponseBytes: listed), observer: observer)
         }
         guard response.isSuccess || (offset > 0 && response.status == 416) else {
             throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
@@ -45,7 +52,8 @@ public enum RangedDownload {
             || response.header("content-range").flatMap(contentRangeTotal).map({ $0 != request.expected.size }) == true {
             offset = 0
             response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0)), observer: observer)
+                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
+                maxResponseBytes: listed), observer: observer)
             guard response.isSuccess else {
                 throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
                                              retryAfter: response.header("retry-after"))

@@ -12,7 +12,7 @@ public struct ServerURL: Sendable, Equatable {
     /// Splits a base URL such as `http://127.0.0.1:8080/dav/photos`.
     public init(base: String) throws(BackendError) {
         guard let schemeEnd = base.range(of: "://") else {
-            throw BackendError(.invalidName, "not a URL: '\(base)' (expected http://host/path or https://…)")
+            throw BackendError(.invalidName, "not a URL: '\(SecretRedaction.redactingPassword(base))' (expected http://host/path or https://…)")
         }
         let scheme = base[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else {
@@ -21,7 +21,9 @@ public struct ServerURL: Sendable, Equatable {
         let rest = base[schemeEnd.upperBound...]
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<slash]
-        guard !authority.isEmpty else { throw BackendError(.invalidName, "the URL '\(base)' has no host") }
+        guard !authority.isEmpty else {
+            throw BackendError(.invalidName, "the URL '\(SecretRedaction.redactingPassword(base))' has no host")
+        }
         guard !authority.contains("@") else {
             throw BackendError(.invalidName, "put credentials in the remote's user and password_env options, not in the URL")
         }

@@ -25,13 +25,17 @@ public final class ExecBackend: Backend {
         public var stallTimeout: Duration
         /// At most this many requests at once, below the plugin's own limit.
         public var concurrency: Int?
+        /// The plugin process's whole environment (`PluginEnvironment`).
+        public var environment: [String: String]
 
         public init(remoteName: String, options: [String: String] = [:], stallTimeout: Duration = .seconds(60),
-                    concurrency: Int? = nil) {
+                    concurrency: Int? = nil,
+                    environment: [String: String] = PluginEnvironment.base(from: ProcessInfo.processInfo.environment)) {
             self.remoteName = remoteName
             self.options = options
             self.stallTimeout = stallTimeout
             self.concurrency = concurrency
+            self.environment = environment
         }
     }
 
@@ -40,7 +44,7 @@ public final class ExecBackend: Backend {
         self.executable = executable
         let launch = PluginConnection.Launch(
             executable: executable, remoteName: settings.remoteName, options: settings.options,
-            stallTimeout: settings.stallTimeout, logger: Logger(label: "ferry.plugin.\(name)"))
+            stallTimeout: settings.stallTimeout, environment: settings.environment, logger: Logger(label: "ferry.plugin.\(name)"))
         supervisor = PluginSupervisor(launch: launch, backoff: backoff, concurrencyCap: settings.concurrency)
     }
 

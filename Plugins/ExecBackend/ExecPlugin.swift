@@ -8,6 +8,8 @@ extension ExecBackend {
         .init("plugin_dir", .path, summary: "a folder searched first for ferry-backend-NAME"),
         .init("stall_timeout", .integer, summary: "seconds a request may go without a reply or progress before it is retried (default 60)"),
         .init("concurrency", .integer, summary: "at most this many requests at once (default: what the plugin says)"),
+        .init(PluginEnvironment.passOption, .string,
+              summary: "environment variables the plugin gets beyond the base set and those named by *_env options (NAME, NAME_*)"),
     ]
     /// Ferry's own options that are not passed on (`path` is, made absolute).
     static let reservedOptions = Set(ferryOptions.map(\.name)).subtracting(["path"])
@@ -54,13 +56,15 @@ extension ExecBackend {
         let forwarded = settings.options.filter { !Self.reservedOptions.contains($0.key) }
         self.init(name: name, executable: executable,
                   settings: Settings(remoteName: settings.remoteName, options: forwarded, stallTimeout: stallTimeout,
-                                     concurrency: concurrency))
+                                     concurrency: concurrency,
+                                     environment: PluginEnvironment.forRemote(options: settings.options, from: environment)))
     }
 
     /// Runs a plugin only to read its hello (name, version, protocol, capabilities).
     public static func introduce(executable: String, timeout: Duration = .seconds(10)) async throws(BackendError) -> PluginHello {
         let name = String((executable as NSString).lastPathComponent.dropFirst(PluginExecutable.prefix.count))
         let launch = PluginConnection.Launch(executable: executable, remoteName: "", options: [:], stallTimeout: timeout,
+                                             environment: PluginEnvironment.base(from: ProcessInfo.processInfo.environment),
                                              logger: .init(label: "ferry.plugin.\(name)"))
         return try await PluginConnection.introduce(launch)
     }

@@ -19,6 +19,8 @@ actor PluginConnection {
         /// A request that hears nothing (no reply, no progress) for this long fails, and a
         /// plugin that says nothing at all for this long is killed.
         var stallTimeout: Duration
+        /// The process's whole environment (`PluginEnvironment`), never Ferry's own.
+        var environment: [String: String]
         var logger: Logger
 
         var pluginName: String { (executable as NSString).lastPathComponent }
@@ -76,7 +78,7 @@ actor PluginConnection {
     /// Starts the plugin, reads its hello, agrees on a version and hands it the remote's
     /// options. Throws when any step fails; the process is gone then.
     static func start(_ launch: Launch) async throws(BackendError) -> PluginConnection {
-        let process = try PluginProcess.spawn(launch.executable)
+        let process = try PluginProcess.spawn(launch.executable, environment: launch.environment)
         let connection = PluginConnection(launch: launch, process: process)
         try await connection.handshake()
         return connection
@@ -84,7 +86,7 @@ actor PluginConnection {
 
     /// Starts the plugin only to read its hello, then lets it go (for `ferry plugins`).
     static func introduce(_ launch: Launch) async throws(BackendError) -> PluginHello {
-        let process = try PluginProcess.spawn(launch.executable)
+        let process = try PluginProcess.spawn(launch.executable, environment: launch.environment)
         let connection = PluginConnection(launch: launch, process: process)
         do throws(BackendError) {
             let message = try await connection.waitForHello()
@@ -99,13 +101,23 @@ actor PluginConnection {
     var isAlive: Bool { failure == nil }
 
     private func startTasks() {
+        // Each line is released once handled: the readers hold back the rest (a plugin
+        // that floods lines waits on its full pipe).
+        let reader = self.reader
         let lines = reader.lines
         Task { [self] in
-            for await event in lines { await received(event) }
+            for await event in lines {
+                await received(event)
+                reader.release(event)
+            }
         }
+        let errorReader = self.errorReader
         let errorLines = errorReader.lines
         Task { [self] in
-            for await event in errorLines { receivedError(event) }
+            for await event in errorLines {
+                receivedError(event)
+                errorReader.release(event)
+            }
         }
         let tick = min(launch.stallTimeout / 4, .seconds(1))
         Task { [self] in

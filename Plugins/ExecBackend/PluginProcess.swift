@@ -26,7 +26,12 @@ final class PluginProcess: Sendable {
         self.errorOutput = errorOutput
     }
 
-    static func spawn(_ executable: String) throws(BackendError) -> PluginProcess {
+    static func spawn(_ executable: String, environment: [String: String]) throws(BackendError) -> PluginProcess {
+        // A plugin runs as you: one that another user can change is theirs to run.
+        if let reason = FileTrust.distrust(path: executable, environment: ProcessInfo.processInfo.environment) {
+            throw BackendError(.permissionDenied, "refusing to run plugin \(executable): \(reason); run chmod go-w on it and its "
+                + "folder, or set \(FileTrust.overrideVariable)=1 to run it anyway", retryable: false)
+        }
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -74,8 +79,12 @@ final class PluginProcess: Sendable {
         let argv = [executable]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }
+        // Only what the plugin's remote needs, never Ferry's whole environment.
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.sorted { $0.key < $1.key }
+            .map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer { for pointer in cEnvironment { free(pointer) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
+        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
         close(stdinPipe[0])
         close(stdoutPipe[1])
         close(stderrPipe[1])

@@ -16,35 +16,39 @@ extension HTTPBackend {
         var current = RemotePath.root
         for component in path.components {
             current = try current.appending(component)
-            if knownFolders.contains(current) { continue }
-            var status = try await mkcol(urls.url(current, isFolder: true))
-            if status == 409 && current.components.count == 1 {
-                // The remote's own folder does not exist yet: create it, then try again.
-                try await ensureRoot()
-                status = try await mkcol(urls.url(current, isFolder: true))
+            let folder = current
+            // One MKCOL per folder in flight, whatever the number of transfers into it.
+            try await knownFolders.ensure(folder) { () async throws(BackendError) in
+                try await createFolder(folder)
             }
-            if (200..<300).contains(status) {
-                knownFolders.insert(current)
-                continue
-            }
-            // 405 is "exists" on WebDAV servers but "no MKCOL here" on others; parallel
-            // uploads creating one folder make the loser fail. Either way: is it there now?
-            if try await head(current)?.kind == .directory {
-                knownFolders.insert(current)
-                continue
-            }
-            if status == 405 || status == 501 {
-                throw BackendError(.unsupported, "the server cannot create folders (MKCOL answered \(status)); "
-                                   + "folders appear on it when files are uploaded into them", path: current.description)
-            }
-            throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: current.description)
         }
+    }
+
+    private func createFolder(_ folder: RemotePath) async throws(BackendError) {
+        var status = try await mkcol(urls.url(folder, isFolder: true))
+        if status == 409 && folder.components.count == 1 {
+            // The remote's own folder does not exist yet: create it, then try again.
+            try await ensureRoot()
+            status = try await mkcol(urls.url(folder, isFolder: true))
+        }
+        if (200..<300).contains(status) { return }
+        // 405 is "exists" on WebDAV servers but "no MKCOL here" on others; parallel
+        // uploads creating one folder make the loser fail. Either way: is it there now?
+        if try await head(folder)?.kind == .directory { return }
+        if status == 405 || status == 501 {
+            throw BackendError(.unsupported, "the server cannot create folders (MKCOL answered \(status)); "
+                               + "folders appear on it when files are uploaded into them", path: folder.description)
+        }
+        throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: folder.description)
     }
 
     /// Creates the folders of the base URL's path, top down. Folders above the remote's
     /// own may refuse `MKCOL` in any way; only the last must exist afterwards.
     private func ensureRoot() async throws(BackendError) {
-        if knownFolders.contains(.root) { return }
+        try await knownFolders.ensure(.root) { () async throws(BackendError) in try await createRoot() }
+    }
+
+    private func createRoot() async throws(BackendError) {
         let segments = urls.rootPath.split(separator: "/")
         var path = "/"
         for (index, segment) in segments.enumerated() {
@@ -60,7 +64,6 @@ extension HTTPBackend {
                 throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
             }
         }
-        knownFolders.insert(.root)
     }
 
     private func mkcol(_ url: String) async throws(BackendError) -> Int {

@@ -21,8 +21,11 @@ extension HTTPBackend {
         urlSchemes: ["http", "https"],
         capabilities: BackendCapabilities(rangedDownload: true),
         make: { settings throws(BackendError) in
-            try HTTPBackend(baseURL: try settings.required("url"), options: try HTTPRemoteOptions(options: settings.options),
-                            settings: try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment))
+            let url = try settings.required("url")
+            let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)
+            let backend = try HTTPBackend(baseURL: url, options: try HTTPRemoteOptions(options: settings.options), settings: transport)
+            PlainTextCredentials.warnIfNeeded(baseURL: url, credentials: transport.credentials, remote: settings.remoteName)
+            return backend
         }
     )
 }

@@ -46,7 +46,8 @@ public enum JSONIndexParser {
         }
         var entries: [IndexEntry] = []
         entries.reserveCapacity(items.count)
-        var names: Set<String> = []
+        // As bytes: two names in different Unicode forms are two files (the core reports them).
+        var names: Set<[UInt8]> = []
         for item in items {
             let kind: RemoteEntry.Kind
             switch item.type {
@@ -63,7 +64,7 @@ public enum JSONIndexParser {
                 throw IndexRefusal.error("the name \(item.name.debugDescription) is not a valid file name (\(error.message))",
                                          directory: directory)
             }
-            guard names.insert(item.name).inserted else {
+            guard names.insert(Array(item.name.utf8)).inserted else {
                 throw IndexRefusal.error("the name \(item.name.debugDescription) appears twice", directory: directory)
             }
             var modified: Int64?

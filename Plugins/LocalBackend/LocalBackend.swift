@@ -145,6 +145,13 @@ public struct LocalBackend: Backend {
             try BackendError.catching { () throws -> DownloadResult in
                 let source = try anchor().open(sourcePath, .read)
                 let meta = try source.metadata()
+                // Never more than the listing said, as on every backend: the free-space check
+                // before the download counted on the listed size.
+                guard meta.size <= expected.size else {
+                    throw BackendError(.changedDuringTransfer,
+                                       "the file grew from the listed \(expected.size) bytes to \(meta.size) since it was listed; it will be listed again",
+                                       path: source.path, retryable: true)
+                }
                 let unchanged = meta.size == expected.size
                     && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
                 var start = request.offset

@@ -156,7 +156,9 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
     private var propstat: Propstat?
     private var responseCount = 0
     private var children: [RemoteEntry] = []
-    private var childNames: Set<String> = []
+    /// Names seen, as bytes: Swift compares strings canonically, and two names in
+    /// different Unicode forms are two files, which the core reports (`NormalizationClash`).
+    private var childNames: Set<[UInt8]> = []
     private var collectionETag: String?
     private var sawCollection = false
 
@@ -422,7 +424,7 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
                 fail(parser, "the href \(trimXML(href).debugDescription) has an invalid name: \(error.message)")
                 return
             }
-            guard childNames.insert(name).inserted else {
+            guard childNames.insert(Array(name.utf8)).inserted else {
                 fail(parser, "the name \(name.debugDescription) appears twice")
                 return
             }

@@ -181,46 +181,67 @@ public struct WebDAVBackend: Backend {
         var current = RemotePath.root
         for component in path.components {
             current = try current.appending(component)
-            if knownFolders.contains(current) { continue }
-            var status = try await mkcol(urls.url(current, isFolder: true))
-            if status == 409 && current.components.count == 1 {
-                // The remote's own folder does not exist yet: create it, then try again.
-                try await ensureRoot()
-                status = try await mkcol(urls.url(current, isFolder: true))
+            let folder = current
+            // One MKCOL per folder in flight, whatever the number of transfers into it.
+            try await knownFolders.ensure(folder) { () async throws(BackendError) in
+                try await createFolder(folder)
             }
-            switch status {
-            case 200..<300, 405:
-                // 405: the folder exists already (MKCOL is only allowed where nothing is).
-                knownFolders.insert(current)
-            default:
-                // Parallel uploads create the same new folder at once; Apache answers the
-                // loser with 403 rather than 405. The folder existing now is success.
-                if try await stat(current)?.kind == .directory {
-                    knownFolders.insert(current)
-                    continue
-                }
-                throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: current.description)
-            }
+        }
+    }
+
+    /// One `MKCOL`, and a look before any refusal counts as an error: parallel clients
+    /// creating the same new folder make the loser's `MKCOL` fail (409 on some servers, 403
+    /// on Apache), and 405 means "something is there", which must be a folder.
+    private func createFolder(_ folder: RemotePath) async throws(BackendError) {
+        let url = urls.url(folder, isFolder: true)
+        var status = try await mkcol(url)
+        if status == 409 && folder.components.count == 1 {
+            // The remote's own folder does not exist yet: create it, then try again.
+            try await ensureRoot()
+            status = try await mkcol(url)
+        }
+        if (200..<300).contains(status) { return }
+        var existing = try await stat(folder)
+        if existing == nil && status == 409 {
+            // Another client's MKCOL of this folder (or of its parent) may have been in
+            // flight: it has answered by now, or failed. Once more, then look again.
+            status = try await mkcol(url)
+            if (200..<300).contains(status) { return }
+            existing = try await stat(folder)
+        }
+        switch existing?.kind {
+        case .directory?:
+            return
+        case .file?:
+            throw BackendError(.alreadyExists, "a file is in the way of the folder", path: folder.description,
+                               cause: "HTTP \(status) on MKCOL")
+        case nil:
+            var error = HTTPErrorMapping.error(status: status, method: "MKCOL", path: folder.description)
+            // Still a race the next attempt may win, not a missing parent: the parents were
+            // made first.
+            if status == 409 { error = BackendError(.serverError, "the server refused to create the folder (409 Conflict, twice)",
+                                                    path: folder.description, cause: "HTTP 409 on MKCOL", retryable: true) }
+            throw error
         }
     }
 
     /// Creates the folders of the base URL's path, top down. Folders above the WebDAV
     /// share may refuse MKCOL in any way; only the last (the remote's root) must succeed.
     private func ensureRoot() async throws(BackendError) {
-        if knownFolders.contains(.root) { return }
-        let segments = urls.rootPath.split(separator: "/")
-        var path = "/"
-        for (index, segment) in segments.enumerated() {
-            path += segment + "/"
-            let status = try await mkcol(urls.origin + path)
-            // Parallel first uploads race to create the root; Apache answers the loser with
-            // 403 rather than 405. The folder existing now is success.
-            if index == segments.count - 1, !((200..<300).contains(status) || status == 405),
-               try await propfindRoot().status != 207 {
-                throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
+        try await knownFolders.ensure(.root) { () async throws(BackendError) in
+            let segments = urls.rootPath.split(separator: "/")
+            var path = "/"
+            for (index, segment) in segments.enumerated() {
+                path += segment + "/"
+                let status = try await mkcol(urls.origin + path)
+                // Parallel first uploads race to create the root; Apache answers the loser with
+                // 403 rather than 405. The folder existing now is success.
+                if index == segments.count - 1, !((200..<300).contains(status) || status == 405),
+                   try await propfindRoot().status != 207 {
+                    throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
+                }
             }
         }
-        knownFolders.insert(.root)
     }
 
     private func mkcol(_ url: String) async throws(BackendError) -> Int {

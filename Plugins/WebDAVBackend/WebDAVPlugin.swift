@@ -21,10 +21,12 @@ extension WebDAVBackend {
         // (X-OC-Mtime or Ferry's dead property): see `ferry plugins --probe`.
         capabilities: BackendCapabilities(rangedDownload: true, serverSideMove: true, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in
-            try WebDAVBackend(baseURL: try baseURL(settings.required("url")),
-                              settings: try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment),
-                              uploadChunkSize: try uploadChunkSize(settings),
-                              writesModificationTimeProperty: settings.options["keep_mtime"] != "false")
+            let url = baseURL(try settings.required("url"))
+            let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)
+            let backend = try WebDAVBackend(baseURL: url, settings: transport, uploadChunkSize: try uploadChunkSize(settings),
+                                            writesModificationTimeProperty: settings.options["keep_mtime"] != "false")
+            PlainTextCredentials.warnIfNeeded(baseURL: url, credentials: transport.credentials, remote: settings.remoteName)
+            return backend
         }
     )
 

@@ -8,8 +8,11 @@ public struct ArchiveError: Error, Sendable, CustomStringConvertible {
         case truncated
         /// Reading or writing a local file failed.
         case io
-        /// The format or a feature is not supported by the linked libarchive.
+        /// The format or a feature is not supported by the linked libarchive, or would need
+        /// an external program.
         case unsupported
+        /// A member holds more data than the caller allowed (its manifest's size).
+        case oversized
     }
 
     public var code: Code

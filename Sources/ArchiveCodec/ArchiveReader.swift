@@ -2,18 +2,32 @@ internal import CArchive
 import FerryPluginAPI
 import FerrySystem
 
-/// Reads an archive file entry by entry (any format and compression libarchive knows:
-/// tar with gzip/bzip2/xz/zstd, zip, 7z, …): libarchive's read API behind Swift values.
+/// Reads an archive file entry by entry: libarchive's read API behind Swift values, with
+/// only the formats and compression filters the caller accepts (`Acceptance`), never a
+/// filter that runs an external program.
 ///
 /// Not Sendable, like `ArchiveWriter`: one handle, used from one blocking-I/O closure.
 /// Entries come in archive order; after `nextEntry()` the entry's data can be extracted
 /// once (`extract(to:)`), or is skipped by the next `nextEntry()`.
 public final class ArchiveReader {
+    /// What an archive may be, for it to be read at all.
+    public enum Acceptance: Sendable {
+        /// What Ferry writes bundles in (`ArchiveFormat`): tar (pax, ustar, GNU) and zip,
+        /// uncompressed or with gzip or zstd built into libarchive. A bundle from a remote
+        /// is untrusted: libarchive's `filter_all` would start an external `lrzip`, `lzop`
+        /// or `grzip` for a file that asks for it.
+        case bundles
+        /// Any archive format libarchive reads (`ferry ls --archive-contents`: zip, tar,
+        /// 7z, rar, cpio, iso9660, …), with the filters built into it. Not mtree, whose
+        /// reader opens the local files an archive names, nor raw.
+        case anyBuiltIn
+    }
+
     public let path: String
     private let handle: OpaquePointer
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
 
-    public init(path: String) throws(ArchiveError) {
+    public init(path: String, accepting acceptance: Acceptance = .bundles) throws(ArchiveError) {
         let locale = CArchive_enter_utf8_locale()
         defer { CArchive_leave_utf8_locale(locale) }
         guard let handle = archive_read_new() else {
@@ -21,9 +35,25 @@ public final class ArchiveReader {
         }
         self.path = path
         self.handle = handle
-        archive_read_support_filter_all(handle)
-        archive_read_support_format_all(handle)
         // `deinit` frees the handle, also when `init` throws from here on.
+        switch acceptance {
+        case .bundles:
+            archive_read_support_format_tar(handle)
+            archive_read_support_format_zip(handle)
+            for filter in [ReadFilter.gzip, .zstd] where filter.register(on: handle) != ARCHIVE_OK {
+                // ARCHIVE_WARN: this libarchive would run an external program for it.
+                throw ArchiveError(.unsupported, "the linked libarchive has no built-in \(filter) support; "
+                                   + "refusing to read bundles through an external program", path: path)
+            }
+        case .anyBuiltIn:
+            for register in [archive_read_support_format_7zip, archive_read_support_format_ar, archive_read_support_format_cab,
+                             archive_read_support_format_cpio, archive_read_support_format_iso9660,
+                             archive_read_support_format_lha, archive_read_support_format_rar, archive_read_support_format_rar5,
+                             archive_read_support_format_tar, archive_read_support_format_xar, archive_read_support_format_zip] {
+                _ = register(handle)
+            }
+            for filter in ReadFilter.builtIn { _ = filter.register(on: handle) }
+        }
         guard archive_read_open_filename(handle, path, 1 << 16) == ARCHIVE_OK else {
             throw ArchiveError(.damaged, "cannot open the archive", path: path, cause: ArchiveWriter.message(handle))
         }
@@ -75,7 +105,11 @@ public final class ArchiveReader {
     /// flushed to disk unless `flush` is false (the caller flushes many files at once), and
     /// returns its length and SHA-256. A damaged or truncated archive throws; the caller
     /// removes what was written.
-    public func extract(to destination: String, flush: Bool = true) throws(ArchiveError) -> ArchiveMemberData {
+    ///
+    /// At most `limit` bytes are written: the first byte past it throws `oversized`, so a
+    /// member that declares (or whose manifest gives) 5 bytes cannot fill the disk with the
+    /// gigabyte a small compressed archive can hold.
+    public func extract(to destination: String, flush: Bool = true, limit: Int64 = .max) throws(ArchiveError) -> ArchiveMemberData {
         let locale = CArchive_enter_utf8_locale()
         defer { CArchive_leave_utf8_locale(locale) }
         let file: OpenFile
@@ -91,6 +125,9 @@ public final class ArchiveReader {
             if count == 0 { break }
             guard count > 0 else {
                 throw ArchiveError(.damaged, "the archive is damaged or cut short", path: path, cause: ArchiveWriter.message(handle))
+            }
+            guard Int64(count) <= limit - offset else {
+                throw ArchiveError(.oversized, "the member holds more than \(limit) bytes", path: path)
             }
             hash.update(buffer[0..<count])
             do {
@@ -113,5 +150,41 @@ public final class ArchiveReader {
         var entries: [ArchiveEntry] = []
         while let entry = try nextEntry() { entries.append(entry) }
         return entries
+    }
+}
+
+/// A compression filter libarchive can read, registered one by one: `filter_all` also
+/// registers external-program readers (`lrzip -d`, `lzop -d`, `grzip -d`, and any filter
+/// whose library libarchive was built without).
+enum ReadFilter: String, CaseIterable, CustomStringConvertible {
+    case bzip2, compress, gzip, grzip, lrzip, lz4, lzip, lzma, lzop, rpm, uu, xz, zstd
+
+    var description: String { rawValue }
+
+    /// ARCHIVE_OK when built in, ARCHIVE_WARN when it would run an external program.
+    func register(on handle: OpaquePointer) -> Int32 {
+        switch self {
+        case .bzip2: return archive_read_support_filter_bzip2(handle)
+        case .compress: return archive_read_support_filter_compress(handle)
+        case .gzip: return archive_read_support_filter_gzip(handle)
+        case .grzip: return archive_read_support_filter_grzip(handle)
+        case .lrzip: return archive_read_support_filter_lrzip(handle)
+        case .lz4: return archive_read_support_filter_lz4(handle)
+        case .lzip: return archive_read_support_filter_lzip(handle)
+        case .lzma: return archive_read_support_filter_lzma(handle)
+        case .lzop: return archive_read_support_filter_lzop(handle)
+        case .rpm: return archive_read_support_filter_rpm(handle)
+        case .uu: return archive_read_support_filter_uu(handle)
+        case .xz: return archive_read_support_filter_xz(handle)
+        case .zstd: return archive_read_support_filter_zstd(handle)
+        }
+    }
+
+    /// The filters this libarchive has built in, learnt once on a scratch handle (a
+    /// registration cannot be undone).
+    static let builtIn: [ReadFilter] = allCases.filter { filter in
+        guard let scratch = archive_read_new() else { return false }
+        defer { archive_read_free(scratch) }
+        return filter.register(on: scratch) == ARCHIVE_OK
     }
 }

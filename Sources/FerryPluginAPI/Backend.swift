@@ -72,8 +72,12 @@ extension Backend {
     /// of failures so far) and returns how long to wait before listing that folder again,
     /// or nil to give up; retrying per folder keeps one transient error from restarting
     /// the whole walk.
+    ///
+    /// `bounds` stops a tree without end: a folder deeper than `maxDepth` below
+    /// `directory`, or more than `maxEntries` files and folders, is a permanent error that
+    /// names the bound.
     public func listTree(
-        _ directory: RemotePath, hints: Set<RemotePath> = [],
+        _ directory: RemotePath, hints: Set<RemotePath> = [], bounds: ListingBounds = .standard,
         retryDelay: @Sendable (BackendError, Int) -> Duration? = { _, _ in nil }
     ) async throws(BackendError) -> [RemoteEntry] {
         func list(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
@@ -86,6 +90,15 @@ extension Backend {
                     guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
                     try? await Task.sleep(for: delay)
                 }
+            }
+        }
+        var entriesSeen = 0
+        let topDepth = directory.components.count
+        func admit(_ child: RemoteEntry) throws(BackendError) {
+            entriesSeen += 1
+            if entriesSeen > bounds.maxEntries { throw bounds.tooMany(below: directory) }
+            if child.kind == .directory, child.path.components.count - topDepth > bounds.maxDepth {
+                throw bounds.tooDeep(child.path, below: directory)
             }
         }
         var files: [RemoteEntry] = []
@@ -106,6 +119,7 @@ extension Backend {
                         let children = try await list(hint)
                         found.append(hint)
                         for child in children {
+                            try admit(child)
                             switch child.kind {
                             case .directory: if !visited.contains(child.path) { found.append(child.path) }
                             case .file: files.append(child)
@@ -128,6 +142,7 @@ extension Backend {
             }
             isTop = false
             for child in children {
+                try admit(child)
                 switch child.kind {
                 case .directory: pending.append(child.path)
                 case .file: files.append(child)

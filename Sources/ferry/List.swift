@@ -33,9 +33,9 @@ extension Ferry {
             }
             let entries: [RemoteEntry]
             do {
-                entries = recursive ? try await backend.listTree(root) : try await backend.list(root)
+                entries = recursive ? try await backend.listTree(root, bounds: context.config.listingBounds) : try await backend.list(root)
             } catch {
-                throw CommandFailure.runtime("cannot list \(remote): \(error.description)")
+                throw CommandFailure.runtime("cannot list \(SecretRedaction.redactingPassword(remote)): \(error.description)")
             }
             let scratch = FileManager.default.temporaryDirectory.path + "/ferry-ls-\(ProcessInfo.processInfo.processIdentifier)"
             defer { try? FileManager.default.removeItem(atPath: scratch) }

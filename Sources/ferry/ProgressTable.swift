@@ -103,7 +103,8 @@ struct ProgressTable: Equatable {
             // The current files take what room is left; too little room, no column.
             let room = limit - used - 2
             if !row.current.isEmpty && room >= 12 {
-                let names = row.current.map(Self.lastComponent).joined(separator: ", ")
+                // Drawn raw (with the table's own terminal sequences): names escaped here.
+                let names = row.current.map { TerminalSafeText.escaping(Self.lastComponent($0)) }.joined(separator: ", ")
                 line += "  " + Self.fit(names, room)
             }
             return Self.fit(String(line.reversed().drop(while: { $0 == " " }).reversed()), limit)

@@ -2,15 +2,18 @@ import Foundation
 import Synchronization
 
 /// Line-at-a-time writes to stdout and stderr from any task, never interleaved mid-line.
+/// Lines are printed with control characters and bidirectional overrides escaped
+/// (`TerminalSafeText`): they carry names a remote chose.
 enum StandardStreams {
     private static let lock = Mutex<Void>(())
 
     static func output(_ line: String) {
-        write(line + "\n", to: STDOUT_FILENO)
+        write(TerminalSafeText.escaping(line) + "\n", to: STDOUT_FILENO)
     }
 
-    static func error(_ line: String) {
-        write(line + "\n", to: STDERR_FILENO)
+    /// `prefix` is written as it is (a terminal sequence of Ferry's own), the line escaped.
+    static func error(_ line: String, prefix: String = "") {
+        write(prefix + TerminalSafeText.escaping(line) + "\n", to: STDERR_FILENO)
     }
 
     /// Raw text to stderr (progress redraws).

@@ -21,7 +21,7 @@ struct TextLogHandler: LogHandler {
         if here != "/" { line = line.replacingOccurrences(of: here + "/", with: "./") }
         // On a terminal, start at the line's beginning and clear it: Ctrl-C's echoed "^C"
         // would otherwise stand in front of the next line.
-        StandardStreams.error(StandardStreams.errorIsTerminal ? "\r\u{1B}[K" + line : line)
+        StandardStreams.error(line, prefix: StandardStreams.errorIsTerminal ? "\r\u{1B}[K" : "")
     }
 
     /// Metadata left out of text lines: repeated elsewhere on the line, or noise at zero.

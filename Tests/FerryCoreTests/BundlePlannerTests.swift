@@ -54,6 +54,26 @@ struct BundlePlannerTests {
         #expect(result.engineJobs.map(\.path) == (20..<25).map { String(format: "f%02d.txt", $0) })
     }
 
+    @Test("many tiny files with long names are cut into bundles whose manifests stay readable")
+    func manifestBound() throws {
+        // 0-byte files, 2,000-byte paths: 6 KiB of manifest each, 512 bytes of bundle.
+        let folder = String(repeating: "d/", count: 995)
+        let jobs = (0..<2_000).map { Self.upload(folder + String(format: "f%05d.txt", $0), size: 0) }
+        let result = Self.partition(jobs, rule: Self.rule(minFiles: 2, bundleSize: 1 << 30))
+        #expect(result.newBundles.count > 1)
+        for bundle in result.newBundles {
+            let estimate = bundle.reduce(Int64(0)) { $0 + BundleManifest.bytes(forMemberPath: $1.path) }
+            #expect(estimate <= BundleManifest.plannedMaxSize)
+            // The estimate is an upper bound of the manifest Ferry writes.
+            let manifest = BundleManifest(bundle: "bundle-20260101T000000Z-00000001.tar.zst", format: "tar.zst", size: 1,
+                                          createdAt: 1_800_000_000.123, members: bundle.map {
+                BundleManifest.Member(path: $0.path, entry: $0.path, size: Int64.max, modifiedNanos: Int64.max,
+                                      sha256: String(repeating: "f", count: 64))
+            })
+            #expect(Int64(manifest.encoded().count) <= estimate + 300)
+        }
+    }
+
     static func catalog(_ paths: [String], plain: Set<String> = []) -> BundleCatalog {
         var catalog = BundleCatalog()
         let bundle = BundleRecord(pairId: 1, name: "bundle-20260101T000000Z-00000001.tar.zst", format: "tar.zst", size: 10,

@@ -9,8 +9,8 @@ struct Workspace {
     var destination: String { directory.child("dst") }
     var state: String { directory.child("state") }
 
-    func ferry(_ arguments: [String]) async throws -> FerryProcess.Result {
-        try await FerryProcess.run(arguments, in: directory.path)
+    func ferry(_ arguments: [String], environment: [String: String] = [:]) async throws -> FerryProcess.Result {
+        try await FerryProcess.run(arguments, in: directory.path, environment: environment)
     }
 
     func push(_ extra: [String] = []) async throws -> FerryProcess.Result {

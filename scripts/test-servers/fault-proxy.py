@@ -3,7 +3,7 @@
 except a chosen share, which get a fault instead.
 
 Usage: fault-proxy.py UPSTREAM_ORIGIN SHARE [SEED] [--kinds KIND,...] [--script METHOD=KIND,...]
-                      [--log FILE]
+                      [--log FILE] [--mkcol-race SECONDS]
   e.g. fault-proxy.py http://127.0.0.1:8080 0.2
        fault-proxy.py http://127.0.0.1:8080 0.3 7 --kinds 500,503,reset,delay,lost --log faults.log
        fault-proxy.py http://127.0.0.1:8080 0 --script MOVE=lost,500
@@ -18,10 +18,17 @@ sequence, as before the other kinds existed):
             without a reply: the client never hears that it succeeded
   stall     take the request, then send nothing for 60 s (a server that hangs); the
             request never reaches the server
+  409       answer 409 Conflict; the request never reaches the server
+  conflict  forward the request (the server does the work), then answer 409 Conflict
+            instead of the server's answer (another client won a race for the same thing)
 --script METHOD=KIND,... (repeatable) replays a sequence exactly: the first request with
 that method gets the first KIND, the second the second, and so on (`ok` forwards it
 untouched); after the list, requests are treated as usual. It turns a fault sequence
 seen once in a random run into a reproducible one.
+--mkcol-race SECONDS holds every MKCOL that long before forwarding it; a second MKCOL
+of the same path while the first is held gets 409 and never reaches the server (what
+some WebDAV servers answer when clients create one new folder at the same moment); it
+is logged as `race 409`.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -33,7 +40,7 @@ import argparse, http.client, random, socket, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-KINDS = ["500", "503", "reset", "delay", "lost", "stall"]
+KINDS = ["500", "503", "reset", "delay", "lost", "stall", "409", "conflict"]
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
 
@@ -47,6 +54,9 @@ def parse_arguments():
     parser.add_argument("--script", action="append", default=[], metavar="METHOD=KIND,...",
                         help="fixed faults for the first requests of a method, in order (ok: none)")
     parser.add_argument("--log", help="append one line per request to this file")
+    parser.add_argument("--mkcol-race", type=float, default=0, metavar="SECONDS",
+                        help="hold each MKCOL this long before forwarding it; another MKCOL of the "
+                             "same path meanwhile gets 409 without reaching the server")
     arguments = parser.parse_args()
     scripts = {}
     for item in arguments.script:
@@ -66,6 +76,8 @@ arguments = parse_arguments()
 upstream = urlsplit(arguments.upstream)
 rng = random.Random(arguments.seed)
 lock = threading.Lock()
+# MKCOLs held (with --mkcol-race), by path.
+held_mkcols = set()
 log_file = open(arguments.log, "a", buffering=1) if arguments.log else None
 
 
@@ -84,6 +96,8 @@ class Proxy(BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        if self.command == "MKCOL" and arguments.mkcol_race > 0:
+            return self.race_mkcol(body)
         with lock:
             roll = rng.random()
             kind = rng.choice(arguments.kinds)
@@ -98,7 +112,7 @@ class Proxy(BaseHTTPRequestHandler):
         elif kind == "reset":
             log(self.command, self.path, kind)
             self.drop(reset=True)
-        elif kind in ("500", "503"):
+        elif kind in ("500", "503", "409"):
             log(self.command, self.path, kind)
             self.send_response(int(kind))
             self.send_header("Content-Length", "0")
@@ -112,10 +126,40 @@ class Proxy(BaseHTTPRequestHandler):
             log(self.command, self.path, kind)
             time.sleep(60)
             self.drop(reset=False)
+        elif kind == "conflict":
+            (status, _), _, _ = self.forward(body)
+            log(self.command, self.path, f"conflict {status}")
+            self.send_response(409)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
         else:  # lost: the server does the work, the client never hears.
             (status, _), _, _ = self.forward(body)
             log(self.command, self.path, f"lost {status}")
             self.drop(reset=False)
+
+    def race_mkcol(self, body):
+        """What some servers do when clients create the same new folder at once: the
+        second MKCOL of a path, while the first is still being handled, gets 409."""
+        path = self.path.rstrip("/")
+        with lock:
+            racing = path in held_mkcols
+            held_mkcols.add(path)
+        if racing:
+            log(self.command, self.path, "race 409")
+            self.send_response(409)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            return
+        try:
+            time.sleep(arguments.mkcol_race)
+            self.forward_and_reply(body, "ok")
+        finally:
+            with lock:
+                held_mkcols.discard(path)
 
     def drop(self, reset):
         if reset:

@@ -33,7 +33,7 @@ public enum ArchiveContents {
         }
         do {
             return try await BlockingIO.run { () throws(ArchiveError) -> [ArchiveEntry] in
-                try ArchiveReader(path: copy).allEntries()
+                try ArchiveReader(path: copy, accepting: .anyBuiltIn).allEntries()
             }
         } catch {
             throw BundleError("\(entry.path) cannot be read as an archive: \(error.description)")

@@ -57,12 +57,20 @@ struct BundleExtractor {
                 }
                 let data: ArchiveMemberData
                 do throws(ArchiveError) {
-                    data = try reader.extract(to: local.fullPath(partial), flush: false)
+                    // Never more than the manifest's size: the byte after it ends the
+                    // member (a small compressed bundle can hold a gigabyte of zeros).
+                    data = try reader.extract(to: local.fullPath(partial), flush: false, limit: target.member.size)
                 } catch {
                     try? local.removeFile(partial)
-                    // The archive cannot be read past this point: this member and all the
-                    // ones still wanted fail with the cause.
-                    fail(target, "bundle \(bundleName) is damaged: \(error.description)", retryable: error.code == .io)
+                    // The archive cannot be read past this point (or, for a member larger
+                    // than its manifest, is not to be trusted further): this member and
+                    // all the ones still wanted fail with the cause.
+                    if error.code == .oversized {
+                        fail(target, "bundle member '\(entry.name)' of \(bundleName) holds more than the \(target.member.size) bytes "
+                             + "its manifest gives; stopped there, and the rest of the bundle is not read")
+                    } else {
+                        fail(target, "bundle \(bundleName) is damaged: \(error.description)", retryable: error.code == .io)
+                    }
                     throw error
                 }
                 guard data.bytes == target.member.size, data.sha256 == target.member.sha256 else {

@@ -20,9 +20,28 @@ public struct BundleManifest: Codable, Sendable, Equatable {
     }
 
     public static let currentVersion = 1
-    /// A manifest larger than this is refused unread (a million members is about 200 MB
-    /// of bundles' worth of names; a real one is far smaller).
-    public static let maxSize: Int64 = 256 << 20
+    /// A manifest larger than this is refused unread: it is read whole and decoded, which
+    /// takes several times its size in memory (256 MiB, the bound before, cost 1.6 GB).
+    /// Ferry's own stay under `plannedMaxSize` (`BundlePlanner` closes a bundle before).
+    public static let maxSize: Int64 = 16 << 20
+    /// What Ferry lets one of its own manifests grow to: half the bound, so a manifest
+    /// written by this version is always read back by it.
+    public static let plannedMaxSize: Int64 = maxSize / 2
+
+    /// What a member adds to a manifest, at most: its path twice (`path`, `entry`) as JSON
+    /// escapes it (`/` is `\/`, a control character `\u00XX`) and the rest of the object
+    /// (keys, size, time, SHA-256).
+    public static func bytes(forMemberPath path: String) -> Int64 {
+        var escaped: Int64 = 0
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "\""), UInt8(ascii: "\\"): escaped += 2
+            case 0..<0x20: escaped += 6
+            default: escaped += 1
+            }
+        }
+        return escaped * 2 + 200
+    }
 
     public var ferryBundleManifest: Int
     /// The bundle's file name beside the manifest.

@@ -66,15 +66,20 @@ public enum BundlePlanner {
         var groups: [[FileRecord]] = []
         var current: [FileRecord] = []
         var bytes: Int64 = 0
+        var manifestBytes: Int64 = 0
         for job in candidates {
             let cost = (job.localSize ?? 0) + memberOverhead
-            if !current.isEmpty && bytes + cost > rule.bundleSize {
+            // Many tiny files would make a manifest too large to be read back.
+            let manifestCost = BundleManifest.bytes(forMemberPath: job.path)
+            if !current.isEmpty && (bytes + cost > rule.bundleSize || manifestBytes + manifestCost > BundleManifest.plannedMaxSize) {
                 groups.append(current)
                 current = []
                 bytes = 0
+                manifestBytes = 0
             }
             current.append(job)
             bytes += cost
+            manifestBytes += manifestCost
         }
         if !current.isEmpty { groups.append(current) }
         var plain: [FileRecord] = []

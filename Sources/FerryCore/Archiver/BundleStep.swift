@@ -51,7 +51,11 @@ struct BundleStep: Sendable {
     /// has with the same size and time is taken from the journal; others are fetched and
     /// remembered (unless `writes` is false: a dry run). Bundles the journal knows but the
     /// remote no longer has are forgotten.
-    func loadCatalog(listed: [RemoteEntry], writes: Bool) async throws(RunError) -> BundleCatalog {
+    ///
+    /// Manifests are read one at a time, each bounded (`BundleManifest.maxSize`); more
+    /// members than `maxMembers` in all is refused, like a listing past its bound.
+    func loadCatalog(listed: [RemoteEntry], writes: Bool,
+                     maxMembers: Int = ListingBounds.standard.maxEntries) async throws(RunError) -> BundleCatalog {
         var catalog = BundleCatalog()
         var files: [String: RemoteEntry] = [:]
         for entry in listed where entry.kind == .file && entry.path.parent == bundleFolder {
@@ -90,6 +94,10 @@ struct BundleStep: Sendable {
                                    modifiedNanos: $0.modifiedNanos, sha256: $0.sha256, stale: false)
             }
             catalog.add(record, file: bundleFile, members: members)
+            guard catalog.members.count <= maxMembers else {
+                throw RunError("the remote's bundle manifests name more than \(maxMembers) files (\(ListingBounds.entriesKey)); "
+                    + "stopped reading them. Raise \(ListingBounds.entriesKey) in config.yml if there are really that many")
+            }
             if writes, let journal, pairId != 0 {
                 do {
                     try await journal.replaceBundle(record, members: members)
@@ -112,7 +120,8 @@ struct BundleStep: Sendable {
 
     private func fetchManifest(_ entry: RemoteEntry) async throws(RunError) -> BundleManifest {
         guard entry.size <= BundleManifest.maxSize else {
-            throw RunError("the bundle manifest \(entry.path) is \(entry.size) bytes, more than a manifest can be; remove it from the remote")
+            throw RunError("the bundle manifest \(entry.path) is \(entry.size) bytes, more than the \(BundleManifest.maxSize >> 20) MiB "
+                + "a manifest can be; it was not written by Ferry: remove it and its bundle from the remote")
         }
         let partial = LocalFileSystem.join(workDirectory, TemporaryName.for(entry.path.name))
         defer { try? LocalFileSystem.removeFile(partial) }

@@ -30,6 +30,8 @@ public struct Config: Sendable {
     public var control = ControlSettings()
     /// `history:`: how long the run history is kept, and the health report's thresholds.
     public var history = HistorySettings()
+    /// `limits:`: how deep and how large a remote tree is listed before Ferry gives up.
+    public var listingBounds = ListingBounds.standard
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

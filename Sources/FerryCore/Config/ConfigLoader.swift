@@ -14,7 +14,9 @@ public struct ConfigLoader: Sendable {
     }
 
     /// Where config.yml is looked for when `--config` is not given: `./config.yml`, then
-    /// `$XDG_CONFIG_HOME/ferry/config.yml` (`~/.config/ferry/config.yml`).
+    /// `$XDG_CONFIG_HOME/ferry/config.yml` (`~/.config/ferry/config.yml`). The first one
+    /// means running ferry in a folder runs that folder's config (docs/config.md, "Which
+    /// config file"), hence the ownership check in `load`.
     public static func defaultSearchPaths(environment: [String: String], currentDirectory: String) -> [String] {
         var paths = [LocalFileSystem.join(currentDirectory, "config.yml")]
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
@@ -30,8 +32,16 @@ public struct ConfigLoader: Sendable {
     public static let maxFileSize: Int64 = 1 << 20
 
     /// Loads a config file; relative paths in it are resolved against the file's folder.
-    public func load(file path: String) throws(ConfigError) -> Config {
+    ///
+    /// A config file can start any program (an `exec:` remote), so one that another user
+    /// can change is refused (`FileTrust`), unless `FERRY_TRUST_CONFIG=1`.
+    public func load(file path: String,
+                     environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Config {
         let absolutePath = LocalFileSystem.absolute(path)
+        if let reason = FileTrust.distrust(path: absolutePath, environment: environment) {
+            throw ConfigError(file: path, message: "refusing to read it: \(reason), and whoever can change it can make ferry "
+                + "run any program; run chmod go-w on it and its folder, or set \(FileTrust.overrideVariable)=1 to read it anyway")
+        }
         let text: String
         do {
             if let size = try? LocalFileSystem.metadataFollowingLinks(absolutePath)?.size, size > Self.maxFileSize {

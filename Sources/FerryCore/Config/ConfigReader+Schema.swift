@@ -4,7 +4,7 @@
 extension ConfigReader {
     static let schema: [(section: String, keys: [String])] = [
         ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
-                       "items", "daemon", "history"] + daemonSections),
+                       "items", "daemon", "history", "limits"] + daemonSections),
         ("state", ["path"]),
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
@@ -14,6 +14,7 @@ extension ConfigReader {
         ("scan", ["follow_symlinks", "ignore"]),
         ("archive", ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]),
         ("items", ["stem", "thumbnail_folders", "stem_suffixes"]),
+        ("limits", ["remote_depth", "remote_entries"]),
         ("watch", ["quiet_period", "rescan_interval", "poll_interval", "stop_timeout"]),
         ("schedule[]", ["every", "cron", "run", "queues"]),
         ("bandwidth", ["all", "remotes", "queues"]),

@@ -40,6 +40,7 @@ struct ConfigReader {
             case "items": try readItems(entry.value)
             case "daemon": try readControl(entry.value)
             case "history": try readHistory(entry.value)
+            case "limits": try readLimits(entry.value)
             case _ where Self.daemonSections.contains(entry.key): daemonEntries.append(entry)
             default: break
             }
@@ -261,6 +262,18 @@ struct ConfigReader {
         }
         if config.retry.maxDelay < config.retry.baseDelay {
             throw error(node, "retry.max_delay", "must not be shorter than base_delay")
+        }
+    }
+
+    /// `limits:`: bounds on what a remote can make Ferry hold (ListingBounds).
+    private mutating func readLimits(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "limits", allowed: Self.keys("limits")) {
+            let key = "limits." + entry.key
+            switch entry.key {
+            case "remote_depth": config.listingBounds.maxDepth = try integer(entry.value, key: key, range: 1...100_000)
+            case "remote_entries": config.listingBounds.maxEntries = try integer(entry.value, key: key, range: 1...1_000_000_000)
+            default: break
+            }
         }
     }
 

@@ -122,22 +122,24 @@ public struct FolderSelection: Sendable {
             }
             if scheme == "file" {
                 guard let url = URL(string: text), url.isFileURL else {
-                    throw SelectionError("invalid file URL '\(text)'; use file:///absolute/path")
+                    throw SelectionError("invalid file URL '\(SecretRedaction.redactingPassword(text))'; use file:///absolute/path")
                 }
                 return try barePath(url.path, plugin: plugin)
             }
             // A space typed in a URL path means a space in the name: send it as %20.
             let url = text.replacingOccurrences(of: " ", with: "%20")
+            // The URL names the remote in messages: never with a password in it.
+            let shown = SecretRedaction.redactingPassword(url)
             do {
-                return (try plugin.make(BackendSettings(remoteName: url, options: ["url": url])), .root)
+                return (try plugin.make(BackendSettings(remoteName: shown, options: ["url": url])), .root)
             } catch {
-                throw SelectionError(Self.naming(url, error.description))
+                throw SelectionError(Self.naming(shown, error.description))
             }
         }
         let looksLikePath = text.hasPrefix("/") || text.hasPrefix(".") || text.hasPrefix("~") || text.contains("/")
         guard looksLikePath || !text.contains(":"), let plugin = registry.barePathPlugin else {
             let known = config.remotes.map(\.name)
-            throw SelectionError("unknown remote '\(text)'"
+            throw SelectionError("unknown remote '\(SecretRedaction.redactingPassword(text))'"
                 + (known.isEmpty ? "" : " (remotes: \(known.joined(separator: ", ")))")
                 + "; give a configured remote, a URL, or a local path")
         }

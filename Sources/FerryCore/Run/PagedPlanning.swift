@@ -26,6 +26,10 @@ struct PagedPlanning {
     /// Paths left out of the scan because they are still being written (the watcher):
     /// not seen, but not gone either.
     var unsettled: Set<String> = []
+    /// Paths not planned at all, on either side, and whose journal rows stay as they are:
+    /// names that clash by Unicode normalization (`NormalizationClash`). A `Set<String>`
+    /// compares canonically, so it holds every form of each name.
+    var frozen: Set<String> = []
 
     enum Failure: Error {
         case plan(PlanError)
@@ -78,16 +82,16 @@ struct PagedPlanning {
             if let end = page.firstIndex(where: { !inPart($0.path) }) { page.removeSubrange(end...) }
             var partScan: [LocalEntry] = []
             while scanIndex < scanned.count, inPart(scanned[scanIndex].path) {
-                partScan.append(scanned[scanIndex].entry)
+                if !frozen.contains(scanned[scanIndex].path) { partScan.append(scanned[scanIndex].entry) }
                 scanIndex += 1
             }
             var partRemote: [String: RemoteEntry] = [:]
             while listedIndex < listed.count, inPart(listed[listedIndex].key) {
-                partRemote[listed[listedIndex].key] = listed[listedIndex].value
+                if !frozen.contains(listed[listedIndex].key) { partRemote[listed[listedIndex].key] = listed[listedIndex].value }
                 listedIndex += 1
             }
             var records: [String: FileRecord] = [:]
-            for record in page { records[record.path] = record }
+            for record in page where !frozen.contains(record.path) { records[record.path] = record }
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                   pairId: pairId, classifier: classifier, now: now, unsettled: unsettled)
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,

@@ -91,6 +91,8 @@ public struct SyncRun: Sendable {
         var bundles: BundleStep
         /// Why the remote side may be incomplete (`SyncRun.mergeCatalog`).
         var incomplete: String?
+        /// Listed names that clash by Unicode normalization (`NormalizationClash`).
+        var clashes: [[String]] = []
 
         /// Hands the files over (to planning, which lets go of them part by part).
         mutating func takeFiles() -> [String: RemoteEntry] {
@@ -113,8 +115,10 @@ public struct SyncRun: Sendable {
         let now = Date().timeIntervalSince1970
         var snapshot = try await snapshotRemote(scan: scan, opened: opened, rules: rules)
         if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
+        let frozen = reportNormalizationClashes(local: NormalizationClash.groups(in: scan.entries.lazy.map(\.path.string)),
+                                                remote: snapshot.clashes, summary: &summary)
         let plan = try await makePlan(scan: consume scan, remote: snapshot.takeFiles(), snapshot: snapshot, opened: opened,
-                                      rules: rules, now: now, summary: &summary)
+                                      rules: rules, frozen: frozen, now: now, summary: &summary)
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
                                                 rule: config.archive, matcher: rules.archiveMatcher, now: now)
         if options.dryRun {
@@ -232,17 +236,22 @@ public struct SyncRun: Sendable {
             throw RunError(.journal, error.description, cause: .journal(error))
         }
         var remote: [String: RemoteEntry] = [:]
+        var clashes: [[String]] = []
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
             .union([BundleNaming.folder(in: pair.remoteRoot)])
         do {
             let policy = config.retry
-            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints) { error, failures in
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds) { error, failures in
                 guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
                 return policy.delay(afterFailures: failures, for: error)
             }
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
+            // Before the map above merged them: one listed name in two Unicode forms.
+            clashes = NormalizationClash.groups(in: listing.lazy.compactMap { entry in
+                entry.kind == .file ? entry.path.relative(to: pair.remoteRoot)?.string : nil
+            }.filter { remote[$0] != nil })
         } catch {
             // The backend's message names the URL it tried; say it once.
             throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)"
@@ -256,16 +265,17 @@ public struct SyncRun: Sendable {
             freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
             archivesRank: rules.classifier.rank(of: BundleStep.queue))
         if !options.dryRun { bundles.clearWorkDirectory() }
-        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun)
+        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
+                                                    maxMembers: config.listingBounds.maxEntries)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote)
-        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete)
+        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
     }
 
     /// Plan: the three views merged page by page into jobs, written to the journal before
     /// the first job starts (`PagedPlanning`); conflicts are reported.
     private func makePlan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry], snapshot: RemoteSnapshot,
-                          opened: OpenJournal, rules: Rules, now: Double,
+                          opened: OpenJournal, rules: Rules, frozen: Set<String>, now: Double,
                           summary: inout RunSummary) async throws(RunError) -> Plan {
         let plan: Plan
         do {
@@ -275,6 +285,7 @@ public struct SyncRun: Sendable {
                 classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs(snapshot)
             planning.unsettled = Set(summary.heldBack)
+            planning.frozen = frozen
             plan = try await planning.plan(scan: consume scan, remote: consume remote)
         } catch {
             switch error {
@@ -398,6 +409,25 @@ public struct SyncRun: Sendable {
             files[relative.string] = entry
         }
         return (files, bundles)
+    }
+
+    /// Fails every file whose name clashes by Unicode normalization on its side, and
+    /// returns their names: the plan leaves them alone.
+    private func reportNormalizationClashes(local: [[String]], remote: [[String]],
+                                            summary: inout RunSummary) -> Set<String> {
+        var frozen: Set<String> = []
+        for (side, groups) in [("local", local), ("remote", remote)] {
+            for group in groups {
+                for path in group {
+                    let message = NormalizationClash.message(for: path, in: group, side: side)
+                    summary.failedFiles += 1
+                    summary.failures.append(RunSummary.Failure(path: path, message: message))
+                    sink.emit(.failed(path: path, queue: "", message: message, willRetry: false, attempt: 1))
+                }
+                frozen.formUnion(group)
+            }
+        }
+        return frozen
     }
 
     /// Whether a path has a component starting with `.`.

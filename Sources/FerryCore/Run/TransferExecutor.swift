@@ -217,6 +217,14 @@ struct TransferExecutor: Sendable {
                       written.inode == partialFile.inode, written.device == partialFile.device else {
                     throw BackendError(.io, "the partial file was replaced while it was being written", path: folder.fullPath(partial))
                 }
+                // Whatever the backend (an exec plugin writes the partial file itself): never
+                // more than the listed size under the final name.
+                guard written.size <= remote.size else {
+                    try? folder.removeFile(partial)
+                    throw BackendError(.changedDuringTransfer,
+                                       "\(written.size) bytes arrived for a file listed as \(remote.size); not put in place",
+                                       path: final, retryable: true)
+                }
                 guard written.size == result.entry.size else {
                     throw BackendError(.io, "the downloaded file has the wrong size", path: folder.fullPath(partial), retryable: true)
                 }

@@ -49,7 +49,7 @@ public struct VerifyRun: Sendable {
             for entry in scan.entries { local[entry.path.string] = entry.version }
             let records = try await journal.records(pairId: pairId)
             let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
-            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints)
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds)
             let remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
                 RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
             }
