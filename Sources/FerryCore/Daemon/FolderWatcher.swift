@@ -25,7 +25,7 @@ public struct FolderWatcher: Sendable {
         self.runner = runner
         settings = config.watch
         do {
-            ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + runner.pair.ignore)
+            ignore = try PairIgnores.globSet(pair: runner.pair, config: config, stateDirectory: runner.stateDirectory)
         } catch {
             throw RunError(error.description)
         }

@@ -12,7 +12,7 @@ import Logging
 public actor PairRunner {
     public nonisolated let pair: FolderPair
     private let config: Config
-    private let stateDirectory: String
+    nonisolated let stateDirectory: String
     private let baseOptions: RunOptions
     private let sink: any RunEventSink
     private let board: DaemonStatusBoard
@@ -188,7 +188,7 @@ public actor PairRunner {
     private func feedNewFiles(_ files: Set<String>, folders: Set<String>, into feed: JobFeed) async {
         do {
             let classifier = try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue)
-            let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            let ignore = try PairIgnores.globSet(pair: pair, config: config, stateDirectory: stateDirectory)
             var files = files
             // A new subfolder's files (they landed before its watch): its own small scan.
             for folder in folders.sorted() {

@@ -143,8 +143,7 @@ public struct SyncRun: Sendable {
                 archiveMatcher = nil
             }
             return Rules(classifier: try QueueClassifier(rules: config.queues, defaultQueue: config.defaultQueue),
-                         ignore: try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore + localTrashIgnore
-                                             + stateFolderIgnore),
+                         ignore: try PairIgnores.globSet(pair: pair, config: config, stateDirectory: stateDirectory),
                          archiveMatcher: archiveMatcher, throttle: throttle)
         } catch {
             throw RunError(.setup, error.description)
@@ -460,28 +459,6 @@ public struct SyncRun: Sendable {
         SyncPlanSettings(conflicts: ConflictPolicies(folder: pair.conflict, rules: config.queues),
                          host: options.hostName ?? SyncPlanSettings.sanitisedHost(ProcessInfo.processInfo.hostName),
                          stamp: TrashExpiry.stamp(at: now), usesTrash: pair.trash.enabled)
-    }
-
-    /// The local trash folder as an ignore glob when it lies inside the folder under a name
-    /// other than the built-in `.ferry-trash`.
-    private var localTrashIgnore: [String] {
-        guard pair.mode == .sync else { return [] }
-        let folder = pair.trash.localFolder(root: pair.localRoot)
-        guard folder.hasPrefix(pair.localRoot + "/") else { return [] }
-        let relative = String(folder.dropFirst(pair.localRoot.count + 1))
-        return relative == TrashSettings.folderName ? [] : [relative, relative + "/**"]
-    }
-
-    /// The state folder (journal, locks, bundle work files) as an ignore glob when it lies
-    /// inside the synced folder (`--state photos/.ferry-state`): a push must not send the
-    /// live journal, and a pull must not overwrite it with an old copy.
-    var stateFolderIgnore: [String] {
-        let root = LocalFileSystem.resolvedPath(pair.localRoot) ?? LocalFileSystem.absolute(pair.localRoot)
-        let state = LocalFileSystem.resolvedPath(stateDirectory) ?? LocalFileSystem.absolute(stateDirectory)
-        let prefix = root == "/" ? "/" : root + "/"
-        guard state.hasPrefix(prefix) else { return [] }
-        let relative = GlobPattern.escaped(String(state.dropFirst(prefix.count)))
-        return ["/" + relative, "/" + relative + "/**"]
     }
 
     /// Removes trash folders past their retention on both sides. A failure here loses

@@ -43,16 +43,17 @@ public struct VerifyRun: Sendable {
             let lock = repair ? try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId) : nil
             defer { withExtendedLifetime(lock) {} }
 
-            let ignore = try GlobSet(ScanSettings.builtInIgnores + config.scan.ignore + pair.ignore)
+            let ignore = try PairIgnores.globSet(pair: pair, config: config, stateDirectory: stateDirectory)
             let scan = try await LocalScanner(root: pair.localRoot, ignore: ignore, followSymlinks: config.scan.followSymlinks).scan()
             var local: [String: LocalVersion] = [:]
             for entry in scan.entries { local[entry.path.string] = entry.version }
             let records = try await journal.records(pairId: pairId)
             let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds)
-            let remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
+            var remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
                 RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
             }
+            try await addUnlistedHiddenFiles(to: &remote, journal: journal, pairId: pairId)
 
             var findings = Verification.findings(records: records, local: local, remote: remote)
             var hashed = 0
@@ -91,6 +92,22 @@ public struct VerifyRun: Sendable {
             throw RunError(error.description)
         } catch {
             throw RunError("\(error)")
+        }
+    }
+
+    /// Files with a name starting with `.` that Ferry put on the remote (the remote catalogs
+    /// and the journal know them) but that the listing left out — nginx hides such names —
+    /// are looked at one by one, so that verify neither reports them gone nor takes the
+    /// server's word for their absence.
+    private func addUnlistedHiddenFiles(to remote: inout [String: RemoteVersion], journal: Journal,
+                                        pairId: Int64) async throws {
+        let store = RemoteCatalogStore(pair: pair, stateDirectory: stateDirectory, pairId: pairId,
+                                       host: ProcessInfo.processInfo.hostName)
+        let cataloged = (try await store.load()?.entries ?? []) + (try await journal.catalogEntries(pairId: pairId))
+        for path in Set(cataloged.map(\.path)).sorted() where remote[path] == nil {
+            guard let relative = try? RemotePath(path),
+                  let found = try await pair.backend.stat(pair.remoteRoot.appending(relative)), found.kind == .file else { continue }
+            remote[path] = RemoteVersion(size: found.size, modifiedNanos: found.modifiedNanos, etag: found.etag)
         }
     }
 
