@@ -28,6 +28,7 @@ public struct HTTPBackend: Backend {
     let renameSupport: RenameSupport
     /// Folders known to exist, so that `MKCOL` is sent once per folder per run.
     let knownFolders = KnownFolders()
+    let hiddenNames = HiddenNameVisibility()
 
     public init(baseURL: String, options: HTTPRemoteOptions = HTTPRemoteOptions(), settings: CurlTransportSettings,
                 limits: IndexLimits = IndexLimits()) throws(BackendError) {
@@ -45,7 +46,17 @@ public struct HTTPBackend: Backend {
     public var capabilities: BackendCapabilities {
         let renames = options.upload != .none && renameSupport.known == true
         return BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: renames,
-                                   preservesModificationTime: false, listingHasETags: false, atomicUpload: renames)
+                                   preservesModificationTime: false, listingHasETags: false, atomicUpload: renames,
+                                   listingOmitsHiddenNames: hiddenNames.serverHidesDotNames ?? false)
+    }
+
+    /// Reads the root's index once if no index page has been read yet, to learn whether
+    /// the server hides names that start with `.`.
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        if hiddenNames.serverHidesDotNames == nil, options.listing != .none {
+            _ = try? await list(.root)
+        }
+        return capabilities
     }
 
     // MARK: Listing
@@ -82,6 +93,7 @@ public struct HTTPBackend: Backend {
             throw HTTPErrorMapping.error(status: response.status, method: "GET", path: directory.description,
                                          retryAfter: response.header("retry-after"))
         }
+        hiddenNames.learn(serverHeader: response.header("server"))
         // Relative links resolve against the page's own address: one the server moved is
         // not the folder that was asked for.
         guard IndexHref.sameLocation(response.effectiveURL, url) else {

@@ -85,18 +85,89 @@ struct RemoteCompletenessTests {
     }
 
     @Test("a pull from a remote folder that does not exist fails with one line, exit 1, and creates nothing",
-          arguments: ["local", "nginx"])
+          arguments: ["local", "nginx", "configured"])
     func pullFromMissingFolder(_ kind: String) async throws {
         let work = Workspace()
-        let server: TestServer? = kind == "nginx" ? try await TestServer(.nginx) : nil
-        let missing = server.map { Self.dav($0, "/dav/typo-path") } ?? work.directory.child("no/such/dir")
+        let server: TestServer? = kind == "local" ? nil : try await TestServer(.nginx)
+        var arguments = ["--state", work.state]
+        let missing: String
+        switch (kind, server) {
+        case let ("configured", server?):
+            // `--from nas:typo-path`, the remote as the user named it in config.yml.
+            let config = work.directory.child("config.yml")
+            try Data("remotes:\n  nas:\n    type: webdav\n    url: \(server.url("/dav/"))\n".utf8)
+                .write(to: URL(fileURLWithPath: config))
+            arguments += ["--config", config]
+            missing = "nas:typo-path"
+        case let (_, server?):
+            missing = Self.dav(server, "/dav/typo-path")
+        default:
+            missing = work.directory.child("no/such/dir")
+        }
         let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", missing, "--state", work.state])
+        let pull = try await work.ferry(["pull", restored, "--from", missing] + arguments)
         #expect(pull.status == 1, "\(pull.diagnostics)")
         let lines = pull.standardError.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("does not exist") && lines[0].contains("typo-path") || lines[0].contains("no/such/dir"),
-                "\(pull.diagnostics)")
+        #expect(lines.count == 1, "\(pull.diagnostics)")
+        #expect(lines.first?.contains("does not exist") == true, "\(pull.diagnostics)")
+        #expect(lines.first.map { $0.contains("typo-path") || $0.contains("no/such/dir") } == true, "\(pull.diagnostics)")
         #expect(!FileManager.default.fileExists(atPath: restored), "the local folder was created")
+    }
+
+    @Test("over plain HTTP from nginx's index (which hides names that start with '.'): a pull into a fresh state brings every hidden file back; with no catalog it says so and exits 1")
+    func hiddenNamesOverHTTP() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        let remote = server.url("/files/phone")
+        let push = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+
+        // Put there by something other than Ferry: nothing tells what the index hides.
+        try Self.mediaFolder(server.directory + "/root/other")
+        let blind = try await work.ferry(["pull", work.directory.child("blind"), "--from", server.url("/files/other"),
+                                          "--state", work.directory.child("s2")])
+        #expect(blind.status == 1, "\(blind.diagnostics)")
+        #expect(blind.standardError.contains("leaves names that start with '.' out of its listings"), "\(blind.diagnostics)")
+    }
+
+    @Test("verify on nginx sees the hidden files Ferry put there instead of reporting them gone")
+    func verifySeesHiddenFiles() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        let remote = Self.dav(server, "/dav/phone")
+        #expect(try await work.ferry(["push", work.source, "--to", remote, "--state", work.state]).status == 0)
+        let verify = try await work.ferry(["verify", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(verify.status == 0, "\(verify.diagnostics)")
+        #expect(verify.events(named: "finding").isEmpty, "\(verify.diagnostics)")
+        // A hidden file really gone from the server is reported.
+        try FileManager.default.removeItem(atPath: server.directory + "/root/phone/DCIM/.nomedia")
+        let after = try await work.ferry(["verify", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(after.status == 1, "\(after.diagnostics)")
+        #expect(after.events(named: "finding").compactMap { $0["path"] as? String } == ["DCIM/.nomedia"], "\(after.diagnostics)")
+    }
+
+    @Test("files pushed before the catalog existed get one with the next push, even one that sends nothing")
+    func catalogWrittenForEarlierPushes() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        let remote = Self.dav(server, "/dav/phone")
+        #expect(try await work.ferry(["push", work.source, "--to", remote, "--state", work.state]).status == 0)
+        // As an older Ferry left it: the files, and no catalog on either side.
+        try FileManager.default.removeItem(atPath: server.directory + "/root/phone/.ferry-catalog")
+        try FileManager.default.removeItem(atPath: work.state + "/catalogs")
+        let again = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(again.status == 0 && again.int("uploaded") == 0, "\(again.diagnostics)")
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
     }
 
     @Test("a sync that ran before and finds its remote folder gone stops instead of emptying the local folder")

@@ -95,7 +95,10 @@ extension SyncRun {
         guard pair.mode != .pull else { return nil }
         let store = catalogStore(pairId: pairId)
         let changed = summary.uploadedFiles + summary.deletedFiles + summary.movedFiles + summary.keptBothFiles > 0
-        guard changed else { return nil }
+        // Files this writer put there before it kept a catalog (an older Ferry, another
+        // state folder) get one on the next run, even one that sends nothing.
+        let neverWritten = !FileManager.default.fileExists(atPath: store.digestFile)
+        guard changed || neverWritten else { return nil }
         do {
             let entries = try await journal.catalogEntries(pairId: pairId)
             // A catalog is written where it says something: hidden names to remember, a
