@@ -96,6 +96,27 @@ struct PlantedLinkTests {
         #expect(FileManager.default.fileExists(atPath: work.source + "/e.jpg"), "deleted without its trash copy")
     }
 
+    @Test("emptying expired trash folders removes planted links as links, never what they point to")
+    func trashExpiryLinks() async throws {
+        let work = Workspace()
+        let outside = try Outside(work)
+        try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: outside.folder + "/precious.jpg"))
+        try TreeGenerator.write(at: work.source + "/e.jpg", size: 300, seed: 6)
+        let sync = ["sync", work.source, "--to", work.destination, "--state", work.state, "--json"]
+        #expect(try await work.ferry(sync).status == 0)
+        // Expired run folders of the local trash: one is a link to a folder outside, one
+        // holds a link to a file outside.
+        try Self.link(work.source + "/.ferry-trash/20200101-000000", to: outside.folder)
+        try Self.link(work.source + "/.ferry-trash/20200102-000000/old.jpg", to: outside.victim)
+        let again = try await work.ferry(sync)
+        #expect(again.status == 0, "\(again.diagnostics)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.victim)) == Outside.victimBytes)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside.folder + "/precious.jpg")) == Data("keep me\n".utf8))
+        // The expired entries themselves are gone.
+        let left = try FileManager.default.contentsOfDirectory(atPath: work.source + "/.ferry-trash")
+        #expect(!left.contains("20200101-000000") && !left.contains("20200102-000000"), "\(left)")
+    }
+
     @Test("a folder swapped for a link while its file downloads: nothing is written outside, the file fails")
     func folderSwappedDuringDownload() async throws {
         let work = Workspace()
