@@ -19,11 +19,12 @@ extension Ferry {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var mirror: MirrorOption
         @OptionGroup var process: LongRunningOptions
 
         func run() async throws {
             let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
-            let options = try LongRunningCommand.options(transfer, command: "daemon")
+            let options = try LongRunningCommand.options(transfer, mirror: mirror.delete, command: "daemon")
             // The control API: one event log, one set of pauses and one metrics registry for
             // the process, kept across a reload.
             let metrics = MetricsExporter.bootstrap()
@@ -32,7 +33,9 @@ extension Ferry {
                 await ControlServer(stateDirectory: handle.stateDirectory, settings: handle.config.control, logger: logger,
                                     metrics: metrics, version: Ferry.version).serve(handle)
             }
-            let runtime = try Self.runtime(context: context, options: options, json: global.json, control: control)
+            let textLogs = process.logFormat == .text
+            let runtime = try Self.runtime(context: context, options: options, json: global.json, textLogs: textLogs,
+                                           control: control)
             let global = self.global
             let configPath = context.config.sourceFile
             let announces = !global.json && process.logFormat == .text
@@ -49,11 +52,11 @@ extension Ferry {
                 var reloadOptions = global
                 reloadOptions.config = configPath ?? global.config
                 let fresh = try CommandContext.reload(reloadOptions)
-                return try Self.runtime(context: fresh, options: options, json: global.json, control: control)
+                return try Self.runtime(context: fresh, options: options, json: global.json, textLogs: textLogs, control: control)
             }
         }
 
-        static func runtime(context: CommandContext, options: RunOptions, json: Bool,
+        static func runtime(context: CommandContext, options: RunOptions, json: Bool, textLogs: Bool,
                             control: ControlService? = nil) throws -> DaemonRuntime {
             guard !context.config.folders.isEmpty else {
                 let source = context.config.sourceFile.map { "in \($0)" } ?? "(no config.yml found)"
@@ -70,7 +73,7 @@ extension Ferry {
                 throw CommandFailure.usage(error.message)
             }
             return LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "daemon",
-                                              json: json, schedules: true, control: control)
+                                              json: json, textLogs: textLogs, schedules: true, control: control)
         }
     }
 }

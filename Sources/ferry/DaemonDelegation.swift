@@ -10,9 +10,9 @@ enum DaemonDelegation {
     /// Runs `folder` through the daemon when one serves this state folder and has it in its
     /// config (same local folder); returns false when there is none, so the caller runs it.
     static func runIfOwned(folder: String, mode: SyncMode, context: CommandContext, transfer: TransferOptions,
-                           json: Bool, verbose: Bool) async throws -> Bool {
+                           mirror: Bool, json: Bool, verbose: Bool) async throws -> Bool {
         // Flags that change the run itself cannot be handed over: such a run waits for the lock.
-        guard !transfer.dryRun, transfer.transfers == nil, transfer.bwlimit == nil, !transfer.delete,
+        guard !transfer.dryRun, transfer.transfers == nil, transfer.bwlimit == nil, !mirror,
               transfer.maxDelete == nil, !transfer.forceDelete,
               let configured = context.config.folder(named: folder) else { return false }
         let client = ControlClient(stateDirectory: context.stateDirectory)

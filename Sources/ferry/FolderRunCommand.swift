@@ -9,10 +9,10 @@ import UnixSignals
 enum FolderRunCommand {
     /// `loaded`: a context the caller already has (`resolve --now`; logging is set up once).
     static func run(mode: SyncMode, folder: String?, remote: String?, global: GlobalOptions, transfer: TransferOptions,
-                    loaded: CommandContext? = nil) async throws {
+                    mirror: Bool, loaded: CommandContext? = nil) async throws {
         let context = try loaded ?? CommandContext.load(global)
         if let folder, remote == nil, loaded == nil,
-           try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer,
+           try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer, mirror: mirror,
                                                  json: global.json, verbose: global.verbose > 0) {
             return
         }
@@ -24,7 +24,7 @@ enum FolderRunCommand {
         } catch {
             throw CommandFailure.usage(error.message)
         }
-        let options = try transfer.runOptions()
+        let options = try transfer.runOptions(mirror: mirror)
 
         // Folders on different remotes run side by side, so one remote that is offline
         // (and waited for, up to retry.offline_wait) does not hold up the others; folders

@@ -17,6 +17,13 @@ struct GlobalOptions: ParsableArguments {
     var verbose: Int
 }
 
+/// `--delete`, for the one-way commands only: a two-way sync always carries deletions over
+/// (into the trash), so its help does not offer it.
+struct MirrorOption: ParsableArguments {
+    @Flag(name: .long, help: "Delete files on the target that the source lacks (limited by --max-delete).")
+    var delete = false
+}
+
 /// Options of the commands that move files.
 struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the plan and change nothing.")
@@ -28,13 +35,10 @@ struct TransferOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Bandwidth limit in bytes per second, e.g. 10M; 0 for none (default: transfers.bandwidth).", valueName: "rate"))
     var bwlimit: String?
 
-    @Flag(name: .long, help: "push and pull: delete files on the target that the source lacks (sync always does).")
-    var delete = false
-
-    @Option(name: .long, help: ArgumentHelp("With --delete (or sync): most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --delete, or in a sync: most files to delete (default: transfers.max_delete of the target's files).", valueName: "n"))
     var maxDelete: Int?
 
-    @Flag(name: .long, help: "With --delete (or sync): skip the deletion limit.")
+    @Flag(name: .long, help: "With --delete, or in a sync: skip the deletion limit.")
     var forceDelete = false
 
     @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
@@ -49,25 +53,22 @@ struct TransferOptions: ParsableArguments {
         }
     }
 
-    /// push and pull delete only with --delete, so the deletion limits go with it; a
-    /// two-way sync always carries deletions over and takes the limits alone.
-    func validateDeleteLimits(for mode: SyncMode) throws {
-        if mode == .sync {
-            if delete {
-                throw ValidationError("sync always carries deletions over (into the trash); --delete is for push and pull")
-            }
-        } else if (maxDelete != nil || forceDelete) && !delete {
+    /// push and pull delete only with --delete (`mirror`), so the deletion limits go with
+    /// it; a two-way sync always carries deletions over and takes the limits alone.
+    func validateDeleteLimits(mirror: Bool) throws {
+        if (maxDelete != nil || forceDelete) && !mirror {
             throw ValidationError("--max-delete and --force-delete go with --delete")
         }
     }
 }
 
 extension TransferOptions {
-    /// The run options these flags give (`--dry-run` included).
-    func runOptions() throws -> RunOptions {
+    /// The run options these flags give (`--dry-run` included); `mirror` is push's and
+    /// pull's `--delete`.
+    func runOptions(mirror: Bool) throws -> RunOptions {
         var options = RunOptions()
         options.dryRun = dryRun
-        options.mirror = delete
+        options.mirror = mirror
         options.maxDeletes = maxDelete
         options.forceDeletes = forceDelete
         options.ignoresHiddenNames = ignoreHiddenNames

@@ -6,11 +6,11 @@ import Logging
 /// What `watch` and `daemon` share: the run options from the transfer flags, the event
 /// output, and the runtime.
 enum LongRunningCommand {
-    static func options(_ transfer: TransferOptions, command: String) throws -> RunOptions {
+    static func options(_ transfer: TransferOptions, mirror: Bool, command: String) throws -> RunOptions {
         if transfer.dryRun {
             throw CommandFailure.usage("--dry-run does not go with \(command); use ferry push --dry-run to see a plan")
         }
-        return try transfer.runOptions()
+        return try transfer.runOptions(mirror: mirror)
     }
 
     /// `--json`: run events as JSON lines on stdout; otherwise as log lines on stderr.
@@ -23,13 +23,20 @@ enum LongRunningCommand {
         }
     }
 
+    /// A live table of the run under way, for a person at a terminal: not with `--json`
+    /// or JSON logs (a program reads those), nor when either stream goes elsewhere.
+    static func liveTable(json: Bool, textLogs: Bool) -> Bool {
+        !json && textLogs && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal
+    }
+
     static func runtime(context: CommandContext, pairs: [FolderPair], options: RunOptions, command: String,
-                        json: Bool, schedules: Bool, control: ControlService? = nil) -> DaemonRuntime {
+                        json: Bool, textLogs: Bool, schedules: Bool, control: ControlService? = nil) -> DaemonRuntime {
         var config = context.config
         if !schedules { config.schedules = [] }
         let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory)
         return DaemonRuntime(config: config, selection: selection, pairs: pairs, stateDirectory: context.stateDirectory,
                              options: options, command: command, logger: context.logger, control: control,
+                             liveRuns: liveTable(json: json, textLogs: textLogs) ? TerminalRunTable() : nil,
                              makeSink: sink(json: json, logger: context.logger))
     }
 }

@@ -23,7 +23,25 @@ enum PairLabel {
         if let folder = config.folder(named: pair.name), folder.localPath == pair.localRoot {
             return folder.remotePath.isRoot ? folder.remote : folder.remote + ":" + folder.remotePath.string
         }
-        return pair.remoteRoot.isRoot ? pair.backend.displayName : pair.backend.displayName + " " + pair.remoteRoot.string
+        return typable(remoteLocation: pair.remoteLocation)
+    }
+
+    /// An ad-hoc pair's remote as a person would type it after `--to`: `/backup/photos`,
+    /// `dav://nas:8080/dav/phone`, `https://host/files/phone`, from the journal's
+    /// `BACKEND#PATH` identity (`local:/backup#photos`, `webdav:http://nas:8080/dav/#phone`).
+    static func typable(remoteLocation: String) -> String {
+        let parts = remoteLocation.split(separator: "#", maxSplits: 1).map(String.init)
+        let backend = parts[0]
+        let path = parts.count > 1 ? parts[1] : ""
+        func joined(_ base: String) -> String {
+            guard !path.isEmpty else { return base }
+            return base.hasSuffix("/") ? base + path : base + "/" + path
+        }
+        if backend.hasPrefix("local:") { return joined(String(backend.dropFirst("local:".count))) }
+        if backend.hasPrefix("webdav:http://") { return joined("dav://" + backend.dropFirst("webdav:http://".count)) }
+        if backend.hasPrefix("webdav:https://") { return joined("davs://" + backend.dropFirst("webdav:https://".count)) }
+        if backend.hasPrefix("http:http") { return joined(String(backend.dropFirst("http:".count))) }
+        return path.isEmpty ? backend : backend + " " + path
     }
 
     /// `typedRemote`: the remote as given on the command line (`--to`), shown as typed.

@@ -19,6 +19,10 @@ final class ProgressDisplay: Sendable {
         var lines: [String] = []
         var stopped = false
         var rates: [String: RecentRate] = [:]
+        /// The most bytes each queue has shown: a failed attempt's bytes are taken back
+        /// from the run's count (they will be sent again), but a count on screen that runs
+        /// backwards during an outage reads as lost work.
+        var shownBytes: [String: Int64] = [:]
         var offlineUntil: ContinuousClock.Instant?
     }
     private let screen = Mutex(Screen())
@@ -57,7 +61,7 @@ final class ProgressDisplay: Sendable {
     func interject(_ line: String, toOutput: Bool = false) {
         screen.withLock { screen in
             if screen.stopped {
-                toOutput ? StandardStreams.output(line) : StandardStreams.error(line)
+                toOutput ? StandardStreams.outputBelowNothing(line) : StandardStreams.errorBelowNothing(line)
             } else {
                 draw(&screen, above: (line, toOutput))
             }
@@ -82,7 +86,7 @@ final class ProgressDisplay: Sendable {
         let erase = Self.erase(screen.lines, width: width)
         if let above {
             StandardStreams.errorRaw(erase)
-            above.toOutput ? StandardStreams.output(above.line) : StandardStreams.error(above.line)
+            above.toOutput ? StandardStreams.outputBelowNothing(above.line) : StandardStreams.errorBelowNothing(above.line)
             StandardStreams.errorRaw(lines.map { $0 + "\n" }.joined())
         } else {
             guard !lines.isEmpty else { return }
@@ -100,8 +104,10 @@ final class ProgressDisplay: Sendable {
         let offline = screen.offlineUntil.map { now.duration(to: $0).inSeconds }
         var rows: [ProgressTable.Row] = []
         for queue in queues {
+            let shown = min(max(0, queue.bytesDone, screen.shownBytes[queue.queue] ?? 0), max(0, queue.bytesTotal))
+            screen.shownBytes[queue.queue] = shown
             var row = ProgressTable.Row(name: queue.queue, filesDone: queue.filesDone, filesFailed: queue.filesFailed,
-                                        filesTotal: queue.filesTotal, bytesDone: max(0, queue.bytesDone),
+                                        filesTotal: queue.filesTotal, bytesDone: shown,
                                         bytesTotal: queue.bytesTotal, rate: nil, current: queue.current)
             var rate = screen.rates[queue.queue] ?? RecentRate()
             row.rate = rate.record(seconds: seconds, bytes: row.bytesDone, finished: row.finished)

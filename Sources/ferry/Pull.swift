@@ -21,13 +21,15 @@ extension Ferry {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var mirror: MirrorOption
 
         func validate() throws {
-            try transfer.validateDeleteLimits(for: .pull)
+            try transfer.validateDeleteLimits(mirror: mirror.delete)
         }
 
         func run() async throws {
-            try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer)
+            try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer,
+                                           mirror: mirror.delete)
         }
     }
 }

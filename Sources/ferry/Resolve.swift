@@ -87,7 +87,7 @@ extension Ferry {
                             throw CommandFailure.usage("--now runs configured folders only; run ferry sync \(pair.localRoot) --to REMOTE")
                         }
                         try await FolderRunCommand.run(mode: .sync, folder: pair.name, remote: nil, global: global,
-                                                       transfer: try TransferOptions.parse([]), loaded: context)
+                                                       transfer: try TransferOptions.parse([]), mirror: false, loaded: context)
                     }
                 }
             } catch let error as JournalError {

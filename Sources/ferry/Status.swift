@@ -119,7 +119,7 @@ extension Ferry.Status {
             let remote = folder.remotePath.isRoot ? folder.remote : folder.remote + ":" + folder.remotePath.string
             return "\(folder.name): \(local) \(PairLabel.arrow(folder.mode)) \(remote) (\(folder.mode.rawValue))"
         }
-        let remote = pair.remoteLocation.replacingOccurrences(of: "#", with: " ")
+        let remote = PairLabel.typable(remoteLocation: pair.remoteLocation)
         return "\(local) – \(remote) (\(pair.name == "ad-hoc" ? "ad-hoc" : "\(pair.name), no longer configured"); ferry forget \(local) drops it)"
     }
 }

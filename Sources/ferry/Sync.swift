@@ -29,12 +29,21 @@ extension Ferry {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
 
+        /// Not offered (a sync always carries deletions over), but understood, so that a
+        /// person who types it learns why it is not needed.
+        @Flag(name: .long, help: .hidden)
+        var delete = false
+
         func validate() throws {
-            try transfer.validateDeleteLimits(for: .sync)
+            if delete {
+                throw ValidationError("sync always carries deletions over (into the trash); --delete is for push and pull")
+            }
+            try transfer.validateDeleteLimits(mirror: true)
         }
 
         func run() async throws {
-            try await FolderRunCommand.run(mode: .sync, folder: folder, remote: to, global: global, transfer: transfer)
+            try await FolderRunCommand.run(mode: .sync, folder: folder, remote: to, global: global, transfer: transfer,
+                                           mirror: false)
         }
     }
 }

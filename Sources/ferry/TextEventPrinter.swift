@@ -66,11 +66,12 @@ struct TextEventPrinter: RunEventSink {
         case let .summary(summary):
             display?.stop()
             for note in summary.incomplete { StandardStreams.error("ferry: \(note)") }
-            if summary.dryRun {
-                StandardStreams.output("\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))")
-            } else {
-                StandardStreams.output(Self.line(summary))
-            }
+            let line = summary.dryRun
+                ? "\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
+                : Self.line(summary)
+            // On a terminal, broken between its parts rather than wrapped mid-word.
+            let width = StandardStreams.outputIsTerminal ? TerminalSize.columns - 1 : nil
+            for part in LineWrap.lines(line, width: width) { StandardStreams.output(part) }
         }
     }
 
@@ -113,7 +114,7 @@ struct TextEventPrinter: RunEventSink {
             parts.append("\(summary.deletedFiles) deleted" + (summary.trashedFiles > 0 ? " (\(summary.trashedFiles) into the trash)" : ""))
         }
         if summary.movedFiles > 0 { parts.append("\(summary.movedFiles) renamed") }
-        if summary.keptBothFiles > 0 { parts.append("\(summary.keptBothFiles) conflicts kept both") }
+        if summary.keptBothFiles > 0 { parts.append(Plural.count(summary.keptBothFiles, "conflict") + " kept both") }
         parts.append("\(summary.skippedFiles) unchanged")
         if summary.resumedBytes > 0 { parts.append("\(ByteFormat.string(summary.resumedBytes)) resumed") }
         if summary.conflictFiles > 0 { parts.append("\(summary.conflictFiles) in conflict") }

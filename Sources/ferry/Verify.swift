@@ -78,9 +78,12 @@ extension Ferry {
                     for finding in report.findings {
                         StandardStreams.output("\(finding.kind.rawValue): \(finding.path): \(finding.detail)")
                     }
-                    var line = "verify \(report.folder): \(report.checkedFiles) files, \(report.findings.count) differences"
+                    var line = "verify \(report.folder): \(Plural.count(report.checkedFiles, "file")), "
+                        + Plural.count(report.findings.count, "difference")
                     if hash { line += ", \(report.hashedFiles) hashed" }
-                    if repair { line += "; journal repaired (\(report.repairedRows) rows updated, \(report.removedRows) removed)" }
+                    if repair {
+                        line += "; journal repaired (\(Plural.count(report.repairedRows, "row")) updated, \(report.removedRows) removed)"
+                    }
                     StandardStreams.output(line)
                 }
             }

@@ -25,11 +25,12 @@ extension Ferry {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
+        @OptionGroup var mirror: MirrorOption
         @OptionGroup var process: LongRunningOptions
 
         func run() async throws {
             let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
-            let options = try LongRunningCommand.options(transfer, command: "watch")
+            let options = try LongRunningCommand.options(transfer, mirror: mirror.delete, command: "watch")
             let selection = FolderSelection(config: context.config, registry: context.registry,
                                             currentDirectory: context.currentDirectory)
             var pairs: [FolderPair] = []
@@ -60,7 +61,7 @@ extension Ferry {
                 throw CommandFailure.usage("cannot watch \(pair.localRoot): no such folder; create it or check the path")
             }
             let runtime = LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "watch",
-                                                     json: global.json, schedules: false)
+                                                     json: global.json, textLogs: process.logFormat == .text, schedules: false)
             let announces = !global.json && process.logFormat == .text
             if announces {
                 for pair in pairs {

@@ -85,4 +85,14 @@ import Testing
         }
         #expect(!result.standardOutput.contains("in the background"))
     }
+
+    /// `--delete` mirrors a one-way copy; a sync always carries deletions over, so its help
+    /// does not offer the flag (typing it still says why it is not needed).
+    @Test(arguments: [("push", true), ("pull", true), ("watch", true), ("sync", false)])
+    func deleteIsOfferedWhereItMeansSomething(command: String, offered: Bool) async throws {
+        let result = try await Workspace().ferry([command, "--help"])
+        #expect(result.status == 0, "\(result.diagnostics)")
+        #expect(result.standardOutput.contains("--delete ") == offered, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("--max-delete"), "\(result.standardOutput)")
+    }
 }

@@ -55,6 +55,10 @@ import Testing
         let all = try await work.ferry(["status"])
         #expect(all.standardOutput.contains("./phone – ") && all.standardOutput.contains("(ad-hoc; ferry forget ./phone drops it)"),
                 "\(all.standardOutput)")
+        // The remote as it can be typed after --to, not the backend's internal name.
+        #expect(all.standardOutput.contains("./phone – /") && all.standardOutput.contains("/elsewhere (ad-hoc"),
+                "\(all.standardOutput)")
+        #expect(!all.standardOutput.contains("local:"), "\(all.standardOutput)")
         let one = try await work.ferry(["status", "photos"])
         #expect(one.standardOutput.hasPrefix("photos: ") && !one.standardOutput.contains("ad-hoc"), "\(one.standardOutput)")
 

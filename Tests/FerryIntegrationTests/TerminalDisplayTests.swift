@@ -64,9 +64,8 @@ import Testing
         return scene
     }
 
-    /// The table's first line: "push media  0:02", "push media  12:40" (the summary line ends "in 3.1 s").
+    /// The table's first line: "push media  0:02", "push media  12:40".
     private static func isTitle(_ row: String) -> Bool { row.wholeMatch(of: /push \S+  [0-9]+:[0-9]{2}/) != nil }
-    private static func isSummary(_ row: String) -> Bool { row.hasPrefix("push ") && row.hasSuffix(" s") }
     private static func uploaded(_ rows: [String]) -> [String] { rows.filter { $0.hasPrefix("uploaded clip-") } }
     /// Every file but the held one has its per-file line on screen.
     private static func allButHeldSent(_ rows: [String]) -> Bool { Set(uploaded(rows)).count == files - 1 }
@@ -80,7 +79,7 @@ import Testing
         let check: ([String]) -> Void = { rows in
             screensChecked += 1
             #expect(rows.filter(Self.isTitle).count <= 1, "the table's title repeated:\n\(rows.joined(separator: "\n"))")
-            for row in rows where !Self.isSummary(row) { #expect(row.count <= width, "row wider than \(width): \(row)") }
+            for row in rows { #expect(row.count <= width, "row wider than \(width): \(row)") }
         }
         // While the last file is held: every other file's line above exactly one table.
         let during = try await terminal.waitFor("every file but the held one sent, under the table", each: check) {
@@ -95,7 +94,9 @@ import Testing
         #expect(end.contains("[exit 0]"), "\(end.joined(separator: "\n"))")
         #expect(Set(Self.uploaded(end)).count == Self.files, "per-file lines lost:\n\(end.joined(separator: "\n"))")
         #expect(!end.contains(where: Self.isTitle), "the table was left on screen")
-        #expect(end.contains { Self.isSummary($0) && $0.contains("\(Self.files) uploaded") })
+        // The summary, broken between its parts where the terminal is narrow.
+        #expect(end.contains { $0.hasPrefix("push media: \(Self.files) uploaded") }, "\(end.joined(separator: "\n"))")
+        #expect(end.contains { $0.hasSuffix(" s") && ($0.hasPrefix("push media: ") || $0.hasPrefix("  ")) })
         // No frame went into the scrollback either (a clear from the top-left corner does
         // that in tmux).
         let history = try await terminal.screenWithHistory()
@@ -146,6 +147,46 @@ import Testing
         let back = try await scene.workspace.ferry(["pull", "back", "--config", scene.config, "--state", scene.workspace.state, "--json"])
         #expect(back.status == 0, "\(back.diagnostics)")
         #expect(try TreeComparison.differences(scene.workspace.source, scene.workspace.destination, compareModificationTimes: false) == [])
+    }
+
+    /// The clips named in per-file lines of `ferry watch -v` (log lines: "12:00:01 media: uploaded clip-03.mp4 (48.0 KiB)").
+    private static func watchUploaded(_ rows: [String]) -> Set<String> {
+        Set(rows.compactMap { row in
+            guard let start = row.range(of: "uploaded clip-") else { return nil }
+            return String(row[start.upperBound...].prefix(2))
+        })
+    }
+
+    @Test(arguments: [80, 60])
+    func watchShowsOneLiveTableWithEveryLineAboveIt(width: Int) async throws {
+        let scene = try scene()
+        let config = try String(contentsOfFile: scene.config, encoding: .utf8)
+        try (config + "watch:\n  quiet_period: 200ms\n  stop_timeout: 5s\n")
+            .write(toFile: scene.config, atomically: true, encoding: .utf8)
+        let terminal = try await TerminalSession(scene.command("watch media -v"),
+                                                 in: scene.workspace.directory.path, width: width, height: 40)
+        let check: ([String]) -> Void = { rows in
+            #expect(rows.filter(Self.isTitle).count <= 1, "the table's title repeated:\n\(rows.joined(separator: "\n"))")
+            for row in rows { #expect(row.count <= width, "row wider than \(width): \(row)") }
+        }
+        try await terminal.waitFor("the start line") { $0.contains { $0.hasPrefix("watching ./src → ") } }
+        // The first run sends what is there; the held clip keeps that run, and its table, up.
+        let during = try await terminal.waitFor("every clip but the held one sent, under the table", each: check) {
+            Self.watchUploaded($0).count == Self.files - 1 && $0.contains(where: Self.isTitle)
+        }
+        let title = during.firstIndex(where: Self.isTitle) ?? 0
+        let lastLine = during.lastIndex { $0.contains("uploaded clip-") } ?? 0
+        #expect(lastLine < title, "the table is not below the per-file lines:\n\(during.joined(separator: "\n"))")
+        try scene.releaseTheHeldFile()
+        // The run ends: the table is taken down, every per-file line stays.
+        try await terminal.waitFor("the run's end", each: check) {
+            Self.watchUploaded($0).count == Self.files && !$0.contains(where: Self.isTitle)
+        }
+        try await terminal.send("C-c")
+        let end = try await terminal.waitFor("the stop line", each: check) { $0.contains { $0.hasPrefix("[exit ") } }
+        #expect(end.contains { $0.hasPrefix("stopped watching") }, "\(end.joined(separator: "\n"))")
+        let history = try await terminal.screenWithHistory()
+        #expect(!history.contains(where: Self.isTitle), "a frame in the scrollback:\n\(history.joined(separator: "\n"))")
     }
 
     @Test(arguments: [80, 60])

@@ -18,11 +18,14 @@ public struct DaemonRuntime: Sendable {
     public let logger: Logger
     /// The control API (the daemon's); nil for `ferry watch`.
     public let control: ControlService?
+    /// The terminal's live table of runs, when there is a terminal to show it on.
+    public let liveRuns: (any LiveRunObserver)?
 
     public init(config: Config, selection: FolderSelection, pairs: [FolderPair], stateDirectory: String,
                 options: RunOptions, command: String, logger: Logger, control: ControlService? = nil,
-                makeSink: @escaping @Sendable (FolderPair) -> any RunEventSink) {
+                liveRuns: (any LiveRunObserver)? = nil, makeSink: @escaping @Sendable (FolderPair) -> any RunEventSink) {
         self.control = control
+        self.liveRuns = liveRuns
         self.config = config
         self.selection = selection
         self.pairs = pairs
@@ -71,7 +74,7 @@ public struct DaemonRuntime: Sendable {
         let control = self.control
         let board = DaemonStatusBoard(stateDirectory: stateDirectory, command: command,
                                       itemsProvider: { await items.current() }, events: control?.events,
-                                      recordsOutages: true)
+                                      recordsOutages: true, liveRuns: liveRuns)
         // Outages a killed process left open end now: what happened after it is not known.
         try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: Date().timeIntervalSince1970)
         let bandwidth = BandwidthSwitcher(settings: config.bandwidth)

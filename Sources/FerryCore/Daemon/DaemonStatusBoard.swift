@@ -41,14 +41,17 @@ public final class DaemonStatusBoard: Sendable {
     public let events: DaemonEventLog?
     /// Where outages are recorded for the health report (the state folder).
     private let historyDirectory: String?
+    /// The terminal's live table, when the process has one.
+    private let liveRuns: (any LiveRunObserver)?
 
     public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
-                events: DaemonEventLog? = nil, recordsOutages: Bool = false) {
+                events: DaemonEventLog? = nil, recordsOutages: Bool = false, liveRuns: (any LiveRunObserver)? = nil) {
         path = DaemonSnapshot.path(in: stateDirectory)
         self.command = command
         self.itemsProvider = itemsProvider
         self.events = events
         historyDirectory = recordsOutages ? stateDirectory : nil
+        self.liveRuns = liveRuns
     }
 
     public func setPaused(pair: String, paused: Bool) {
@@ -68,11 +71,13 @@ public final class DaemonStatusBoard: Sendable {
     }
 
     func runStarted(pair: String, reason: String, progress: RunProgress) {
-        state.withLock { state in
+        let mode = state.withLock { state in
             state.folders[pair]?.running = progress
             state.folders[pair]?.reason = reason
             state.folders[pair]?.runStartedAt = Date()
+            return state.folders[pair]?.mode
         }
+        liveRuns?.runStarted(folder: pair, mode: mode ?? "run", progress: progress)
         var object = JSONObject()
         object.add("event", "run_started")
         object.add("folder", pair)
@@ -81,6 +86,7 @@ public final class DaemonStatusBoard: Sendable {
     }
 
     func runEnded(pair: String, summary: RunSummary?, error: String?) {
+        liveRuns?.runEnded(folder: pair)
         state.withLock { state in
             state.folders[pair]?.running = nil
             state.folders[pair]?.lastRunEndedAt = Date()
