@@ -205,6 +205,9 @@ struct ControlAPI: Sendable {
             let running = live?.state == "running"
             object.add("state", paused ? "paused" : offline != nil ? "offline" : running ? "running" : "idle")
             object.add("paused", paused)
+            let pause = control.pause(of: folder.name)
+            object.add("paused_since", pause.map { Self.time(Date(timeIntervalSince1970: $0.since)) })
+            object.add("paused_reason", pause?.reason)
             object.add("offline", offline != nil)
             object.add("offline_since", offline.map { Self.time($0.since) })
             object.add("offline_message", offline?.message)

@@ -201,7 +201,7 @@ enum StatusPage {
         entry.paused = f.paused;
         p.mode.textContent = f.mode;
         p.where.textContent = f.local + (f.mode === "pull" ? " ← " : f.mode === "sync" ? " ⇄ " : " → ") + f.remote;
-        if (f.paused) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Paused: nothing moves until it is resumed."; }
+        if (f.paused) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Paused since " + when(f.paused_since) + " (" + (f.paused_reason || "paused") + "): nothing moves until it is resumed."; }
         else if (f.offline) { p.banner.hidden = false; p.banner.className = "banner offline";
           p.banner.textContent = "Remote offline since " + when(f.offline_since) + ": " + (f.offline_message || "no answer"); }
         else if (f.waiting_for) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Waiting: " + f.waiting_for; }

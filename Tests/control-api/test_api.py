@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import GUARD, Daemon, held_store_remote, wait_for, write
+from conftest import GUARD, Daemon, free_port, held_store_remote, wait_for, write
 
 KiB = 1024
 
@@ -24,7 +24,9 @@ def daemon(tmp_path_factory):
     write(f"{directory}/broken/blocked/IMG_1.jpg", os.urandom(KiB))
     write(f"{directory}/broken/IMG_2.jpg", os.urandom(KiB))
     write(f"{directory}/remote-broken/blocked", b"a file where a folder should be\n")
-    write(f"{directory}/shared/a.txt", b"first\n")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        write(f"{directory}/shared/{name}", b"first\n")
+    os.makedirs(f"{directory}/gone", exist_ok=True)
     for folder in ("remote-plain", "remote-other", "remote-shared"):
         os.makedirs(f"{directory}/{folder}", exist_ok=True)
     config = (
@@ -33,23 +35,27 @@ def daemon(tmp_path_factory):
         + "  other-remote:\n    type: local\n    path: remote-other\n"
         + "  broken-remote:\n    type: local\n    path: remote-broken\n"
         + "  shared-remote:\n    type: local\n    path: remote-shared\n"
+        # A WebDAV server on a port where nothing listens: the folder is offline.
+        + f"  gone-remote:\n    type: webdav\n    url: http://127.0.0.1:{free_port()}/dav/\n"
         + "folders:\n"
         + "  held:\n    path: held\n    remote: store\n"
         + "  plain:\n    path: plain\n    remote: plain-remote\n"
         + "  other:\n    path: other\n    remote: other-remote\n"
         + "  broken:\n    path: broken\n    remote: broken-remote\n"
         + "  shared:\n    path: shared\n    remote: shared-remote\n    mode: sync\n    conflict: ask\n"
+        + "  gone:\n    path: gone\n    remote: gone-remote\n"
         + "retry:\n  attempts: 1\n"
         + "watch:\n  quiet_period: 200ms\n"
         + "schedule:\n  - every: 24h\n    run: push plain\n"
     )
     instance = Daemon(directory, config, tcp=True)
-    # A conflict for the API to answer: synced once, then changed on both sides.
+    # Conflicts for the API to answer: synced once, then changed on both sides.
     instance.ferry("sync", "shared", check=0)
-    write(f"{directory}/shared/a.txt", b"local edit\n")
-    write(f"{directory}/remote-shared/a.txt", b"remote edit\n")
     later = time.time() + 5
-    os.utime(f"{directory}/remote-shared/a.txt", (later, later))
+    for name in ("a.txt", "b.txt", "c.txt"):
+        write(f"{directory}/shared/{name}", b"local edit\n")
+        write(f"{directory}/remote-shared/{name}", b"remote edit\n")
+        os.utime(f"{directory}/remote-shared/{name}", (later, later))
     instance.ferry("sync", "shared", check=1)
     instance.start()
     try:
@@ -73,14 +79,21 @@ def test_status_folders_and_schedules(daemon):
     status, body = daemon.get("/v1/status")
     assert status == 200
     assert body["daemon"]["pid"] == daemon.process.pid
-    assert [f["name"] for f in body["folders"]] == ["held", "plain", "other", "broken", "shared"]
+    assert [f["name"] for f in body["folders"]] == ["held", "plain", "other", "broken", "shared", "gone"]
     held = daemon.folder("held")
     assert held["state"] == "running" and held["mode"] == "push"
     media = next(q for q in held["queues"] if q["queue"] == "media")
     assert media["files_total"] == 3 and media["files_left"] == 1 and media["current"] == ["clip-02.mp4"]
     assert media["bytes_left"] == 64 * KiB
+    # At the gate nothing moves: a rate is a number (its window may have emptied), and
+    # the time left is given only with a rate to go by.
+    assert held["rate_bytes_per_second"] >= 0
+    if held["rate_bytes_per_second"] > 0:
+        assert held["eta_seconds"] is not None and held["eta_seconds"] >= 0
+    else:
+        assert held["eta_seconds"] is None
     status, listing = daemon.get("/v1/folders")
-    assert status == 200 and len(listing["folders"]) == 5
+    assert status == 200 and len(listing["folders"]) == 6
     assert daemon.get("/v1/folders/nothing-like-it")[0] == 404
     status, schedules = daemon.get("/v1/schedules")
     assert status == 200 and schedules["schedules"][0]["action"].startswith("push plain")
@@ -132,6 +145,8 @@ def test_a_paused_folder_moves_no_file(daemon):
     start = daemon.last_event_id()
     status, folder = daemon.post("/v1/folders/plain/pause")
     assert status == 200 and folder["paused"] and folder["state"] == "paused"
+    # And why, since when.
+    assert folder["paused_reason"] == "paused through the control API" and folder["paused_since"]
     write(f"{daemon.dir}/plain/while-paused.jpg", os.urandom(KiB))
     write(f"{daemon.dir}/other/while-paused.jpg", os.urandom(KiB))
     assert daemon.post("/v1/folders/plain/run")[0] == 202
@@ -144,13 +159,15 @@ def test_a_paused_folder_moves_no_file(daemon):
     assert not os.path.exists(f"{daemon.dir}/remote-plain/while-paused.jpg")
     assert daemon.folder("plain")["paused"]
     mark = daemon.last_event_id()
-    assert daemon.post("/v1/folders/plain/resume")[0] == 200
+    status, resumed = daemon.post("/v1/folders/plain/resume")
+    assert status == 200 and resumed["paused_reason"] is None and resumed["paused_since"] is None
     daemon.wait_for_event(mark, lambda e: e["name"] == "transferred" and e["data"]["folder"] == "plain"
                           and e["data"]["path"] == "while-paused.jpg", "the file once resumed")
     assert os.path.exists(f"{daemon.dir}/remote-plain/while-paused.jpg")
     # Everything at once.
     status, everything = daemon.post("/v1/pause")
     assert status == 200 and everything["daemon"]["paused"] and all(f["paused"] for f in everything["folders"])
+    assert all("with every folder" in f["paused_reason"] for f in everything["folders"])
     status, everything = daemon.post("/v1/resume")
     assert status == 200 and not any(f["paused"] for f in everything["folders"])
 
@@ -248,9 +265,18 @@ def test_retry_a_failed_file(daemon):
     assert daemon.post("/v1/folders/broken/retry", {"paths": "not a list"})[0] == 400
 
 
+def test_an_unreachable_remote_shows_as_offline_and_why(daemon):
+    gone = wait_for(lambda: (lambda f: f if f["offline"] else None)(daemon.folder("gone")), "the folder's remote offline")
+    assert gone["state"] == "offline" and gone["offline_since"] and gone["offline_message"]
+    status, body = daemon.get("/v1/status")
+    assert any(r["remote"].startswith("webdav:http://127.0.0.1:") for r in body["offline_remotes"])
+    # The others are not held up by it.
+    assert daemon.folder("plain")["state"] in ("idle", "running")
+
+
 def test_resolve_a_conflict(daemon):
     status, conflicts = daemon.get("/v1/files?folder=shared&status=conflict")
-    assert [f["path"] for f in conflicts["files"]] == ["a.txt"]
+    assert [f["path"] for f in conflicts["files"]] == ["a.txt", "b.txt", "c.txt"]
     assert daemon.post("/v1/folders/shared/resolve", {"path": "a.txt", "keep": "sideways"})[0] == 400
     assert daemon.post("/v1/folders/shared/resolve", {"path": "no-such.txt", "keep": "local"})[0] == 404
     mark = daemon.last_event_id()
@@ -258,6 +284,23 @@ def test_resolve_a_conflict(daemon):
     assert status == 200 and answer["resolved"] == ["a.txt"]
     daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
                           and open(f"{daemon.dir}/remote-shared/a.txt", "rb").read() == b"local edit\n", "the answer carried out")
+    # The remote's version, on both sides.
+    mark = daemon.last_event_id()
+    status, answer = daemon.post("/v1/folders/shared/resolve", {"path": "b.txt", "keep": "remote"})
+    assert status == 200 and answer["resolved"] == ["b.txt"]
+    daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
+                          and open(f"{daemon.dir}/shared/b.txt", "rb").read() == b"remote edit\n", "keep remote carried out")
+    # Both: one keeps the name, the other a conflict name, on both sides; nothing is lost.
+    mark = daemon.last_event_id()
+    status, answer = daemon.post("/v1/folders/shared/resolve", {"path": "c.txt", "keep": "both"})
+    assert status == 200 and answer["resolved"] == ["c.txt"]
+
+    def both_versions(folder):
+        contents = {open(os.path.join(folder, n), "rb").read() for n in os.listdir(folder) if n.startswith("c.")}
+        return contents == {b"local edit\n", b"remote edit\n"}
+    daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
+                          and both_versions(f"{daemon.dir}/shared") and both_versions(f"{daemon.dir}/remote-shared"),
+                          "keep both carried out")
     assert daemon.folder("shared")["conflict_files"] == 0
 
 
@@ -308,7 +351,10 @@ def test_status_and_push_go_through_the_daemon(daemon):
 
 def test_the_held_run_finishes_once_released(daemon):
     write(f"{daemon.dir}/gates/release-clip-02.mp4", b"go\n")
-    wait_for(lambda: daemon.folder("held")["state"] == "idle" and daemon.folder("held")["counts"].get("inSync", {}).get("files") == 4,
-             "the held run's end")
+    try:
+        wait_for(lambda: daemon.folder("held")["state"] == "idle" and daemon.folder("held")["counts"].get("inSync", {}).get("files") == 4,
+                 "the held run's end")
+    except AssertionError as error:
+        raise AssertionError(f"{error}: {json.dumps(daemon.folder('held'))}; gates: {sorted(os.listdir(daemon.dir + '/gates'))}")
     status, pending = daemon.get("/v1/files?folder=held&status=filesPending")
     assert pending["files"] == []

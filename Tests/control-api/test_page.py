@@ -1,7 +1,7 @@
 """The status page in a real browser (Debian's chromium, headless, driven by selenium):
 behind the API key (the login prompt), a folder's progress moving through a held push,
 a failed file retried from the page, a conflict answered from the page, pause and resume
-by keyboard. Screenshots at 1280 and 360 px wide go to .build/screenshots/ (not
+by keyboard (the buttons reached with Tab), an offline remote's banner. Screenshots at 1280 and 360 px wide go to .build/screenshots/ (not
 committed) for a person to look at.
 
 The push goes through the exec test plugin `faulty`, which holds two uploads until the
@@ -10,11 +10,9 @@ whatever the machine's speed (no throttle to outrace)."""
 import os
 import shutil
 
-import pytest
+from conftest import GUARD, ROOT, Daemon, free_port, held_store_remote, wait_for, write
 
-from conftest import GUARD, ROOT, Daemon, held_store_remote, wait_for, write
-
-selenium = pytest.importorskip("selenium")
+# Installed by scripts/bootstrap.sh test: a missing browser driver is a failure, not a skip.
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -66,12 +64,15 @@ def test_the_status_page(workdir):
     write(f"{workdir}/remote-broken/blocked", b"a file where a folder should be\n")
     write(f"{workdir}/shared/a.txt", b"first\n")
     os.makedirs(f"{workdir}/remote-shared", exist_ok=True)
+    os.makedirs(f"{workdir}/gone", exist_ok=True)
     config = ("remotes:\n" + held_store_remote("store", workdir, "clip-02.mp4,clip-05.mp4")
               + "  broken-remote:\n    type: local\n    path: remote-broken\n"
               + "  shared-remote:\n    type: local\n    path: remote-shared\n"
+              + f"  gone-remote:\n    type: webdav\n    url: http://127.0.0.1:{free_port()}/dav/\n"
               + "folders:\n  media:\n    path: media\n    remote: store\n"
               + "  broken:\n    path: broken\n    remote: broken-remote\n"
               + "  shared:\n    path: shared\n    remote: shared-remote\n    mode: sync\n    conflict: ask\n"
+              + "  gone:\n    path: gone\n    remote: gone-remote\n"
               + "transfers:\n  max: 1\nretry:\n  attempts: 1\nwatch:\n  quiet_period: 200ms\n")
     daemon = Daemon(workdir, config, tcp=True)
     daemon.ferry("sync", "shared", check=0)
@@ -129,11 +130,25 @@ def test_the_status_page(workdir):
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .conflicts").is_displayed())
         wait_for(lambda: open(f"{workdir}/remote-shared/a.txt", "rb").read() == b"kept from this side\n", "the answer carried out")
 
-        # Pause and resume: the banner says so.
-        press(driver, '#folder-shared button[data-focus="pause-shared"]')
+        # A remote that does not answer: its folder says so, and why.
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#folder-gone .banner").is_displayed())
+        assert text_of(driver, "#folder-gone .banner").startswith("Remote offline since ")
+
+        # The pause button is reached with Tab from the top of the page.
+        driver.find_element(By.TAG_NAME, "body").click()
+        reached = False
+        for _ in range(80):
+            driver.switch_to.active_element.send_keys(Keys.TAB)
+            if driver.switch_to.active_element.get_attribute("data-focus") == "pause-shared":
+                reached = True
+                break
+        assert reached, "Tab never reached the shared folder's pause button"
+        # Pause and resume by keyboard: the banner says so, and why.
+        press(driver, '#folder-shared button[data-focus="pause-shared"]', keyboard=True)
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
-        assert "Paused" in text_of(driver, "#folder-shared .banner")
-        press(driver, '#folder-shared button[data-focus="pause-shared"]')
+        banner = text_of(driver, "#folder-shared .banner")
+        assert banner.startswith("Paused since ") and "control API" in banner, banner
+        press(driver, '#folder-shared button[data-focus="pause-shared"]', keyboard=True)
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .banner").is_displayed())
 
         # The chart of the last day has this run's bars.

@@ -46,7 +46,7 @@ public final class DaemonControl: Sendable {
     /// Pauses one folder, or every folder (nil); also the runners made later (schedules).
     public func pause(_ name: String?) async throws {
         let names = try names(name)
-        pauses.pause(names)
+        pauses.pause(names, everything: name == nil, at: Date().timeIntervalSince1970)
         for runner in await runners.all() where names.contains(runner.pair.name) { await runner.pause() }
     }
 
@@ -58,6 +58,11 @@ public final class DaemonControl: Sendable {
 
     public func isPaused(_ name: String) -> Bool {
         pauses.isPaused(name)
+    }
+
+    /// Why and since when `name` is paused; nil when it is not.
+    public func pause(of name: String) -> DaemonPauses.Pause? {
+        pauses.pause(of: name)
     }
 
     /// Failed files (all, or `paths`) become pending again, and the folder runs.
@@ -126,15 +131,35 @@ public final class DaemonControl: Sendable {
     }
 }
 
-/// Which folders are paused: kept by the process, so a reload (SIGHUP) keeps them paused.
+/// Which folders are paused, since when and how: kept by the process, so a reload
+/// (SIGHUP) keeps them paused.
 public final class DaemonPauses: Sendable {
-    private let folders = Mutex(Set<String>())
+    public struct Pause: Sendable, Equatable {
+        /// Seconds since 1970.
+        public var since: Double
+        /// Paused with every folder (`POST /v1/pause`), not on its own.
+        public var everything: Bool
+
+        /// What the status says: "paused through the control API (every folder)".
+        public var reason: String {
+            everything ? "paused through the control API, with every folder" : "paused through the control API"
+        }
+    }
+
+    private let folders = Mutex([String: Pause]())
 
     public init() {}
 
-    func pause(_ names: Set<String>) { folders.withLock { $0.formUnion(names) } }
-    func resume(_ names: Set<String>) { folders.withLock { $0.subtract(names) } }
-    public func isPaused(_ name: String) -> Bool { folders.withLock { $0.contains(name) } }
+    /// A folder paused already keeps its first time.
+    func pause(_ names: Set<String>, everything: Bool, at time: Double) {
+        folders.withLock { folders in
+            for name in names where folders[name] == nil { folders[name] = Pause(since: time, everything: everything) }
+        }
+    }
+
+    func resume(_ names: Set<String>) { folders.withLock { for name in names { $0[name] = nil } } }
+    public func isPaused(_ name: String) -> Bool { folders.withLock { $0[name] != nil } }
+    public func pause(of name: String) -> Pause? { folders.withLock { $0[name] } }
 }
 
 /// What the control API asks of the daemon when it cannot be done.
