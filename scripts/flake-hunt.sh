@@ -51,13 +51,21 @@ for run in $(seq 1 "$runs"); do
   fi
   started=$(date +%s)
   log="$work/run-$run.log"
-  if swift test --skip-build >"$log" 2>&1; then result=pass; else result=FAIL; failures=$((failures + 1)); fi
+  # The whole of `make test`: the Swift suites, then the control API's (pytest, a browser).
+  if swift test --skip-build >"$log" 2>&1 && python3 -m pytest -q -p no:cacheprovider Tests/control-api >>"$log" 2>&1; then
+    result=pass
+  else
+    result=FAIL; failures=$((failures + 1))
+  fi
   seconds=$(( $(date +%s) - started ))
   loadavg=$(cut -d' ' -f1 /proc/loadavg)
   for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
   hogs=()
-  count=$(grep -oE 'Test run with [0-9]+ tests' "$log" | grep -oE '[0-9]+' | tail -1 || true)
-  failed=$(grep -E '^✘ Test "' "$log" | sed -E 's/^✘ Test "([^"]*)".*/\1/' | sort -u | head -5 | paste -sd ';' - || true)
+  swift_count=$(grep -oE 'Test run with [0-9]+ tests' "$log" | grep -oE '[0-9]+' | tail -1 || true)
+  python_count=$(grep -oE '^[0-9]+ passed' "$log" | grep -oE '[0-9]+' | tail -1 || true)
+  count=$(( ${swift_count:-0} + ${python_count:-0} ))
+  failed=$( { grep -E '^✘ Test "' "$log" | sed -E 's/^✘ Test "([^"]*)".*/\1/'; grep -E '^FAILED ' "$log" | cut -d' ' -f2; } \
+           | sort -u | head -5 | paste -sd ';' - || true)
   echo "| $run | $beside | $result | ${count:-?} | ${failed:-} | $seconds | $loadavg |" >>"$table"
   echo "flake-hunt: run $run/$runs ($beside): $result in ${seconds}s${failed:+ — $failed}" >&2
   [ "$result" = pass ] || cp "$log" "$top/bench-results/flake-hunt-run-$run.log"
