@@ -136,7 +136,11 @@ public final class ExecBackend: Backend {
         wire.target = request.partialFile
         wire.offset = request.offset
         wire.expected = WireEntry(request.expected)
-        let reply = try await perform(wire, path: request.source.description, observer: observer)
+        let sent = wire
+        let reply = try await withinListedSize(partialFile: request.partialFile, listedSize: request.expected.size,
+                                               path: request.source.description) { () async throws(BackendError) in
+            try await self.perform(sent, path: request.source.description, observer: observer)
+        }
         guard let item = reply.entry else {
             throw BackendError(.protocolViolation, "\(displayName) did not say what it read", path: request.source.description,
                                retryable: true)
@@ -199,6 +203,46 @@ public final class ExecBackend: Backend {
     }
 
     // MARK: Plumbing
+
+    /// How often a download's partial file is looked at while a plugin writes it.
+    static let partialFileCheck = Duration.milliseconds(200)
+
+    /// Runs a download while watching the partial file the plugin writes: one that grows
+    /// past the listed size is stopped at once (the request is cancelled, which the plugin
+    /// is told), so that a lying plugin cannot fill the disk past `min_free_space`. The
+    /// core removes what it wrote and the file is retried, as for an HTTP body that runs
+    /// past its length.
+    private func withinListedSize(partialFile: String, listedSize: Int64, path: String,
+                                  _ body: @escaping @Sendable () async throws(BackendError) -> PluginMessage)
+        async throws(BackendError) -> PluginMessage {
+        let outcome = await withTaskGroup(of: Result<PluginMessage, BackendError>?.self) { group in
+            group.addTask {
+                do throws(BackendError) { return .success(try await body()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.partialFileCheck)
+                    let size = try? await BlockingIO.run { () throws(BackendError) in
+                        try BackendError.catching { try LocalFileSystem.metadata(partialFile)?.size }
+                    }
+                    if let size = size ?? nil, size > listedSize {
+                        return .failure(BackendError(.changedDuringTransfer,
+                                                     "the plugin wrote \(size) bytes of a file listed as \(listedSize); stopped",
+                                                     path: path, retryable: true))
+                    }
+                }
+                return nil
+            }
+            for await result in group {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            return .failure(BackendError(.cancelled, "the download was cancelled", path: path))
+        }
+        return try outcome.get()
+    }
 
     /// Sends one request within the concurrency limit; a reply with `ok: false` becomes
     /// the error it carries.

@@ -131,6 +131,24 @@ struct ExecPluginRunTests {
         #expect(push.int("uploaded") == 8)
     }
 
+    @Test("a plugin that writes past a file's listed size is stopped at once, the file retried, nothing oversized kept")
+    func floodingDownloadIsStopped() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/IMG_1.jpg", size: 5000, seed: 1)
+        let config = try faultyConfig(work, fault: "flood")
+        #expect(try await work.ferry(["push", "media", "--config", config, "--state", work.state]).status == 0)
+        let pull = try await work.ferry(["pull", "back", "--config", config, "--state", work.state, "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        // Ferry cancelled the flood (the plugin heard it), rather than the plugin stopping
+        // on its own 1 GiB later; the retry brought the real file.
+        #expect(FileManager.default.fileExists(atPath: work.directory.child("flood-cancelled")), "\(pull.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: work.directory.child("flood-finished")))
+        let messages = pull.events(named: "retrying").compactMap { $0["error"] as? String }
+        #expect(messages.contains { $0.contains("of a file listed as 5000; stopped") }, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, work.destination) == [])
+        #expect(try work.temporaryFiles(in: work.destination) == [])
+    }
+
     @Test("a plugin that hangs on every upload: the run ends with exit 1 and the reason after its attempts, never hangs")
     func alwaysHangs() async throws {
         let work = Workspace()
