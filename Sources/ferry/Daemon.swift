@@ -45,7 +45,7 @@ extension Ferry {
                     StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
                 }
                 let schedules = context.config.schedules.count
-                StandardStreams.error("daemon running (\(Plural.count(schedules, "schedule"))); ferry status shows what it does, Ctrl-C or SIGTERM stops it")
+                StandardStreams.error("daemon running, \(Plural.count(schedules, "schedule")); ferry status shows it; Ctrl-C stops it")
             }
             defer { if announces { StandardStreams.error("daemon stopped") } }
             try await LongRunningProcess.run(runtime, logger: context.logger) {

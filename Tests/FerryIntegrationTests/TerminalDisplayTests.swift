@@ -189,6 +189,20 @@ import Testing
         #expect(!history.contains(where: Self.isTitle), "a frame in the scrollback:\n\(history.joined(separator: "\n"))")
     }
 
+    @Test func daemonSaysWhatItRunsAndWhenItStops() async throws {
+        let scene = try scene(hold: nil)
+        let terminal = try await TerminalSession(scene.command("daemon"), in: scene.workspace.directory.path, width: 80, height: 30)
+        try await terminal.waitFor("the start lines") { rows in
+            rows.contains { $0.hasPrefix("watching ./src → store") } && rows.contains { $0.hasPrefix("polling ./dst ← store") }
+                && rows.contains { $0 == "daemon running, 0 schedules; ferry status shows it; Ctrl-C stops it" }
+        }
+        try await terminal.send("C-c")
+        let end = try await terminal.waitFor("the exit") { $0.contains { $0.hasPrefix("[exit ") } }
+        #expect(end.contains("daemon stopped"), "\(end.joined(separator: "\n"))")
+        #expect(end.contains("[exit 0]"), "\(end.joined(separator: "\n"))")
+        for row in end { #expect(row.count <= 80, "row wider than 80: \(row)") }
+    }
+
     @Test(arguments: [80, 60])
     func watchSaysWhatItWatchesAndWhenItStops(width: Int) async throws {
         let workspace = Workspace()
