@@ -47,6 +47,18 @@ import Testing
         #expect(json.standardOutput.contains("\"inSync\""), "--json keeps the machine names")
     }
 
+    /// The arrow matches the folder's mode: ← for a pull, ⇄ for a sync.
+    @Test(arguments: [("pull", "←"), ("sync", "⇄")])
+    func statusArrowFollowsTheMode(mode: String, arrow: String) async throws {
+        let work = try setUp(mode: mode)
+        try FileManager.default.createDirectory(atPath: work.directory.child("backup/phone"), withIntermediateDirectories: true)
+        let run = try await work.ferry([mode])
+        #expect(run.status == 0, "\(run.diagnostics)")
+        let status = try await work.ferry(["status"])
+        #expect(status.standardOutput.split(separator: "\n").first == "photos: ./phone \(arrow) nas:phone (\(mode))",
+                "\(status.standardOutput)")
+    }
+
     @Test func statusOfOneFolderAndForgettingAnAdHocPair() async throws {
         let work = try setUp()
         #expect(try await work.ferry(["push"]).status == 0)
