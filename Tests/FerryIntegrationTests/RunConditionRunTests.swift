@@ -146,7 +146,7 @@ struct RunConditionRunTests {
         #expect(sent.int("uploaded") == 1, "\(sent.diagnostics)")
     }
 
-    @Test("the daemon waits while on battery (status and the control API say why), keeps what it saw, and sends it on mains power")
+    @Test("the daemon waits while on battery (its status file and ferry status say why), keeps what it saw, and sends it on mains power")
     func daemonWaits() async throws {
         let work = Workspace()
         let server = try await TestServer(.nginx)
