@@ -63,6 +63,32 @@ struct CacheEvictionTests {
         #expect(totals.localFiles == 3 && totals.remoteOnlyFiles == 2 && totals.remoteOnlyBytes == 200)
     }
 
+    @Test("least-recently-used goes by access time; a file fetched on demand counts from its fetch")
+    func leastRecentlyUsed() async throws {
+        let setup = try await Setup()
+        try await setup.file("read-long-ago.jpg", size: 100, modified: 3_000)
+        try await setup.file("read-lately.jpg", size: 100, modified: 1_000)
+        try await setup.file("fetched.jpg", size: 100, modified: 500)
+        // Access times: the newest file was last read long ago, the oldest one lately.
+        try Self.setAccessTime(setup.root + "/read-long-ago.jpg", seconds: 4_000)
+        try Self.setAccessTime(setup.root + "/read-lately.jpg", seconds: 9_000)
+        try Self.setAccessTime(setup.root + "/fetched.jpg", seconds: 600)
+        var fetched = try #require(try await setup.journal.record(pairId: setup.pairId, path: "fetched.jpg"))
+        fetched.fetchedAt = 10_000
+        try await setup.journal.save(fetched)
+        let result = try await setup.evict(LocalLimit(maxFiles: 2, order: .leastRecentlyUsed))
+        #expect(result.files == 1)
+        #expect(!setup.exists("read-long-ago.jpg") && setup.exists("read-lately.jpg") && setup.exists("fetched.jpg"))
+    }
+
+    /// Sets a file's access time, leaving its modification time alone.
+    static func setAccessTime(_ path: String, seconds: Int) throws {
+        // UTIME_OMIT (a macro Swift does not import) leaves the modification time alone.
+        let omit = (1 << 30) - 2
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: omit)]
+        guard utimensat(AT_FDCWD, path, times, 0) == 0 else { throw POSIXError(.EIO) }
+    }
+
     @Test("a file changed since the scan is not evicted: it may not be on the remote any more")
     func changedFileStays() async throws {
         let setup = try await Setup()
