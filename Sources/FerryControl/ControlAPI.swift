@@ -211,8 +211,8 @@ struct ControlAPI: Sendable {
             object.add("offline", offline != nil)
             object.add("offline_since", offline.map { Self.time($0.since) })
             object.add("offline_message", offline?.message)
-            // Run conditions (`when:`) are reported here once they exist; null: none hold it back.
-            object.add("waiting_for", nil as String?)
+            // Run conditions (`when:`) that do not hold; null when none holds the folder back.
+            object.add("waiting_for", live?.waitingFor)
             object.add("reason", running ? live?.reason : nil)
             object.add("run_started_at", running ? live?.runStartedAt.map(Self.time) : nil)
             object.add("last_run_ended_at", live?.lastRunEndedAt.map(Self.time))

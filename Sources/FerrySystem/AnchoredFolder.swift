@@ -69,6 +69,29 @@ public final class AnchoredFolder: Sendable {
         }
     }
 
+    /// When `relative` was last read (its access time, in nanoseconds), without following a
+    /// link; nil when nothing is there. Filesystems mounted `noatime` keep the time of the
+    /// last write; `relatime` (Linux's default) updates it at most once a day.
+    public func accessedNanos(_ relative: String) throws(SystemError) -> Int64? {
+        do {
+            return try withParent(of: relative) { parent, name throws(SystemError) -> Int64? in
+                var info = stat()
+                if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) != 0 {
+                    let code = errno
+                    if code == ENOENT || code == ENOTDIR { return nil }
+                    throw SystemError(code, "cannot read file information", path: fullPath(relative))
+                }
+                #if canImport(Glibc)
+                return Int64(info.st_atim.tv_sec) * 1_000_000_000 + Int64(info.st_atim.tv_nsec)
+                #else
+                return Int64(info.st_atimespec.tv_sec) * 1_000_000_000 + Int64(info.st_atimespec.tv_nsec)
+                #endif
+            }
+        } catch where error.isNotFound {
+            return nil
+        }
+    }
+
     /// The entries of the folder `relative` ("" for the anchor) with what each is, links
     /// and other special files included as such (never followed).
     public func entries(_ relative: String) throws(SystemError) -> [(name: String, metadata: FileMetadata)] {

@@ -47,7 +47,7 @@ extension Ferry {
                 let schedules = context.config.schedules.count
                 StandardStreams.error("daemon running, \(Plural.count(schedules, "schedule")); ferry status shows it; Ctrl-C stops it")
             }
-            defer { if announces { StandardStreams.error("daemon stopped") } }
+            defer { if announces { StandardStreams.errorAfterInterrupt("daemon stopped") } }
             try await LongRunningProcess.run(runtime, logger: context.logger) {
                 var reloadOptions = global
                 reloadOptions.config = configPath ?? global.config

@@ -12,7 +12,8 @@ enum DaemonDelegation {
     static func runIfOwned(folder: String, mode: SyncMode, context: CommandContext, transfer: TransferOptions,
                            mirror: Bool, json: Bool, verbose: Bool) async throws -> Bool {
         // Flags that change the run itself cannot be handed over: such a run waits for the lock.
-        guard !transfer.dryRun, transfer.transfers == nil, transfer.bwlimit == nil, !mirror,
+        // `--now` too: the daemon would wait for the folder's run conditions.
+        guard !transfer.dryRun, !transfer.now, transfer.transfers == nil, transfer.bwlimit == nil, !mirror,
               transfer.maxDelete == nil, !transfer.forceDelete,
               let configured = context.config.folder(named: folder) else { return false }
         let client = ControlClient(stateDirectory: context.stateDirectory)

@@ -9,8 +9,20 @@ import UnixSignals
 enum FolderRunCommand {
     /// `loaded`: a context the caller already has (`resolve --now`; logging is set up once).
     static func run(mode: SyncMode, folder: String?, remote: String?, global: GlobalOptions, transfer: TransferOptions,
-                    mirror: Bool, loaded: CommandContext? = nil) async throws {
+                    mirror: Bool, loaded: CommandContext? = nil, fetch: [String] = []) async throws {
         let context = try loaded ?? CommandContext.load(global)
+        if let folder, !fetch.isEmpty {
+            try await OnDemandFetch.request(folder: folder, paths: fetch, context: context, json: global.json,
+                                            dryRun: transfer.dryRun)
+        }
+        // A named folder whose run conditions do not hold waits, even when the daemon owns it.
+        if let folder, remote == nil, !transfer.now, let configured = context.config.folder(named: folder),
+           let waiting = await RunConditionGate.waiting(configured.conditions) {
+            let summary = RunConditionGate.waitingSummary(folder: folder, mode: mode, reason: waiting)
+            (global.json ? JSONEventPrinter(folder: folder) as any RunEventSink
+                         : TextEventPrinter(verbose: false, display: nil, folder: nil)).emit(.summary(summary))
+            return
+        }
         if let folder, remote == nil, loaded == nil,
            try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer, mirror: mirror,
                                                  json: global.json, verbose: global.verbose > 0) {
@@ -43,6 +55,7 @@ enum FolderRunCommand {
         let single = pairs.count == 1
         let config = context.config, stateDirectory = context.stateDirectory
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
+        let ignoresConditions = transfer.now
         let progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
         let work = Task {
             await withTaskGroup(of: RunOutcome.self) { tasks in
@@ -51,6 +64,7 @@ enum FolderRunCommand {
                         var worst = RunOutcome.succeeded
                         for pair in group where !Task.isCancelled {
                             worst = max(worst, await runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
+                                             ignoresConditions: ignoresConditions,
                                              options: options, progress: progresses[pair.name] ?? RunProgress(),
                                              json: json, verbose: verbose, dryRun: dryRun,
                                              showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single))
@@ -92,7 +106,7 @@ enum FolderRunCommand {
     /// Runs one pair and reports it.
     /// A single pair's run error is the command's error (`throwsOnError`); with several,
     /// it is reported and the others go on.
-    private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String,
+    private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String, ignoresConditions: Bool,
                                options: RunOptions, progress: RunProgress, json: Bool, verbose: Bool, dryRun: Bool, showsProgress: Bool,
                                namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
@@ -100,6 +114,10 @@ enum FolderRunCommand {
         let sink: any RunEventSink = json
             ? JSONEventPrinter(folder: pair.name)
             : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil)
+        if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
+            sink.emit(.summary(RunConditionGate.waitingSummary(folder: pair.name, mode: mode, reason: waiting)))
+            return .succeeded
+        }
         display?.start()
         let recorder = RunRecorder(pair: pair, trigger: .manual, stateDirectory: stateDirectory, keep: config.history.keep,
                                    progress: progress, inner: sink)

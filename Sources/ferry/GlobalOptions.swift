@@ -44,6 +44,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
     var ignoreHiddenNames = false
 
+    @Flag(name: .long, help: "Run even when the folder's run conditions (when: network, power, battery) do not hold.")
+    var now = false
+
     func validate() throws {
         if let transfers, !(1...256).contains(transfers) {
             throw ValidationError("--transfers must be from 1 to 256")

@@ -26,6 +26,8 @@ struct LogEventSink: RunEventSink {
             ])
         case let .conflict(path, _, message):
             logger.warning("conflict", metadata: ["path": "\(path)", "reason": "\(message)"])
+        case let .evicted(path, queue, bytes):
+            logger.info("evicted", metadata: ["path": "\(path)", "queue": "\(queue)", "bytes": "\(bytes)"])
         case let .skipped(path, reason):
             logger.debug("skipped", metadata: ["path": "\(path)", "reason": "\(reason)"])
         case let .remoteOffline(remote, message, nextProbe):

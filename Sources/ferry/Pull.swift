@@ -11,10 +11,16 @@ extension Ferry {
 
                 REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
                 http://, https://, file://) or a local path.
+
+                With PATH…, files (or folders) of FOLDER that its cache budget (local_limit) \
+                evicted are fetched on demand, and count as the most recently used.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --from).")
         var folder: String?
+
+        @Argument(help: ArgumentHelp("Evicted files or folders of FOLDER to fetch on demand.", valueName: "path"))
+        var paths: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("Where to pull an ad-hoc folder from.", valueName: "remote"))
         var from: String?
@@ -25,11 +31,14 @@ extension Ferry {
 
         func validate() throws {
             try transfer.validateDeleteLimits(mirror: mirror.delete)
+            if !paths.isEmpty && (folder == nil || from != nil) {
+                throw ValidationError("ferry pull FOLDER PATH… fetches files of a configured folder; give its name first")
+            }
         }
 
         func run() async throws {
             try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer,
-                                           mirror: mirror.delete)
+                                           mirror: mirror.delete, fetch: paths)
         }
     }
 }

@@ -29,6 +29,12 @@ enum StandardStreams {
         errorBelowNothing(line, prefix: prefix)
     }
 
+    /// A line after Ctrl-C (a stop line): on a terminal it starts at the line's beginning
+    /// and clears it, so the echoed "^C" does not stand in front of it.
+    static func errorAfterInterrupt(_ line: String) {
+        error(line, prefix: errorIsTerminal ? "\r\u{1B}[K" : "")
+    }
+
     /// A line straight to stdout, for the table itself (which draws itself below it).
     static func outputBelowNothing(_ line: String) {
         write(TerminalSafeText.escaping(line) + "\n", to: STDOUT_FILENO)

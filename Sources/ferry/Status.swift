@@ -75,6 +75,14 @@ extension Ferry {
                                               heading: Self.heading(pair, config: context.config,
                                                                     currentDirectory: context.currentDirectory))
                     report.listsProblems = errors || conflicts
+                    let configured = context.config.folders.first { $0.name == pair.name && $0.localPath == pair.localRoot }
+                    let totals = try await journal.cacheTotals(pairId: id)
+                    if configured?.localLimit != nil || totals.remoteOnlyFiles > 0 {
+                        report.cache = FolderReport.Cache(totals: totals, limit: configured?.localLimit)
+                    }
+                    if let conditions = configured?.conditions {
+                        report.waitingFor = await SystemConditionProbe.standard().waiting(for: conditions)
+                    }
                     if items {
                         report.items = ItemReport(items: MediaItem.group(
                             try await journal.records(pairId: id).map { record in
@@ -86,6 +94,19 @@ extension Ferry {
                 } catch {
                     throw CommandFailure.runtime(error.description)
                 }
+            }
+            // A configured folder that never ran but waits for its run conditions says so.
+            for configured in context.config.folders where folder == nil || configured.name == folder {
+                guard !configured.conditions.isEmpty,
+                      !reports.contains(where: { $0.pair.name == configured.name && $0.pair.localRoot == configured.localPath }),
+                      let waiting = await SystemConditionProbe.standard().waiting(for: configured.conditions) else { continue }
+                let pair = FolderPairRecord(name: configured.name, localRoot: configured.localPath,
+                                            remoteLocation: configured.remote, createdAt: 0)
+                var report = FolderReport(pair: pair, counts: [], problems: [], queueOrder: context.config.queues.map(\.name),
+                                          heading: Self.heading(pair, config: context.config,
+                                                                currentDirectory: context.currentDirectory))
+                report.waitingFor = waiting
+                reports.append(report)
             }
             // A daemon's API when one serves this state folder, else the status file of a `ferry watch`.
             let served = await DaemonStatusReport.fromAPI(stateDirectory: context.stateDirectory)
@@ -133,6 +154,36 @@ struct FolderReport {
     var queueOrder: [String]
     /// Media items, with `--items`.
     var items: ItemReport?
+    /// Local and remote-only files of a folder with a cache budget (or with evicted files).
+    var cache: Cache?
+    /// What the folder's runs wait for (`when:`), nil when they may run.
+    var waitingFor: String?
+
+    struct Cache {
+        var totals: Journal.CacheTotals
+        var limit: LocalLimit?
+
+        var line: String {
+            var text = "  cache: \(Plural.count(totals.localFiles, "file")) local (\(ByteFormat.string(totals.localBytes))), "
+                + "\(totals.remoteOnlyFiles) remote only (\(ByteFormat.string(totals.remoteOnlyBytes)))"
+            if let limit {
+                let bounds = [limit.maxBytes.map { ByteFormat.string($0) }, limit.maxFiles.map { Plural.count($0, "file") }]
+                text += "; limit " + bounds.compactMap { $0 }.joined(separator: ", ")
+            }
+            return text
+        }
+
+        var json: JSONObject {
+            var object = JSONObject()
+            object.add("local_files", totals.localFiles)
+            object.add("local_bytes", totals.localBytes)
+            object.add("remote_only_files", totals.remoteOnlyFiles)
+            object.add("remote_only_bytes", totals.remoteOnlyBytes)
+            if let maxBytes = limit?.maxBytes { object.add("max_size", maxBytes) } else { object.add("max_size", json: "null") }
+            if let maxFiles = limit?.maxFiles { object.add("max_files", maxFiles) } else { object.add("max_files", json: "null") }
+            return object
+        }
+    }
 
     private func totals(by key: (StatusCount) -> String) -> [(String, Int, Int64)] {
         var files: [String: Int] = [:]
@@ -164,7 +215,9 @@ struct FolderReport {
         } else {
             lines.append("  never run")
         }
+        if let waitingFor { lines.append("  \(waitingFor)") }
         if counts.isEmpty { lines.append("  no files tracked") }
+        if let cache { lines.append(cache.line) }
         let statuses = statusTotals
         let wordWidth = statuses.map { StatusWords.file(FileStatus(rawValue: $0.0) ?? .inSync).count }.max() ?? 0
         for (status, files, bytes) in statuses {
@@ -230,6 +283,8 @@ struct FolderReport {
             return item
         })
         if let items { object.add("items", items.json) }
+        if let cache { object.add("cache", cache.json) }
+        object.add("waiting_for", waitingFor)
         return object
     }
 }

@@ -14,6 +14,7 @@ enum StatusWords {
         case .inSync: return "in sync"
         case .conflict: return "in conflict"
         case .syncError: return "failed"
+        case .remoteOnly: return "remote only (evicted)"
         }
     }
 

@@ -55,6 +55,8 @@ struct TextEventPrinter: RunEventSink {
             }
         case let .conflict(path, _, message):
             report("conflict: \(path): \(message)")
+        case let .evicted(path, _, bytes):
+            if verbose { output("evicted \(path) (\(ByteFormat.string(bytes))); it stays on the remote") }
         case let .skipped(path, reason):
             if verbose { report("skipped \(path): \(reason)") }
         case let .remoteOffline(remote, message, nextProbe):
@@ -66,9 +68,14 @@ struct TextEventPrinter: RunEventSink {
         case let .summary(summary):
             display?.stop()
             for note in summary.incomplete { StandardStreams.error("ferry: \(note)") }
-            let line = summary.dryRun
-                ? "\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
-                : Self.line(summary)
+            let line: String
+            if let waiting = summary.waitingFor {
+                line = "\(summary.mode.rawValue) \(summary.folder): \(waiting); nothing moved (--now runs it anyway)"
+            } else if summary.dryRun {
+                line = "\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
+            } else {
+                line = Self.line(summary)
+            }
             // On a terminal, broken between its parts rather than wrapped mid-word.
             let width = StandardStreams.outputIsTerminal ? TerminalSize.columns - 1 : nil
             for part in LineWrap.lines(line, width: width) { StandardStreams.output(part) }
@@ -98,6 +105,7 @@ struct TextEventPrinter: RunEventSink {
         if summary.movedFiles > 0 { parts.append("\(summary.movedFiles) renamed") }
         if summary.conflictFiles > 0 { parts.append(Plural.count(summary.conflictFiles, "conflict")) }
         if summary.failedFiles > 0 { parts.append("\(summary.failedFiles) failed") }
+        if summary.evictedFiles > 0 { parts.append("\(summary.evictedFiles) evicted (\(ByteFormat.string(summary.evictedBytes)))") }
         return "\(summary.mode.rawValue): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
             + " in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
@@ -119,6 +127,9 @@ struct TextEventPrinter: RunEventSink {
         if summary.resumedBytes > 0 { parts.append("\(ByteFormat.string(summary.resumedBytes)) resumed") }
         if summary.conflictFiles > 0 { parts.append("\(summary.conflictFiles) in conflict") }
         parts.append("\(summary.failedFiles) failed")
+        if summary.evictedFiles > 0 {
+            parts.append("\(summary.evictedFiles) evicted locally (\(ByteFormat.string(summary.evictedBytes)))")
+        }
         let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
         return "\(summary.mode.rawValue) \(summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }

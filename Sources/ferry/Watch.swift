@@ -71,7 +71,7 @@ extension Ferry {
                 }
             }
             try await LongRunningProcess.run(runtime, logger: context.logger)
-            if announces { StandardStreams.error("stopped watching; files not sent yet go with the next run") }
+            if announces { StandardStreams.errorAfterInterrupt("stopped watching; files not sent yet go with the next run") }
         }
     }
 }

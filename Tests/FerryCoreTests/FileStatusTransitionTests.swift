@@ -67,6 +67,17 @@ struct FileStatusTransitionTests {
             status: .needsDownload, actionAfter: .download, attemptsAfter: 0),
         Row(name: "transferred", from: .uploading, action: .upload, transition: { $0.markInSync(local: local, remote: remote, at: 5) },
             status: .inSync, actionAfter: nil, attemptsAfter: 0),
+        Row(name: "evicted by the cache budget", from: .inSync, action: nil, transition: { $0.evictLocally(at: 5) },
+            status: .remoteOnly, actionAfter: nil, attemptsAfter: 0),
+        Row(name: "still remote only", from: .remoteOnly, action: nil, transition: { $0.keepRemoteOnly() },
+            status: .remoteOnly, actionAfter: nil, attemptsAfter: 2),
+        Row(name: "fetched on demand", from: .remoteOnly, action: nil, transition: { $0.requestFetch(at: 5) },
+            status: .needsDownload, actionAfter: .download, attemptsAfter: 0),
+        Row(name: "put back locally, found in sync", from: .remoteOnly, action: nil, transition: { $0.confirmInSync() },
+            status: .inSync, actionAfter: nil, attemptsAfter: 0),
+        Row(name: "fetched file downloaded", from: .downloading, action: .download,
+            transition: { $0.markInSync(local: local, remote: remote, at: 5) },
+            status: .inSync, actionAfter: nil, attemptsAfter: 0),
     ]
 
     @Test("each transition leaves the status, action and attempts of the table", arguments: rows)
@@ -86,6 +97,21 @@ struct FileStatusTransitionTests {
             let waiting = row.actionAfter!.pendingStatus
             #expect(row.status == waiting || row.status == .uploading || row.status == .downloading, "\(row.name)")
         }
+    }
+
+    @Test("eviction drops the local view and keeps the synced versions; a fetch records its time")
+    func eviction() {
+        var record = FileRecord(pairId: 1, path: "a.jpg", queue: "media", status: .inSync, updatedAt: 1)
+        record.markInSync(local: Self.local, remote: Self.remote, at: 2)
+        record.evictLocally(at: 3)
+        #expect(record.local == nil && record.remote == Self.remote && record.isEvicted)
+        #expect(record.syncedLocal == Self.local && record.syncedRemote == Self.remote)
+        record.requestFetch(at: 4)
+        #expect(record.fetchedAt == 4 && record.isFetchOnDemand && !record.isEvicted)
+        record.markInSync(local: Self.local, remote: Self.remote, at: 5)
+        #expect(!record.isFetchOnDemand && record.fetchedAt == 4)
+        record.evictLocally(at: 6)
+        #expect(record.fetchedAt == nil)
     }
 
     @Test("a failure keeps its message; success and confirmation clear it")

@@ -85,6 +85,10 @@ public struct FolderConfig: Sendable {
     /// `hidden_names: ignore`: a pull or sync from a server that hides names starting with
     /// `.`, with no Ferry catalog there, takes what it sees and does not fail for it.
     public var ignoresHiddenNames = false
+    /// `local_limit:`: the cache budget of a pull or sync folder; nil keeps every file.
+    public var localLimit: LocalLimit? = nil
+    /// `when:`: conditions under which the folder's runs move files.
+    public var conditions = RunConditions()
 }
 
 /// Global limits on transfers.

@@ -27,6 +27,7 @@ extension ConfigReader {
             case "rescan_interval": config.watch.rescanInterval = value
             case "poll_interval": config.watch.pollInterval = value
             case "stop_timeout": config.watch.stopTimeout = value
+            case "condition_interval": config.watch.conditionInterval = value
             default: break
             }
         }

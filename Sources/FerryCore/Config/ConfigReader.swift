@@ -125,6 +125,8 @@ struct ConfigReader {
             var conflict = ConflictPolicies.FolderSetting()
             var trash = TrashSettings.standard
             var ignoresHiddenNames = false
+            var localLimit: (limit: LocalLimit, node: Node)?
+            var conditions = RunConditions()
             for field in fields {
                 let fieldKey = key + "." + field.key
                 switch field.key {
@@ -159,14 +161,21 @@ struct ConfigReader {
                     case "ignore": ignoresHiddenNames = true
                     case let other: throw error(field.value, fieldKey, "unknown value '\(other)' (expected check or ignore)")
                     }
+                case "local_limit": localLimit = (try self.localLimit(field.value, key: fieldKey), field.keyNode)
+                case "when": conditions = try runConditions(field.value, key: fieldKey)
                 default: break
                 }
             }
             guard let localPath else { throw error(entry.value, key, "missing required key 'path' (the local folder)") }
+            if let localLimit, mode == .push {
+                throw error(localLimit.node, key + ".local_limit",
+                            "a cache budget applies to pull and sync folders; a push folder keeps its files")
+            }
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
             config.folders.append(FolderConfig(
                 name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,
-                conflict: conflict, trash: trash, ignoresHiddenNames: ignoresHiddenNames))
+                conflict: conflict, trash: trash, ignoresHiddenNames: ignoresHiddenNames, localLimit: localLimit?.limit,
+                conditions: conditions))
         }
     }
 
@@ -473,7 +482,7 @@ struct ConfigReader {
         }
     }
 
-    private func size(_ node: Node, key: String) throws(ConfigError) -> Int64 {
+    func size(_ node: Node, key: String) throws(ConfigError) -> Int64 {
         let text = try string(node, key: key)
         guard let bytes = Quantity.bytes(text) else {
             throw error(node, key, "expected a size such as 512k, 4MiB or 1G, found '\(text)'")

@@ -11,6 +11,8 @@ public struct WatchSettings: Sendable, Equatable {
     /// On SIGTERM/SIGINT, how long transfers get to stop at a resumable point before the
     /// process exits anyway.
     public var stopTimeout: Duration = .seconds(10)
+    /// How often a folder whose run conditions (`when:`) do not hold checks them again.
+    public var conditionInterval: Duration = .seconds(60)
 
     public init() {}
 }

@@ -109,6 +109,7 @@ public final class DaemonEventLog: Sendable {
         case .moved: "moved"
         case let .failed(_, _, _, willRetry, _): willRetry ? "retrying" : "failed"
         case .conflict: "conflict"
+        case .evicted: "evicted"
         case .skipped: "skipped"
         case .remoteOffline: "remote_offline"
         case .remoteOnline: "remote_online"

@@ -46,6 +46,8 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var paused: Bool?
         /// The remote's location as the journal and the offline list name it.
         public var remote: String?
+        /// What the folder's runs wait for (`when:` conditions that do not hold); nil when none.
+        public var waitingFor: String? = nil
     }
 
     public struct ScheduleState: Codable, Sendable, Equatable {

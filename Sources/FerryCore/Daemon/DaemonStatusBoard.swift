@@ -21,6 +21,7 @@ public final class DaemonStatusBoard: Sendable {
         var unsettled = 0
         var lastSummary: RunSummary?
         var paused = false
+        var waitingFor: String?
     }
 
     private struct State {
@@ -60,6 +61,21 @@ public final class DaemonStatusBoard: Sendable {
         object.add("event", paused ? "paused" : "resumed")
         object.add("folder", pair)
         events?.publish(name: paused ? "paused" : "resumed", object: object)
+    }
+
+    /// What the folder's runs wait for (its run conditions), nil when they may run.
+    func setWaiting(pair: String, reason: String?) {
+        let changed = state.withLock { state -> Bool in
+            guard state.folders[pair]?.waitingFor != reason else { return false }
+            state.folders[pair]?.waitingFor = reason
+            return true
+        }
+        guard changed else { return }
+        var object = JSONObject()
+        object.add("event", reason == nil ? "conditions_hold" : "waiting")
+        object.add("folder", pair)
+        object.add("waiting_for", reason)
+        events?.publish(name: reason == nil ? "conditions_hold" : "waiting", object: object)
     }
 
     public func register(_ pair: FolderPair) {
@@ -144,7 +160,8 @@ public final class DaemonStatusBoard: Sendable {
                                                   bytesTotal: $0.bytesTotal, bytesDone: $0.bytesDone, current: $0.current)
                     },
                     lastUploaded: folder.lastSummary?.uploadedFiles, lastDownloaded: folder.lastSummary?.downloadedFiles,
-                    lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote)
+                    lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote,
+                    waitingFor: folder.waitingFor)
             }
             return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },

@@ -33,6 +33,11 @@ public actor PairRunner {
     private var unreachableSince: ContinuousClock.Instant?
     /// Paused through the control API: requests wait (merged) and nothing runs until resumed.
     public private(set) var paused = false
+    /// The folder's run conditions (`when:`): while they do not hold, requests wait (merged)
+    /// and are run by the recheck that finds them holding again.
+    private var conditionWait: ConditionWait
+    private let probe: SystemConditionProbe
+    private var recheck: Task<Void, Never>?
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
@@ -45,6 +50,8 @@ public actor PairRunner {
         self.bandwidth = bandwidth
         self.logger = logger
         quietPeriod = config.watch.quietPeriod.inSeconds
+        conditionWait = ConditionWait(interval: config.watch.conditionInterval.inSeconds)
+        probe = SystemConditionProbe.standard()
     }
 
     public func setUnsettled(_ paths: Set<String>) {
@@ -65,8 +72,43 @@ public actor PairRunner {
             let files = request.settledFiles
             Task { await self.feedNewFiles(files, folders: folders, into: feed) }
         }
-        if worker == nil && !paused {
+        if worker == nil && !paused && conditionWait.probeDue(now: Date().timeIntervalSince1970) {
             worker = Task { await self.work() }
+        }
+    }
+
+    /// Reads the folder's run conditions and decides; false when it must wait (a recheck is
+    /// then scheduled, and the board says why).
+    private func conditionsHold() async -> Bool {
+        guard !pair.conditions.isEmpty else { return true }
+        let unmet = RunConditionCheck.unmet(pair.conditions, reading: await probe.read(for: pair.conditions))
+        switch conditionWait.decide(unmet: unmet, now: Date().timeIntervalSince1970) {
+        case .run:
+            board.setWaiting(pair: pair.name, reason: nil)
+            return true
+        case let .wait(reason, recheckAt):
+            board.setWaiting(pair: pair.name, reason: reason)
+            logger.info("waiting", metadata: ["folder": "\(pair.name)", "for": "\(reason)"])
+            recheck?.cancel()
+            let delay = max(0, recheckAt - Date().timeIntervalSince1970)
+            recheck = Task {
+                try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                guard !Task.isCancelled else { return }
+                await self.recheckConditions()
+            }
+            return false
+        }
+    }
+
+    /// A recheck came due: what waits runs if the conditions hold; with nothing waiting the
+    /// conditions are read anyway, so the status stops saying "waiting" once they hold.
+    private func recheckConditions() async {
+        recheck = nil
+        guard !stopping, !paused, worker == nil else { return }
+        if pending != nil {
+            worker = Task { await self.work() }
+        } else {
+            _ = await conditionsHold()
         }
     }
 
@@ -93,6 +135,7 @@ public actor PairRunner {
     /// a resumable point; returns when it has ended.
     public func stop() async {
         stopping = true
+        recheck?.cancel()
         let running = worker
         running?.cancel()
         await running?.value
@@ -102,7 +145,9 @@ public actor PairRunner {
     }
 
     private func work() async {
-        while let request = pending, !stopping, !paused, !Task.isCancelled {
+        while pending != nil, !stopping, !paused, !Task.isCancelled {
+            // The request stays pending while the folder waits: nothing a watcher saw is lost.
+            guard await conditionsHold(), let request = pending else { break }
             pending = nil
             let waiting = completions
             completions = []

@@ -55,11 +55,12 @@ public enum MediaItemStatus: String, Sendable, CaseIterable, Codable {
         if statuses.contains(.syncError) { self = .syncError; return }
         if statuses.contains(.conflict) { self = .conflict; return }
         let pending = statuses.contains { $0.isPending }
-        let synced = statuses.contains(.inSync)
+        // An evicted file (remoteOnly) reached the remote: for the item it is in sync.
+        let synced = statuses.contains { $0 == .inSync || $0 == .remoteOnly }
         switch (pending, synced) {
         case (true, true): self = .filesPending
         case (true, false): self = .queued
-        case (false, _): self = statuses.allSatisfy { $0 == .inSync } ? .inSync : .localOnly
+        case (false, _): self = statuses.allSatisfy { $0 == .inSync || $0 == .remoteOnly } ? .inSync : .localOnly
         }
     }
 }

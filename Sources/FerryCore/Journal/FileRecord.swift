@@ -53,6 +53,10 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var moveTarget: String?
     /// A person's answer to a conflict (`ferry resolve`): applied by the next sync.
     public var resolution: ConflictPolicy?
+    /// When the file was last fetched on demand (`ferry pull FOLDER PATH`), in seconds:
+    /// the cache budget counts it as at least that recent, so a file just asked for is the
+    /// last to be evicted again.
+    public var fetchedAt: Double?
 
     public init(pairId: Int64, path: String, queue: String, status: FileStatus, updatedAt: Double) {
         self.pairId = pairId
@@ -287,6 +291,43 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         moveTarget = nil
         resolution = nil
         updatedAt = time
+    }
+
+    /// The cache budget removed the local copy of this in-sync file: the remote holds it,
+    /// the local side no longer does, and nothing is pending.
+    public mutating func evictLocally(at time: Double) {
+        status = .remoteOnly
+        action = nil
+        local = nil
+        fetchedAt = nil
+        clearFailure()
+        updatedAt = time
+    }
+
+    /// The planner found an evicted file still on the remote (maybe at a newer version,
+    /// which the record's remote view now shows): it stays remote-only.
+    public mutating func keepRemoteOnly() {
+        status = .remoteOnly
+        action = nil
+    }
+
+    /// `ferry pull FOLDER PATH`: an evicted (or never fetched) file is wanted locally again;
+    /// it is downloaded by the run and counts as recently used from now.
+    public mutating func requestFetch(at time: Double) {
+        plan(.download)
+        lastError = nil
+        fetchedAt = time
+        updatedAt = time
+    }
+
+    /// Whether the planner should keep this file remote-only: evicted, and not put back
+    /// locally since.
+    public var isEvicted: Bool { status == .remoteOnly && local == nil }
+
+    /// A download asked for by `ferry pull FOLDER PATH` that has not completed: the local
+    /// copy's absence is what the fetch fills, never a local deletion.
+    public var isFetchOnDemand: Bool {
+        fetchedAt != nil && local == nil && status.isPending && action == .download
     }
 
     private mutating func clearFailure() {

@@ -16,7 +16,7 @@ extension FileRecord {
         "attempts", "nextAttemptAt", "lastError",
         "transferSize", "transferModifiedNanos", "transferInode", "transferETag",
         "updatedAt",
-        "moveTarget", "resolution",
+        "moveTarget", "resolution", "fetchedAt",
     ]
 
     /// The row's values in `columnNames` order.
@@ -30,7 +30,7 @@ extension FileRecord {
             attempts, nextAttemptAt, lastError,
             transferSize, transferModifiedNanos, transferInode, transferETag,
             updatedAt,
-            moveTarget, resolution?.rawValue,
+            moveTarget, resolution?.rawValue, fetchedAt,
         ]
     }
 

@@ -20,12 +20,16 @@ public enum FileStatus: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     case conflict
     /// Failed for good (after retries, or at once for a permanent error); see `lastError`.
     case syncError
+    /// In sync on the remote, removed locally by the folder's cache budget (`local_limit:`):
+    /// a pull does not fetch it again and a sync does not take its absence for a deletion.
+    /// `ferry pull FOLDER PATH` brings it back.
+    case remoteOnly
 
     /// Statuses with work left to do in the current run.
     public var isPending: Bool {
         switch self {
         case .needsUpload, .uploading, .needsDownload, .downloading: return true
-        case .localOnly, .inSync, .conflict, .syncError: return false
+        case .localOnly, .inSync, .conflict, .syncError, .remoteOnly: return false
         }
     }
 }

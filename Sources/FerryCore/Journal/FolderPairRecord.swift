@@ -20,3 +20,11 @@ public struct FolderPairRecord: Codable, Sendable, Equatable, FetchableRecord, M
         id = inserted.rowID
     }
 }
+
+extension FolderPairRecord {
+    /// A pair the journal does not hold yet (a configured folder that never ran), for reports.
+    public init(name: String, localRoot: String, remoteLocation: String, createdAt: Double) {
+        self.init(id: nil, name: name, localRoot: localRoot, remoteLocation: remoteLocation, lastScanAt: nil, lastRunAt: nil,
+                  createdAt: createdAt)
+    }
+}

@@ -86,6 +86,12 @@ enum JournalMigrations {
                 table.add(column: "resolution", .text)
             }
         }
+        // The cache budget: when a file was last fetched on demand (`local_limit:`).
+        migrator.registerMigration("v4-cache-fetched-at") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "fetchedAt", .double)
+            }
+        }
         return migrator
     }
 }

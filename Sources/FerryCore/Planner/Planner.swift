@@ -21,6 +21,8 @@ public enum Planner {
         case move(FileAction, target: String)
         case conflict(String)
         case localOnly
+        /// Evicted by the cache budget and still on the remote: nothing to do.
+        case remoteOnly
         case forget
     }
 
@@ -93,6 +95,9 @@ public enum Planner {
                 conflicts.append(record)
             case .localOnly:
                 record.keepLocalOnly()
+            case .remoteOnly:
+                record.keepRemoteOnly()
+                unchanged += 1
             }
             if record != original {
                 if original != nil || record.status != .localOnly || record.local != nil {
@@ -188,6 +193,11 @@ public enum Planner {
     /// `contentDiffers`: the two sides were read and hold different bytes although they
     /// agree on size and time, so that agreement proves nothing.
     static func decide(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool = false) -> Decision {
+        // The cache budget's files (docs/cache-and-conditions.md): an evicted file is not
+        // fetched again, and its absence is never a local deletion (a sync would delete
+        // it on the remote); one asked for on demand is fetched whatever the mode.
+        if record.isEvicted { return record.remote == nil ? .forget : .remoteOnly }
+        if record.isFetchOnDemand, record.remote != nil { return .transfer(.download) }
         if options.mode == .sync {
             // Without settings (a caller that only wants the decisions): the default policy,
             // and placeholder names that nothing will use.

@@ -18,6 +18,10 @@ public struct FolderPair: Sendable {
     /// A pull or sync takes what a server that hides names shows, without failing for the
     /// names it may hide (`hidden_names: ignore`, `--ignore-hidden-names`).
     public var ignoresHiddenNames = false
+    /// A pull or sync folder's cache budget (`local_limit:`); nil keeps every file.
+    public var localLimit: LocalLimit?
+    /// When the folder's runs may move files (`when:`).
+    public var conditions = RunConditions()
 
     public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
                 conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {

@@ -84,6 +84,8 @@ public struct FolderSelection: Sendable {
                               remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore,
                               conflict: folder.conflict, trash: folder.trash)
         pair.ignoresHiddenNames = folder.ignoresHiddenNames
+        pair.localLimit = folder.localLimit
+        pair.conditions = folder.conditions
         return pair
     }
 

@@ -41,6 +41,11 @@ extension RunEvent {
             object.add("path", path)
             object.add("queue", queue)
             object.add("reason", message)
+        case let .evicted(path, queue, bytes):
+            object.add("event", "evicted")
+            object.add("path", path)
+            object.add("queue", queue)
+            object.add("bytes", bytes)
         case let .skipped(path, reason):
             object.add("event", "skipped")
             object.add("path", path)
@@ -83,6 +88,11 @@ extension RunEvent {
         object.add("failed", summary.failedFiles)
         object.add("conflicts", summary.conflictFiles)
         object.add("resumed_bytes", summary.resumedBytes)
+        if summary.evictedFiles > 0 {
+            object.add("evicted", summary.evictedFiles)
+            object.add("evicted_bytes", summary.evictedBytes)
+        }
+        if let waiting = summary.waitingFor { object.add("waiting_for", waiting) }
         object.add("elapsed_seconds", summary.elapsedSeconds)
         object.add("failures", summary.failures.map { failure in
             var item = JSONObject()

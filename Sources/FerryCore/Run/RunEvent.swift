@@ -14,6 +14,8 @@ public enum RunEvent: Sendable {
     case failed(path: String, queue: String, message: String, willRetry: Bool, attempt: Int)
     /// Both sides changed; nothing was transferred.
     case conflict(path: String, queue: String, message: String)
+    /// The cache budget removed an in-sync file locally (`local_limit:`); the remote keeps it.
+    case evicted(path: String, queue: String, bytes: Int64)
     /// The scanner passed over something.
     case skipped(path: String, reason: String)
     /// The remote stopped answering; jobs wait and it is probed again in `nextProbeSeconds`.

@@ -22,6 +22,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// Files that needed nothing (already in sync, or found equal on both sides).
     public var skippedFiles = 0
     public var failedFiles = 0
+    /// Files the cache budget removed locally after the run (`local_limit:`), and their bytes.
+    public var evictedFiles = 0
+    public var evictedBytes: Int64 = 0
     public var conflictFiles = 0
     /// Bytes that did not have to be sent again because an interrupted transfer resumed.
     public var resumedBytes: Int64 = 0
@@ -34,6 +37,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// that hides names with no catalog to read them from, a catalog that could not be
     /// written): each makes the exit non-zero, so exit 0 always means the data is there.
     public var incomplete: [String] = []
+    /// Why the run moved nothing: a run condition (`when:`) that does not hold.
+    public var waitingFor: String?
 
     public init(folder: String, mode: SyncMode, dryRun: Bool) {
         self.folder = folder

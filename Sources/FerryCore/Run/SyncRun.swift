@@ -373,6 +373,16 @@ public struct SyncRun: Sendable {
             if !Task.isCancelled {
                 try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
                 if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
+                if let limit = pair.localLimit, pair.mode != .push {
+                    let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
+                                                          sink: sink).run(now: Date().timeIntervalSince1970)
+                    summary.evictedFiles = evicted.files
+                    summary.evictedBytes = evicted.bytes
+                    if evicted.stillOver {
+                        sink.emit(.skipped(path: pair.localRoot, reason: "still over local_limit: the files left are not "
+                            + "yet on the remote, pending, or in a kept queue"))
+                    }
+                }
             }
         } catch {
             throw RunError(.execute, error.description, cause: .journal(error))

@@ -27,7 +27,7 @@ extension TransferExecutor {
             record.moveTarget = Planner.moveTarget(for: decision, record: record, options: planOptions)
         case let .conflict(reason):
             record.markConflict(reason: reason)
-        case .inSync, .adopt, .localOnly, .forget:
+        case .inSync, .adopt, .localOnly, .remoteOnly, .forget:
             // Unreachable with both copies present and their bytes different.
             record.markConflict(reason: Planner.contentDiffersNote)
         }

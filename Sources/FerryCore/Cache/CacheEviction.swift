@@ -1,0 +1,88 @@
+import FerryPluginAPI
+import FerrySystem
+
+/// After a run of a pull or sync folder with a cache budget (`local_limit:`): while the
+/// folder holds more than the budget, its least recent in-sync files are removed locally
+/// and recorded `remoteOnly` (`EvictionChoice` decides which).
+///
+/// The journal is written before the file is removed: a crash between the two leaves a
+/// `remoteOnly` row with the file still there, which the next scan finds unchanged and
+/// records in sync again; the other order would leave an in-sync row with no file, which
+/// a two-way sync would take for a local deletion and carry to the remote.
+struct CacheEviction: Sendable {
+    let limit: LocalLimit
+    let journal: Journal
+    let pairId: Int64
+    /// The pair's local folder: files are read and removed relative to it, never through a
+    /// symbolic link.
+    let folder: AnchoredFolder
+    let sink: any RunEventSink
+
+    struct Result: Sendable, Equatable {
+        var files = 0
+        var bytes: Int64 = 0
+        var stillOver = false
+    }
+
+    static let pageSize = 2_000
+
+    func run(now: Double) async throws(JournalError) -> Result {
+        var heldBytes: Int64 = 0
+        var heldFiles = 0
+        var candidates: [EvictionChoice.Candidate] = []
+        var after: String?
+        while true {
+            let page = try await journal.records(pairId: pairId, after: after, limit: Self.pageSize)
+            for record in page {
+                guard let local = record.local else { continue }
+                heldBytes += local.size
+                heldFiles += 1
+                guard EvictionChoice.isCandidate(record, limit: limit) else { continue }
+                let accessed = limit.order == .leastRecentlyUsed ? (try? folder.accessedNanos(record.path)) ?? nil : nil
+                candidates.append(EvictionChoice.Candidate(
+                    path: record.path, size: local.size,
+                    recency: EvictionChoice.recency(order: limit.order, modifiedNanos: local.modifiedNanos,
+                                                    accessedNanos: accessed, fetchedAt: record.fetchedAt)))
+            }
+            guard page.count == Self.pageSize, let last = page.last else { break }
+            after = last.path
+        }
+        let outcome = EvictionChoice.choose(candidates: candidates, heldBytes: heldBytes, heldFiles: heldFiles, limit: limit)
+        var result = Result(stillOver: outcome.stillOver)
+        for candidate in outcome.evict {
+            if Task.isCancelled { break }
+            if let bytes = try await evict(candidate.path, now: now) {
+                result.files += 1
+                result.bytes += bytes
+            } else {
+                result.stillOver = true
+            }
+        }
+        return result
+    }
+
+    /// Evicts one file if it is still the in-sync version the journal knows; its size, or
+    /// nil when it was left in place.
+    private func evict(_ path: String, now: Double) async throws(JournalError) -> Int64? {
+        guard var record = try await journal.record(pairId: pairId, path: path),
+              EvictionChoice.isCandidate(record, limit: limit), let version = record.local else { return nil }
+        // The file as it is now: changed since the scan, it is no longer known to be on the
+        // remote, and it stays.
+        guard let metadata = try? folder.metadata(path), metadata.kind == .file,
+              metadata.size == version.size, metadata.modifiedNanos == version.modifiedNanos else { return nil }
+        let queue = record.queue
+        record.evictLocally(at: now)
+        try await journal.save(record)
+        do {
+            try folder.removeFile(path)
+        } catch {
+            record.local = version
+            record.confirmInSync()
+            try await journal.save(record)
+            sink.emit(.skipped(path: path, reason: "cannot evict: \(error.description)"))
+            return nil
+        }
+        sink.emit(.evicted(path: path, queue: queue, bytes: version.size))
+        return version.size
+    }
+}

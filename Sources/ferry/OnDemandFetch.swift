@@ -1,0 +1,54 @@
+import FerryCore
+import FerrySystem
+import Foundation
+
+/// `ferry pull FOLDER PATH…`: marks the evicted files named (or below the folders named)
+/// for download by the run that follows, which fetches them and counts them as newest.
+enum OnDemandFetch {
+    static func request(folder name: String, paths: [String], context: CommandContext, json: Bool, dryRun: Bool) async throws {
+        guard let folder = context.config.folder(named: name) else {
+            throw CommandFailure.usage("no configured folder named '\(name)'; ferry pull FOLDER PATH… fetches files of a configured folder")
+        }
+        var relative: [String] = []
+        for path in paths {
+            guard let inside = relativePath(path, root: folder.localPath, currentDirectory: context.currentDirectory) else {
+                throw CommandFailure.usage("\(path) is not inside \(folder.localPath), the folder \(name)")
+            }
+            relative.append(inside)
+        }
+        let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+        do {
+            guard let journal = try Journal.open(existingAt: journalPath),
+                  let pair = try await journal.folderPairs().first(where: { $0.localRoot == folder.localPath }), let id = pair.id else {
+                throw CommandFailure.usage("\(name) has not run yet: nothing is evicted; run ferry pull \(name)")
+            }
+            if dryRun { return }
+            let request = try await journal.requestFetch(pairId: id, paths: relative, at: Date.now.timeIntervalSince1970)
+            if let unknown = request.unknown.first {
+                throw CommandFailure.usage("\(name) has no file at \(unknown.isEmpty ? "its root" : unknown) (as of its last run)")
+            }
+            if !json {
+                let already = request.alreadyLocal > 0 ? "; \(Plural.count(request.alreadyLocal, "file")) already local" : ""
+                StandardStreams.output("fetching \(Plural.count(request.requested.count, "evicted file")) on demand\(already)")
+            }
+        } catch let error as JournalError {
+            throw CommandFailure.runtime(error.description)
+        }
+    }
+
+    /// A path relative to the folder's root: an absolute path (or, from inside the folder,
+    /// one relative to the current folder) must lie inside it; anything else is taken as
+    /// relative to the root already. "" is the whole folder.
+    static func relativePath(_ text: String, root: String, currentDirectory: String) -> String? {
+        let insideHere = currentDirectory == root || currentDirectory.hasPrefix(root + "/")
+        if text.hasPrefix("/") || insideHere {
+            let absolute = LocalFileSystem.absolute(text, relativeTo: currentDirectory)
+            if absolute == root { return "" }
+            guard absolute.hasPrefix(root + "/") else { return nil }
+            return String(absolute.dropFirst(root.count + 1))
+        }
+        let trimmed = text.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        guard !trimmed.split(separator: "/").contains("..") else { return nil }
+        return trimmed
+    }
+}

@@ -1,0 +1,119 @@
+import FerryPluginAPI
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import Testing
+@testable import FerryCore
+
+/// The eviction step on a real folder and journal: what it removes, what it leaves, and
+/// what it records.
+@Suite("cache budget: the eviction step")
+struct CacheEvictionTests {
+    struct Setup {
+        let folder = TemporaryDirectory("ferry-cache")
+        let journal: Journal
+        let pairId: Int64
+        var root: String { folder.child("lib") }
+
+        init() async throws {
+            try FileManager.default.createDirectory(atPath: folder.child("lib"), withIntermediateDirectories: true)
+            journal = try Journal.open(at: folder.child("journal.sqlite"))
+            pairId = try await journal.folderPair(name: "lib", localRoot: folder.child("lib"), remoteLocation: "r").id ?? 0
+        }
+
+        /// A file on disk, recorded in sync with a remote copy (or in `status` otherwise).
+        func file(_ path: String, size: Int, modified: Double, queue: String = "media", inSync: Bool = true) async throws {
+            try TreeGenerator.write(at: root + "/" + path, size: size, seed: UInt64(size), modified: modified)
+            let metadata = try #require(try LocalFileSystem.metadata(root + "/" + path))
+            let local = LocalVersion(size: metadata.size, modifiedNanos: metadata.modifiedNanos, inode: Int64(metadata.inode))
+            var record = FileRecord(pairId: pairId, path: path, queue: queue, status: .localOnly, updatedAt: 1)
+            if inSync {
+                record.markInSync(local: local, remote: RemoteVersion(size: local.size, modifiedNanos: local.modifiedNanos, etag: nil),
+                                  at: 1)
+            } else {
+                record.local = local
+                record.plan(.upload)
+            }
+            try await journal.save(record)
+        }
+
+        func evict(_ limit: LocalLimit) async throws -> CacheEviction.Result {
+            try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: try AnchoredFolder(root),
+                                    sink: DiscardingEventSink()).run(now: 100)
+        }
+
+        func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root + "/" + path) }
+    }
+
+    @Test("the oldest in-sync files go and are recorded remoteOnly; a pending upload and a kept queue stay")
+    func evictsOldest() async throws {
+        let setup = try await Setup()
+        try await setup.file("old.jpg", size: 100, modified: 1_000)
+        try await setup.file("thumb.jpg", size: 100, modified: 500, queue: "thumbnails")
+        try await setup.file("new-upload.jpg", size: 100, modified: 200, inSync: false)
+        try await setup.file("mid.jpg", size: 100, modified: 2_000)
+        try await setup.file("new.jpg", size: 100, modified: 3_000)
+        let result = try await setup.evict(LocalLimit(maxFiles: 3, keepQueues: ["thumbnails"]))
+        #expect(result == CacheEviction.Result(files: 2, bytes: 200, stillOver: false))
+        #expect(!setup.exists("old.jpg") && !setup.exists("mid.jpg"))
+        #expect(setup.exists("thumb.jpg") && setup.exists("new-upload.jpg") && setup.exists("new.jpg"))
+        let old = try #require(try await setup.journal.record(pairId: setup.pairId, path: "old.jpg"))
+        #expect(old.status == .remoteOnly && old.local == nil && old.syncedLocal != nil)
+        let totals = try await setup.journal.cacheTotals(pairId: setup.pairId)
+        #expect(totals.localFiles == 3 && totals.remoteOnlyFiles == 2 && totals.remoteOnlyBytes == 200)
+    }
+
+    @Test("least-recently-used goes by access time; a file fetched on demand counts from its fetch")
+    func leastRecentlyUsed() async throws {
+        let setup = try await Setup()
+        try await setup.file("read-long-ago.jpg", size: 100, modified: 3_000)
+        try await setup.file("read-lately.jpg", size: 100, modified: 1_000)
+        try await setup.file("fetched.jpg", size: 100, modified: 500)
+        // Access times: the newest file was last read long ago, the oldest one lately.
+        try Self.setAccessTime(setup.root + "/read-long-ago.jpg", seconds: 4_000)
+        try Self.setAccessTime(setup.root + "/read-lately.jpg", seconds: 9_000)
+        try Self.setAccessTime(setup.root + "/fetched.jpg", seconds: 600)
+        var fetched = try #require(try await setup.journal.record(pairId: setup.pairId, path: "fetched.jpg"))
+        fetched.fetchedAt = 10_000
+        try await setup.journal.save(fetched)
+        let result = try await setup.evict(LocalLimit(maxFiles: 2, order: .leastRecentlyUsed))
+        #expect(result.files == 1)
+        #expect(!setup.exists("read-long-ago.jpg") && setup.exists("read-lately.jpg") && setup.exists("fetched.jpg"))
+    }
+
+    /// Sets a file's access time, leaving its modification time alone.
+    static func setAccessTime(_ path: String, seconds: Int) throws {
+        // UTIME_OMIT (a macro Swift does not import) leaves the modification time alone.
+        let omit = (1 << 30) - 2
+        let times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: omit)]
+        guard utimensat(AT_FDCWD, path, times, 0) == 0 else { throw POSIXError(.EIO) }
+    }
+
+    @Test("a file changed since the scan is not evicted: it may not be on the remote any more")
+    func changedFileStays() async throws {
+        let setup = try await Setup()
+        try await setup.file("a.jpg", size: 100, modified: 1_000)
+        try await setup.file("b.jpg", size: 100, modified: 2_000)
+        try TreeGenerator.write(at: setup.root + "/a.jpg", size: 150, seed: 3, modified: 1_500)
+        let result = try await setup.evict(LocalLimit(maxFiles: 1))
+        #expect(result.files == 0 && result.stillOver)
+        #expect(setup.exists("a.jpg") && setup.exists("b.jpg"))
+        #expect(try await setup.journal.record(pairId: setup.pairId, path: "a.jpg")?.status == .inSync)
+    }
+
+    @Test("a symbolic link planted for a folder is never followed: the file behind it stays")
+    func plantedLink() async throws {
+        let setup = try await Setup()
+        try await setup.file("sub/a.jpg", size: 100, modified: 1_000)
+        try await setup.file("b.jpg", size: 100, modified: 2_000)
+        // The folder is swapped for a link to a folder holding a file of the same name.
+        let elsewhere = setup.folder.child("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: setup.root + "/sub/a.jpg", toPath: elsewhere + "/a.jpg")
+        try FileManager.default.removeItem(atPath: setup.root + "/sub")
+        try FileManager.default.createSymbolicLink(atPath: setup.root + "/sub", withDestinationPath: elsewhere)
+        let result = try await setup.evict(LocalLimit(maxFiles: 1))
+        #expect(result.files == 0)
+        #expect(FileManager.default.fileExists(atPath: elsewhere + "/a.jpg"))
+    }
+}
