@@ -39,7 +39,7 @@ actor PluginConnection {
         var cancelSent = false
     }
 
-    static let handshakeTimeout: Duration = .seconds(10)
+    static let handshakeTimeout: Duration = .seconds(30)
 
     /// The hello is awaited like a reply to a request with this id.
     private static let helloId = -1

@@ -83,7 +83,9 @@ extension Ferry {
             for found in PluginExecutable.discover(in: folders) {
                 let outcome: Result<PluginHello, BackendError>
                 do throws(BackendError) {
-                    outcome = .success(try await ExecBackend.introduce(executable: found.path, timeout: .seconds(5)))
+                    // As long as a run gives a hello: an interpreter on a busy machine can take
+                    // seconds to start, and a plugin listed as broken for that misleads.
+                    outcome = .success(try await ExecBackend.introduce(executable: found.path, timeout: .seconds(30)))
                 } catch {
                     outcome = .failure(error)
                 }
