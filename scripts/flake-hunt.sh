@@ -4,6 +4,9 @@
 #
 #   scripts/flake-hunt.sh N [--load K]
 #
+# FLAKE_HUNT_CLONE=DIR reuses a clone an earlier hunt left there (fast-forwarded to this
+# checkout's HEAD, built incrementally: the dependencies' build is kept), and keeps it.
+#
 # The clone is built once (as `make test` builds it: warnings are errors), then the suite
 # runs N times in a row. --load K runs K busy-loop processes (one core each) beside the
 # runs with an odd number, so that half the runs happen on a machine with no core to spare.
@@ -15,15 +18,25 @@ load=0
 if [ "${2:-}" = "--load" ]; then load=${3:?--load needs a number of busy processes}; fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-flake-hunt-XXXXXX")
+if [ -n "${FLAKE_HUNT_CLONE:-}" ]; then
+  work=$FLAKE_HUNT_CLONE
+  keep=1
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-flake-hunt-XXXXXX")
+  keep=0
+fi
 hogs=()
 cleanup() {
   for pid in "${hogs[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  [ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
-git clone -q "$top" "$work/ferry"
+if [ "$keep" = 1 ] && [ -d "$work/ferry/.git" ]; then
+  git -C "$work/ferry" pull -q --ff-only "$top" "$(git -C "$top" rev-parse --abbrev-ref HEAD)"
+else
+  git clone -q "$top" "$work/ferry"
+fi
 cd "$work/ferry"
 echo "flake-hunt: building a fresh clone of $(git rev-parse --short HEAD)" >&2
 build_started=$(date +%s)
