@@ -120,7 +120,7 @@ public final class EncryptedBackend: Backend {
     }
 
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        let keys = try await unlock.keys()
+        let keys = try await unlock.keys(writing: true)
         let destination = try stored(request.destination, keys)
         let (file, output) = try scratch.newFile()
         defer { scratch.remove(file) }
@@ -187,17 +187,17 @@ public final class EncryptedBackend: Backend {
     }
 
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
-        let keys = try await unlock.keys()
+        let keys = try await unlock.keys(writing: true)
         try await inner.makeDirectory(try stored(path, keys))
     }
 
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        let keys = try await unlock.keys()
+        let keys = try await unlock.keys(writing: true)
         try await inner.move(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
     }
 
     public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        let keys = try await unlock.keys()
+        let keys = try await unlock.keys(writing: true)
         try await inner.copy(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
     }
 

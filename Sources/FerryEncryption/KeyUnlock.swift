@@ -13,7 +13,8 @@ actor KeyUnlock {
     private let remoteName: String
     private let scratch: ScratchFolder
     private let environment: [String: String]
-    private var unlocking: Task<Result<EncryptionKeys, BackendError>, Never>?
+    private var unlocking: Task<Result<Unlocked, BackendError>, Never>?
+    private var headerWrite: Task<Result<Void, BackendError>, Never>?
 
     init(inner: any Backend, settings: EncryptionSettings, remoteName: String, scratch: ScratchFolder,
          environment: [String: String]) {
@@ -24,9 +25,19 @@ actor KeyUnlock {
         self.environment = environment
     }
 
-    func keys() async throws(BackendError) -> EncryptionKeys {
+    /// The keys; with `writing`, the remote's header object is written first if it has
+    /// none yet (so reading a new remote, a dry run or a pull, writes nothing).
+    func keys(writing: Bool = false) async throws(BackendError) -> EncryptionKeys {
+        let unlocked = try await unlockedOnce()
+        if writing, let header = unlocked.pendingHeader {
+            try await writeOnce(header)
+        }
+        return unlocked.keys
+    }
+
+    private func unlockedOnce() async throws(BackendError) -> Unlocked {
         if let unlocking { return try await unlocking.value.get() }
-        let task = Task { [inner, settings, remoteName, scratch, environment] () async -> Result<EncryptionKeys, BackendError> in
+        let task = Task { [inner, settings, remoteName, scratch, environment] () async -> Result<Unlocked, BackendError> in
             do throws(BackendError) {
                 return .success(try await Self.unlock(inner: inner, settings: settings, remoteName: remoteName,
                                                       scratch: scratch, environment: environment))
@@ -41,8 +52,29 @@ actor KeyUnlock {
         return try result.get()
     }
 
+    private func writeOnce(_ header: RemoteKeyHeader) async throws(BackendError) {
+        if let headerWrite { return try await headerWrite.value.get() }
+        let task = Task { [inner, scratch] () async -> Result<Void, BackendError> in
+            do throws(BackendError) {
+                return .success(try await Self.write(header, inner: inner, scratch: scratch))
+            } catch {
+                return .failure(error)
+            }
+        }
+        headerWrite = task
+        let result = await task.value
+        if case .failure = result { headerWrite = nil }
+        try result.get()
+    }
+
+    /// The keys, and the header a remote without one gets before its first write.
+    struct Unlocked: Sendable {
+        var keys: EncryptionKeys
+        var pendingHeader: RemoteKeyHeader?
+    }
+
     private static func unlock(inner: any Backend, settings: EncryptionSettings, remoteName: String, scratch: ScratchFolder,
-                               environment: [String: String]) async throws(BackendError) -> EncryptionKeys {
+                               environment: [String: String]) async throws(BackendError) -> Unlocked {
         let headerPath = try RemotePath(RemoteKeyHeader.objectName)
         let stored = try await readHeader(inner: inner, at: headerPath, remoteName: remoteName, scratch: scratch)
         func passphrase(_ variable: String) throws(BackendError) -> String {
@@ -72,10 +104,10 @@ actor KeyUnlock {
             guard Hex.decode(stored.keyCheck) == keys.check else {
                 throw EncryptionFailure.wrongKey(remote: remoteName, "the key check in its \(RemoteKeyHeader.objectName) does not match")
             }
-            return keys
+            return Unlocked(keys: keys, pendingHeader: nil)
         }
 
-        // A remote without a header: its first use writes one.
+        // A remote without a header: its first write writes one.
         let header: RemoteKeyHeader
         let keys: EncryptionKeys
         switch settings.key {
@@ -92,6 +124,11 @@ actor KeyUnlock {
             header = RemoteKeyHeader(format: RemoteKeyHeader.formatName, version: 1, kdf: .scrypt, scrypt: parameters,
                                      keyCheck: Hex.encode(keys.check))
         }
+        return Unlocked(keys: keys, pendingHeader: header)
+    }
+
+    private static func write(_ header: RemoteKeyHeader, inner: any Backend, scratch: ScratchFolder) async throws(BackendError) {
+        let headerPath = try RemotePath(RemoteKeyHeader.objectName)
         let (file, handle) = try scratch.newFile()
         defer { scratch.remove(file) }
         let bytes = header.encoded()
@@ -103,7 +140,6 @@ actor KeyUnlock {
         _ = try await inner.upload(UploadRequest(source: file, destination: headerPath, size: Int64(bytes.count),
                                                  modifiedNanos: modified, mayResume: false),
                                    observer: NullTransferObserver())
-        return keys
     }
 
     private static func readHeader(inner: any Backend, at path: RemotePath, remoteName: String,

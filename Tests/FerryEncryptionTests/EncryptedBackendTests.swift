@@ -89,6 +89,17 @@ import Testing
         #expect(try await backend.stat(try RemotePath("DCIM/renamed.txt")) == nil)
     }
 
+    @Test func readingANewRemoteWritesNothingAndTheFirstWriteAddsTheHeader() async throws {
+        let backend = try backend(.passphraseEnvironment("PASS"), environment: ["PASS": "pw"])
+        #expect(try await backend.listTree(.root).isEmpty)
+        #expect(try await backend.stat(try RemotePath("a.jpg")) == nil)
+        #expect(!FileManager.default.fileExists(atPath: remote))
+        try await send(backend, "a.jpg", [1, 2])
+        #expect(try storedFiles().contains(RemoteKeyHeader.objectName))
+        let again = try self.backend(.passphraseEnvironment("PASS"), environment: ["PASS": "pw"])
+        #expect(try await fetch(again, "a.jpg").1 == [1, 2])
+    }
+
     @Test func aWrongKeyIsRefusedBeforeAnythingIsRead() async throws {
         let right = try backend(.keyFile(try keyFile()))
         try await send(right, "a.jpg", [1, 2, 3])
