@@ -1,13 +1,17 @@
 import FerryPluginAPI
 import FerrySystem
 import Foundation
+import Synchronization
 
 /// A private folder (mode 0700, in `$TMPDIR`) for the encrypted copies of files on their
 /// way to or from the remote: the plaintext never goes there, and nobody else can read or
-/// swap what does. Each file is removed as soon as its transfer ends; the folder with the
-/// value.
+/// swap what does. A file whose transfer ended is emptied and kept for the next one
+/// (creating an inode costs about a millisecond on a VM's disk, as much as sending a small
+/// file); the folder and all in it go with the value.
 final class ScratchFolder: Sendable {
     let path: String
+    /// Files no transfer uses now, to be reused.
+    private let idle = Mutex<[String]>([])
 
     init() throws(BackendError) {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -26,9 +30,10 @@ final class ScratchFolder: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    /// A new, empty file only this process writes; removed by `remove`.
+    /// An empty file only this process writes, for one transfer at a time; handed back
+    /// by `remove`.
     func newFile() throws(BackendError) -> (path: String, file: OpenFile) {
-        let file = path + "/" + UUID().uuidString.lowercased()
+        let file = idle.withLock { $0.popLast() } ?? path + "/" + UUID().uuidString.lowercased()
         do {
             return (file, try OpenFile(file, mode: .writeTruncate, permissions: 0o600))
         } catch {
@@ -36,7 +41,13 @@ final class ScratchFolder: Sendable {
         }
     }
 
+    /// Empties the file (its bytes are of no further use) and keeps it for the next transfer.
     func remove(_ file: String) {
-        try? LocalFileSystem.removeFile(file)
+        do {
+            try OpenFile(file, mode: .writeExisting).truncate(to: 0)
+            idle.withLock { $0.append(file) }
+        } catch {
+            try? LocalFileSystem.removeFile(file)
+        }
     }
 }
