@@ -3,9 +3,9 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// Obtains a remote's keys once, on its first use: reads (or, on a remote that has none
-/// yet, writes) the header object, derives the master key from the key file or the
-/// passphrase, and compares the key check. Every operation of `EncryptedBackend` waits for
+/// Obtains a remote's keys once, on its first use: reads the header object (on a remote
+/// that has none yet, prepares one, written before the first write), derives the master
+/// key from the key file or the passphrase, and compares the key check. Every operation of `EncryptedBackend` waits for
 /// it, so with a wrong key nothing is listed, read or written.
 actor KeyUnlock {
     private let inner: any Backend
