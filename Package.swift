@@ -84,12 +84,27 @@ let package = Package(
             dependencies: ["CArchive", "FerryPluginAPI", "FerrySystem", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
+        // Encryption that wraps any backend: contents in authenticated segments, names with
+        // AES-GCM-SIV (docs/encryption.md). swift-crypto only, no hand-made primitives.
+        .target(
+            name: "FerryEncryption",
+            dependencies: [
+                "FerryPluginAPI",
+                "FerrySystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/FerryEncryption"
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
                 "FerrySystem",
                 "ArchiveCodec",
+                "FerryEncryption",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -128,6 +143,7 @@ let package = Package(
                 "ExecBackend",
                 "FerryConformance",
                 "FerryControl",
+                "FerryEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,7 +179,8 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend"]
+            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+                           "FerryEncryption"]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
         .testTarget(
@@ -173,6 +190,10 @@ let package = Package(
         .testTarget(
             name: "FerryFuzzingTests",
             dependencies: ["FerryFuzzing"]
+        ),
+        .testTarget(
+            name: "FerryEncryptionTests",
+            dependencies: ["FerryEncryption", "FerryPluginAPI", "FerrySystem", "FerryTestSupport", "LocalBackend"]
         ),
         .testTarget(
             name: "ArchiveCodecTests",

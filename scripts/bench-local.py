@@ -8,7 +8,9 @@ to bench-results/local.md. Run by `make bench` after a release build.
 The `exec` case pushes the small files through the example external plugin
 (Plugins/ContentStorePlugin/ferry-backend-cas, `type: exec:cas`) and compares that with
 ferry's built-in local backend: the ratio is the plugin's time over the local one's.
-BENCH_CASES=small,big,noop,exec picks cases (default: all).
+The `encrypted` cases push the same data to the built-in local backend with and without
+`encryption:` (docs/encryption.md); the ratio is the encrypted push's time over the plain one's.
+BENCH_CASES=small,big,noop,exec,encrypted picks cases (default: all).
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -17,7 +19,7 @@ from bench_table import write_table  # noqa: E402
 
 FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-CASES = set(os.environ.get("BENCH_CASES", "small,big,noop,exec").split(","))
+CASES = set(os.environ.get("BENCH_CASES", "small,big,noop,exec,encrypted").split(","))
 SMALL_COUNT = int(os.environ.get("BENCH_SMALL_COUNT", "2000"))
 PLUGIN_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Plugins", "ContentStorePlugin"))
 
@@ -59,7 +61,7 @@ def main():
     try:
         small, big = os.path.join(work, "small"), os.path.join(work, "big")
         make_small(small, count=SMALL_COUNT)
-        if "big" in CASES:
+        if "big" in CASES or "encrypted" in CASES:
             make_big(big)
         dst, state = os.path.join(work, "dst"), os.path.join(work, "state")
 
@@ -82,6 +84,10 @@ def main():
 
         if "exec" in CASES:
             rows.append((f"{small_label}: exec:cas plugin vs local backend", exec_case(work, small, dst, state, fresh)))
+
+        if "encrypted" in CASES:
+            rows.append((f"{small_label}: encrypted vs plain local backend", encrypted_case(work, small, dst, state, fresh)))
+            rows.append(("one 1 GiB file: encrypted vs plain local backend", encrypted_case(work, big, dst, state, fresh)))
 
         if "noop" in CASES:
             # No-op: the target is already up to date.
@@ -125,6 +131,32 @@ transfers:
     return {
         "ferry": timed([FERRY, "push", "via-local", "--config", config, "--state", state], fresh),
         "ferry exec:cas": timed([FERRY, "push", "via-plugin", "--config", config, "--state", state], fresh),
+    }
+
+
+def encrypted_case(work, src, dst, state, fresh):
+    """The same push to the built-in local backend, plain and with `encryption:` (a key
+    file, encrypted names), 4 transfers; `ferry` is the plain push's time."""
+    key = os.path.join(work, "bench.key")
+    if not os.path.exists(key):
+        subprocess.run([FERRY, "keygen", key], check=True, stdout=subprocess.DEVNULL)
+    config = os.path.join(work, "encrypted.yml")
+    with open(config, "w") as f:
+        f.write(f"""remotes:
+  plain:
+    type: local
+    path: {dst}
+  vault:
+    type: local
+    path: {dst}
+    encryption:
+      key_file: {key}
+transfers:
+  max: 4
+""")
+    return {
+        "ferry": timed([FERRY, "push", src, "--to", "plain", "--config", config, "--state", state], fresh),
+        "ferry encrypted": timed([FERRY, "push", src, "--to", "vault", "--config", config, "--state", state], fresh),
     }
 
 

@@ -3,7 +3,9 @@
 same nginx WebDAV server, same data, same parallelism (4), medians of 3 runs.
 
 Cases: 2,000 files of 4 KiB pushed; one 1 GiB file pushed and pulled back; a second
-push with nothing changed. Writes a Markdown table to stdout and bench-results/webdav.md.
+push with nothing changed. With `encrypted` among the cases (the default), the two pushes
+also run to a remote with `encryption:` (docs/encryption.md): "ferry encrypted ÷ ferry"
+is encryption's overhead. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -12,8 +14,8 @@ from bench_table import write_table  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-# BENCH_CASES=small,push,pull,noop runs only those cases (default: all).
-CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop").split(","))
+# BENCH_CASES=small,push,pull,noop,encrypted runs only those cases (default: all).
+CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop,encrypted").split(","))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
 counter = [0]
 
@@ -83,6 +85,22 @@ def main():
                         "--transfers", "4"], None
             return make
 
+        key = os.path.join(work, "bench.key")
+        run([FERRY, "keygen", key])
+
+        def ferry_encrypted_push(src):
+            def make():
+                shutil.rmtree(state, ignore_errors=True)
+                config = os.path.join(work, fresh_name("encrypted") + ".yml")
+                with open(config, "w") as f:
+                    f.write(f"remotes:\n  vault:\n    type: webdav\n    url: {origin}/dav/{fresh_name('e')}\n"
+                            f"    encryption:\n      key_file: {key}\n")
+                return [FERRY, "push", src, "--to", "vault", "--config", config, "--state", state, "--transfers", "4"], None
+            return make
+
+        def encrypted(src):
+            return {"ferry encrypted": ferry_encrypted_push(src)} if "encrypted" in CASES else {}
+
         def rclone_copy(src):
             def make():
                 return ["rclone", "copy", "--transfers", "4", src, f":webdav:{fresh_name('r')}"], \
@@ -107,12 +125,14 @@ def main():
             "ferry": ferry_push(small),
             "rclone copy": rclone_copy(small),
             "curl -Z (plain PUT)": curl_parallel(small),
+            **encrypted(small),
         })))
         if "push" in CASES: rows.append(("1 GiB push", compare({
             "ferry": ferry_push(big),
             "rclone copy": rclone_copy(big),
             "curl -T": lambda: (["curl", "-s", "-T", os.path.join(big, "VID_0001.mp4"),
                                  f"{origin}/dav/{fresh_name('t')}/VID_0001.mp4"], None),
+            **encrypted(big),
         })))
 
         # Pull the 1 GiB file back from a copy pushed first.

@@ -14,11 +14,12 @@ case "$profile" in
 esac
 
 # The control API's tests: the status page in a real browser (selenium drives Debian's
-# chromium through chromium-driver) and schemathesis against the OpenAPI document.
+# chromium through chromium-driver) and schemathesis against the OpenAPI document. The
+# encryption tests' independent decoder (Tests/encryption/decode.py): cryptography.
 python_packages() {
   [ "$profile" = test ] || return 0
   local wanted=() module
-  for module in selenium:selenium schemathesis:schemathesis; do
+  for module in selenium:selenium schemathesis:schemathesis cryptography:cryptography; do
     python3 -c "import ${module%%:*}" 2>/dev/null || wanted+=("${module##*:}")
   done
   [ ${#wanted[@]} -eq 0 ] && return 0

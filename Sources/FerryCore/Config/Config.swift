@@ -1,3 +1,4 @@
+import FerryEncryption
 import FerryPluginAPI
 
 /// Ferry's validated configuration: what config.yml says, with defaults filled in and every
@@ -55,6 +56,8 @@ public struct RemoteConfig: Sendable {
     public var name: String
     public var type: String
     public var options: [String: String]
+    /// `encryption:`: the backend is wrapped in `EncryptedBackend` (docs/encryption.md).
+    public var encryption: EncryptionSettings? = nil
 }
 
 /// How a folder pair moves files.

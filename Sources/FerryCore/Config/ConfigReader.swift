@@ -1,4 +1,5 @@
 import ArchiveCodec
+import FerryEncryption
 import FerryPluginAPI
 import FerrySystem
 import Foundation
@@ -86,7 +87,12 @@ struct ConfigReader {
                             "unknown remote type '\(type)' (known: \(registry.typeNames.joined(separator: ", ")))")
             }
             var options: [String: String] = [:]
+            var encryption: EncryptionSettings?
             for field in fields where field.key != "type" {
+                if field.key == "encryption" {
+                    encryption = try encryptionSettings(field.value, key: key + ".encryption")
+                    continue
+                }
                 guard let option = plugin.options.first(where: { $0.name == field.key }) else {
                     if plugin.acceptsOtherOptions {
                         options[field.key] = try string(field.value, key: key + "." + field.key)
@@ -109,7 +115,7 @@ struct ConfigReader {
             for option in plugin.options where option.isRequired && options[option.name] == nil {
                 throw error(entry.value, key, "missing required key '\(option.name)' (\(option.summary))")
             }
-            config.remotes.append(RemoteConfig(name: entry.key, type: type, options: options))
+            config.remotes.append(RemoteConfig(name: entry.key, type: type, options: options, encryption: encryption))
         }
     }
 

@@ -1,3 +1,4 @@
+import FerryEncryption
 import FerryPluginAPI
 import FerrySystem
 import Foundation
@@ -94,7 +95,9 @@ public struct FolderSelection: Sendable {
             throw SelectionError("remote '\(remote.name)' has unknown type '\(remote.type)' (known: \(registry.typeNames.joined(separator: ", ")))")
         }
         do {
-            return try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options))
+            let backend = try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options))
+            guard let encryption = remote.encryption else { return backend }
+            return try EncryptedBackend(wrapping: backend, settings: encryption, remoteName: remote.name)
         } catch {
             throw SelectionError(Self.naming(remote.name, error.description))
         }

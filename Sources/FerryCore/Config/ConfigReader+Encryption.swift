@@ -1,0 +1,41 @@
+import FerryEncryption
+import Yams
+
+/// `encryption:` on a remote of any type (docs/encryption.md).
+extension ConfigReader {
+    func encryptionSettings(_ node: Node, key: String) throws(ConfigError) -> EncryptionSettings {
+        var source: EncryptionSettings.KeySource?
+        var sourceNode: Node?
+        var names = EncryptionSettings.Names.encrypted
+        for field in try mapping(node, key: key, allowed: Self.keys("remotes.NAME.encryption")) {
+            let fieldKey = key + "." + field.key
+            switch field.key {
+            case "key_file", "passphrase_env":
+                if sourceNode != nil {
+                    throw error(field.keyNode, fieldKey, "give either key_file or passphrase_env, not both")
+                }
+                sourceNode = field.value
+                if field.key == "key_file" {
+                    source = .keyFile(try path(field.value, key: fieldKey))
+                } else {
+                    let variable = try string(field.value, key: fieldKey)
+                    guard !variable.isEmpty, variable.allSatisfy({ $0 == "_" || $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                        throw error(field.value, fieldKey, "expected the name of an environment variable, such as FERRY_VAULT_PASS")
+                    }
+                    source = .passphraseEnvironment(variable)
+                }
+            case "names":
+                let text = try string(field.value, key: fieldKey)
+                guard let parsed = EncryptionSettings.Names(rawValue: text) else {
+                    throw error(field.value, fieldKey, "unknown value '\(text)' (expected encrypted or plain)")
+                }
+                names = parsed
+            default: break
+            }
+        }
+        guard let source else {
+            throw error(node, key, "missing key_file (a key written by ferry keygen PATH) or passphrase_env (an environment variable)")
+        }
+        return EncryptionSettings(key: source, names: names)
+    }
+}

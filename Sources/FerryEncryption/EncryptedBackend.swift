@@ -1,0 +1,208 @@
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+import Logging
+
+/// Any backend with its contents (and, unless `names: plain`, its path components)
+/// encrypted on the way out and checked on the way in (docs/encryption.md). The backend
+/// underneath sees only encrypted files and names; the core sees only plaintext.
+///
+/// - Sizes: a listing's stored sizes become plaintext sizes by arithmetic
+///   (`ContentFormat.plaintextSize`), so listings and no-op runs read no file.
+/// - Modification times: the stored file carries the plaintext's (as a plain upload does),
+///   so a pull into a fresh state gets them back where the backend keeps them.
+/// - Uploads encrypt into a scratch file, then send it; downloads fetch the stored file
+///   into a scratch file, then decrypt it into the core's partial file, every segment
+///   checked before its bytes are written. Encrypted transfers restart rather than resume.
+/// - A stored name that does not decrypt (a file Ferry did not put there) is left out of
+///   listings with a warning.
+public final class EncryptedBackend: Backend {
+    public let inner: any Backend
+    public let settings: EncryptionSettings
+    let remoteName: String
+    let scratch: ScratchFolder
+    let unlock: KeyUnlock
+    let logger = Logger(label: "ferry.encryption")
+
+    public init(wrapping inner: any Backend, settings: EncryptionSettings, remoteName: String,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(BackendError) {
+        self.inner = inner
+        self.settings = settings
+        self.remoteName = remoteName
+        scratch = try ScratchFolder()
+        unlock = KeyUnlock(inner: inner, settings: settings, remoteName: remoteName, scratch: scratch, environment: environment)
+    }
+
+    public var displayName: String { inner.displayName + " (encrypted)" }
+
+    public var capabilities: BackendCapabilities { adjusted(inner.capabilities) }
+
+    public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
+        adjusted(try await inner.discoverCapabilities())
+    }
+
+    private func adjusted(_ capabilities: BackendCapabilities) -> BackendCapabilities {
+        var result = capabilities
+        // Each upload is encrypted afresh (a new nonce prefix and salt), and a download
+        // is checked from its first segment: encrypted transfers restart.
+        result.resumableUpload = false
+        result.rangedDownload = false
+        // Encrypted names are base32: none starts with `.`, so none is hidden.
+        if settings.names == .encrypted { result.listingOmitsHiddenNames = false }
+        return result
+    }
+
+    public func checkReachable() async throws(BackendError) {
+        try await inner.checkReachable()
+    }
+
+    // MARK: Names
+
+    private func names(_ keys: EncryptionKeys) -> NameCipher? {
+        settings.names == .encrypted ? NameCipher(keys: keys) : nil
+    }
+
+    func stored(_ path: RemotePath, _ keys: EncryptionKeys) throws(BackendError) -> RemotePath {
+        guard let cipher = names(keys) else {
+            if path.components.first == RemoteKeyHeader.objectName {
+                throw BackendError(.invalidName, "\(RemoteKeyHeader.objectName) is the encrypted remote's own header", path: path.string)
+            }
+            return path
+        }
+        var components: [String] = []
+        for component in path.components { components.append(try cipher.encrypt(component)) }
+        return try RemotePath(components: components)
+    }
+
+    /// The plaintext entry of a stored one, or nil (with a warning) for one that is not Ferry's.
+    private func plaintext(_ entry: RemoteEntry, in directory: RemotePath, _ keys: EncryptionKeys) -> RemoteEntry? {
+        let storedName = entry.path.name
+        if directory.isRoot && storedName == RemoteKeyHeader.objectName { return nil }
+        if TemporaryName.isTemporary(storedName) { return nil }
+        var result = entry
+        if let cipher = names(keys) {
+            guard let name = cipher.decrypt(storedName), let path = try? directory.appending(name) else {
+                logger.warning("skipping \(entry.path.string) on \(inner.displayName): its name does not decrypt with this key (not a file Ferry encrypted)")
+                return nil
+            }
+            result.path = path
+        } else {
+            guard let path = try? directory.appending(storedName) else { return nil }
+            result.path = path
+        }
+        if entry.kind == .file {
+            guard let size = ContentFormat.plaintextSize(ciphertextSize: entry.size) else {
+                logger.warning("skipping \(result.path.string) on \(inner.displayName): its size (\(entry.size) bytes) is no encrypted file's")
+                return nil
+            }
+            result.size = size
+        }
+        return result
+    }
+
+    // MARK: Operations
+
+    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        let keys = try await unlock.keys()
+        let entries = try await inner.list(try stored(directory, keys))
+        return entries.compactMap { plaintext($0, in: directory, keys) }
+    }
+
+    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+        let keys = try await unlock.keys()
+        guard let parent = path.parent else { return try await inner.stat(.root) }
+        guard let entry = try await inner.stat(try stored(path, keys)) else { return nil }
+        guard var result = plaintext(entry, in: parent, keys) else {
+            throw EncryptionFailure.authentication("the stored file's size is no encrypted file's", path: path.string)
+        }
+        result.path = path
+        return result
+    }
+
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let keys = try await unlock.keys(writing: true)
+        let destination = try stored(request.destination, keys)
+        let (file, output) = try scratch.newFile()
+        defer { scratch.remove(file) }
+        let cipherSize = try await BlockingIO.run { () throws(BackendError) -> Int64 in
+            try BackendError.catching { () throws -> Int64 in
+                let source = try OpenFile(request.source, mode: .read)
+                let before = try source.metadata()
+                guard before.size == request.size, before.modifiedNanos == request.modifiedNanos else {
+                    throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
+                }
+                let written = try ContentStream.encrypt(source, size: request.size, into: output, keys: keys, observer: observer)
+                let after = try source.metadata()
+                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
+                      let current = try LocalFileSystem.metadata(request.source), current.inode == before.inode else {
+                    throw BackendError(.changedDuringTransfer, "the file changed while it was being encrypted", path: request.source)
+                }
+                try output.setModificationTime(nanos: request.modifiedNanos)
+                return written
+            }
+        }
+        let result = try await inner.upload(
+            UploadRequest(source: file, destination: destination, size: cipherSize, modifiedNanos: request.modifiedNanos,
+                          mayResume: false),
+            observer: observer)
+        var entry = result.entry
+        entry.path = request.destination
+        entry.size = request.size
+        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
+    }
+
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        let keys = try await unlock.keys()
+        let source = try stored(request.source, keys)
+        var expected = request.expected
+        expected.path = source
+        expected.size = ContentFormat.ciphertextSize(plaintextSize: request.expected.size)
+        let (file, _) = try scratch.newFile()
+        defer { scratch.remove(file) }
+        let fetched = try await inner.download(DownloadRequest(source: source, partialFile: file, offset: 0, expected: expected),
+                                               observer: observer)
+        let partial = request.partialFile
+        let path = request.source.string
+        let size = try await BlockingIO.run { () throws(BackendError) -> Int64 in
+            try BackendError.catching { () throws -> Int64 in
+                let input = try OpenFile(file, mode: .read)
+                let output = try OpenFile(partial, mode: .writeExisting)
+                do {
+                    try output.truncate(to: 0)
+                    let size = try ContentStream.decrypt(input, cipherSize: try input.metadata().size, into: output, keys: keys,
+                                                         path: path, observer: observer)
+                    try output.sync()
+                    return size
+                } catch {
+                    // Nothing unchecked stays behind, not even in the partial file.
+                    try? output.truncate(to: 0)
+                    throw error
+                }
+            }
+        }
+        var entry = fetched.entry
+        entry.path = request.source
+        entry.size = size
+        return DownloadResult(entry: entry, bytesReceived: size, resumedFrom: 0)
+    }
+
+    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+        let keys = try await unlock.keys(writing: true)
+        try await inner.makeDirectory(try stored(path, keys))
+    }
+
+    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        let keys = try await unlock.keys(writing: true)
+        try await inner.move(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
+    }
+
+    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        let keys = try await unlock.keys(writing: true)
+        try await inner.copy(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
+    }
+
+    public func delete(_ path: RemotePath) async throws(BackendError) {
+        let keys = try await unlock.keys()
+        try await inner.delete(try stored(path, keys))
+    }
+}

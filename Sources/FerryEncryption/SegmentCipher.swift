@@ -1,0 +1,63 @@
+import Crypto
+import FerryPluginAPI
+import Foundation
+
+/// One file's key and header: seals and opens its segments (ChaCha20-Poly1305 from
+/// swift-crypto; the layout is `ContentFormat`'s).
+public struct SegmentCipher {
+    public let header: [UInt8]
+    let noncePrefix: [UInt8]
+    let key: SymmetricKey
+
+    /// A new file: a random nonce prefix and salt.
+    public init(keys: EncryptionKeys) {
+        var generator = SystemRandomNumberGenerator()
+        let prefix = (0..<ContentFormat.noncePrefixSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let salt = (0..<ContentFormat.saltSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        self.init(keys: keys, noncePrefix: prefix, salt: salt)
+    }
+
+    /// A file with a given prefix and salt (test vectors).
+    public init(keys: EncryptionKeys, noncePrefix: [UInt8], salt: [UInt8]) {
+        self.noncePrefix = noncePrefix
+        self.header = ContentFormat.header(noncePrefix: noncePrefix, salt: salt)
+        self.key = keys.fileKey(salt: salt)
+    }
+
+    /// An existing file, from its first 32 bytes; nil when they are not a header of this
+    /// format and version.
+    public init?(keys: EncryptionKeys, header: [UInt8]) {
+        guard header.count == ContentFormat.headerSize,
+              Array(header.prefix(ContentFormat.magic.count)) == ContentFormat.magic,
+              header[ContentFormat.magic.count] == ContentFormat.version else { return nil }
+        let prefixStart = ContentFormat.magic.count + 1
+        let saltStart = prefixStart + ContentFormat.noncePrefixSize
+        self.init(keys: keys, noncePrefix: Array(header[prefixStart..<saltStart]),
+                  salt: Array(header[saltStart..<ContentFormat.headerSize]))
+    }
+
+    /// Ciphertext ‖ tag of segment `index`.
+    public func seal(_ plaintext: some DataProtocol, index: UInt32, isLast: Bool) throws(BackendError) -> Data {
+        do {
+            let nonce = try ChaChaPoly.Nonce(data: ContentFormat.nonce(prefix: noncePrefix, index: index, isLast: isLast))
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: nonce, authenticating: header)
+            return box.ciphertext + box.tag
+        } catch {
+            throw BackendError(.io, "cannot encrypt: \(error)", retryable: false)
+        }
+    }
+
+    /// The plaintext of segment `index` (`sealed` is ciphertext ‖ tag); throws
+    /// "authentication failed" when the segment is not exactly what was sealed there.
+    public func open(_ sealed: Data, index: UInt32, isLast: Bool, path: String? = nil) throws(BackendError) -> Data {
+        do {
+            guard sealed.count >= ContentFormat.tagSize else { throw CryptoKitError.authenticationFailure }
+            let nonce = try ChaChaPoly.Nonce(data: ContentFormat.nonce(prefix: noncePrefix, index: index, isLast: isLast))
+            let box = try ChaChaPoly.SealedBox(nonce: nonce, ciphertext: sealed.dropLast(ContentFormat.tagSize),
+                                               tag: sealed.suffix(ContentFormat.tagSize))
+            return try ChaChaPoly.open(box, using: key, authenticating: header)
+        } catch {
+            throw EncryptionFailure.authentication("segment \(index) does not authenticate", path: path)
+        }
+    }
+}

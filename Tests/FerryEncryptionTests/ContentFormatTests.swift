@@ -1,0 +1,102 @@
+import Crypto
+@testable import FerryEncryption
+import FerryPluginAPI
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite struct ContentFormatTests {
+    static let master: [UInt8] = Array(0..<32)
+    static let prefix: [UInt8] = [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6]
+    static let salt: [UInt8] = Array(0xb0...0xbf)
+    static let document: String = {
+        (try? String(contentsOfFile: TestServer.repositoryRoot + "/docs/encryption.md", encoding: .utf8)) ?? ""
+    }()
+
+    @Test(arguments: [0, 1, 5, 65_535, 65_536, 65_537, 131_072, 131_073, 1 << 30] as [Int64])
+    func plaintextSizeComesBackFromTheStoredSize(size: Int64) {
+        let stored = ContentFormat.ciphertextSize(plaintextSize: size)
+        #expect(ContentFormat.plaintextSize(ciphertextSize: stored) == size)
+    }
+
+    @Test(arguments: [0, 31, 32, 47, 32 + 65_552 + 1, 32 + 65_552 + 16] as [Int64])
+    func sizesNoFileHasAreRefused(size: Int64) {
+        #expect(ContentFormat.plaintextSize(ciphertextSize: size) == nil)
+    }
+
+    /// The vectors of docs/encryption.md, computed by Tests/encryption/decode.py (the
+    /// Python `cryptography` package), reproduced by Ferry's code.
+    @Test(arguments: [
+        ("", "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebfb66d5643dd3eaddd1cc139cce557851d"),
+        ("Ferry", "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebf9a83d57605a7fcd0ac08b128dc269669a6a9038779"),
+    ])
+    func smallVectors(plaintext: String, expected: String) throws {
+        let sealed = try Self.encrypt(Array(plaintext.utf8))
+        #expect(Hex.encode(sealed) == expected)
+        #expect(Self.document.contains(expected), "docs/encryption.md does not show this vector")
+    }
+
+    @Test func twoSegmentVector() throws {
+        let plaintext = (0..<(65_536 + 3)).map { UInt8($0 % 251) }
+        let sealed = try Self.encrypt(plaintext)
+        let digest = Hex.encode(Array(SHA256.hash(data: sealed)))
+        #expect(digest == "8f6ce6db2224122a41e06347951b2b87627d5be9b6f5633486c5453431533c1d")
+        #expect(Hex.encode(Array(sealed.suffix(32))) == "4bb0ecd2a38e953bdaec84f97b962e176e719a059c4b2c5ef4fd1dcdd1e06db4")
+        #expect(Self.document.contains(digest))
+    }
+
+    @Test func keyCheckAndNameVectors() throws {
+        let keys = EncryptionKeys(master: Self.master)
+        #expect(Hex.encode(keys.check) == "a755b2a7511909dd6bf2db30bcd7c995c085b3a0fede25b8bb3e8c2820da396b")
+        let names = NameCipher(keys: keys)
+        for (name, stored) in [("IMG_0001.jpg", "keltqb7iadxeqf4k4ot3qiusregv7izrdsd37qmrhcjos"),
+                               (".thumbnails", "jerukxq2dlk65iyjcsxvqasakonbikshsam22qe7sv5q")] {
+            #expect(try names.encrypt(name) == stored)
+            #expect(names.decrypt(stored) == name)
+            #expect(Self.document.contains(stored))
+        }
+        #expect(Self.document.contains(Hex.encode(keys.check)))
+    }
+
+    @Test func segmentsOutOfPlaceFailToAuthenticate() throws {
+        let keys = EncryptionKeys(master: Self.master)
+        let cipher = SegmentCipher(keys: keys, noncePrefix: Self.prefix, salt: Self.salt)
+        let first = try cipher.seal(Data(repeating: 1, count: 10), index: 0, isLast: false)
+        #expect(throws: BackendError.self) { try cipher.open(first, index: 1, isLast: false) }
+        #expect(throws: BackendError.self) { try cipher.open(first, index: 0, isLast: true) }
+        let other = SegmentCipher(keys: keys, noncePrefix: Self.prefix, salt: Array(repeating: 0, count: 16))
+        #expect(throws: BackendError.self) { try other.open(first, index: 0, isLast: false) }
+        #expect(try cipher.open(first, index: 0, isLast: false) == Data(repeating: 1, count: 10))
+    }
+
+    @Test func namesRoundTripAndTooLongNamesAreRefused() throws {
+        let names = NameCipher(keys: EncryptionKeys(master: Self.master))
+        let longest = String(repeating: "é", count: NameCipher.maxNameBytes / 2)
+        let stored = try names.encrypt(longest)
+        #expect(stored.utf8.count <= NameCipher.maxStoredLength)
+        #expect(stored.allSatisfy { $0.isLowercase || ("2"..."7").contains($0) })
+        #expect(names.decrypt(stored) == longest)
+        let error = #expect(throws: BackendError.self) { try names.encrypt(String(repeating: "a", count: NameCipher.maxNameBytes + 1)) }
+        #expect(error?.code == .invalidName)
+        #expect(error?.message.contains("too long") == true)
+        #expect(names.decrypt("not-base32!") == nil)
+        #expect(names.decrypt(Base32.encode(Array(repeating: 7, count: 20))) == nil)
+    }
+
+    @Test(arguments: [[UInt8](), [0], [1, 2, 3, 4, 5], Array(0...255)])
+    func base32RoundTrips(bytes: [UInt8]) {
+        #expect(Base32.decode(Base32.encode(bytes)) == bytes)
+    }
+
+    static func encrypt(_ plaintext: [UInt8]) throws -> [UInt8] {
+        let cipher = SegmentCipher(keys: EncryptionKeys(master: master), noncePrefix: prefix, salt: salt)
+        var output = cipher.header
+        let count = ContentFormat.segmentCount(plaintextSize: Int64(plaintext.count))
+        for index in 0..<Int(count) {
+            let start = index * ContentFormat.segmentSize
+            let end = min(plaintext.count, start + ContentFormat.segmentSize)
+            output += try cipher.seal(plaintext[start..<end], index: UInt32(index), isLast: index == Int(count) - 1)
+        }
+        return output
+    }
+}

@@ -1,0 +1,136 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `encryption:` end to end through the ferry binary, on the local backend and on nginx's
+/// WebDAV: the remote holds neither plaintext nor plain names, a no-op push sends nothing,
+/// a pull into a fresh state restores the tree, a wrong key exits 2 having written
+/// nothing, an altered file fails with "authentication failed", and the independent
+/// decoder (Tests/encryption/decode.py) reads what Ferry wrote.
+@Suite("encrypted remotes through the ferry binary", .integration)
+struct EncryptedRemoteTests {
+    enum Place: String, CaseIterable, CustomStringConvertible {
+        case local, nginx
+        var description: String { rawValue }
+    }
+
+    @Test("push, no-op push, independent decoder, pull into a fresh state, wrong key, altered file", arguments: Place.allCases)
+    func encryptedRemote(_ place: Place) async throws {
+        let work = Workspace()
+        let large = 3 * ContentSize.mebibyte + 12_345
+        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 40, largeFileSizes: [large], seed: 17))
+        let server: TestServer? = place == .nginx ? try await TestServer(.nginx) : nil
+        let stored: String
+        let location: String
+        if let server {
+            stored = server.directory + "/root/vault"
+            location = "type: webdav\n    url: \(server.url("/dav/vault"))"
+        } else {
+            stored = work.directory.child("remote")
+            location = "type: local\n    path: remote"
+        }
+        let keygen = try await work.ferry(["keygen", "vault.key"])
+        #expect(keygen.status == 0, "\(keygen.diagnostics)")
+        #expect(try await work.ferry(["keygen", "other.key"]).status == 0)
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 2, "keygen overwrote a key")
+        let config = """
+            remotes:
+              vault:
+                \(location)
+                encryption:
+                  key_file: vault.key
+              stranger:
+                \(location)
+                encryption:
+                  key_file: other.key
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+
+        let first = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state, "--json"])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        #expect(first.int("uploaded") == written.count)
+
+        // Neither names nor contents in the clear.
+        let storedFiles = try TreeComparison.files(in: stored)
+        #expect(storedFiles.count >= written.count + 1)
+        let plainNames = Set(written.flatMap { $0.split(separator: "/").map(String.init) })
+        for path in storedFiles.keys {
+            for component in path.split(separator: "/").map(String.init) where component != ".ferry-encryption" {
+                #expect(!plainNames.contains(component), "plain name on the remote: \(path)")
+                #expect(component.allSatisfy { $0.isLowercase || ("2"..."7").contains($0) }, "\(path)")
+            }
+        }
+        let storedBytes = try storedFiles.keys.map { try Data(contentsOf: URL(fileURLWithPath: stored + "/" + $0)) }
+        for path in written {
+            let content = try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + path))
+            guard content.count >= 64 else { continue }
+            let sample = content.subdata(in: (content.count / 2 - 32)..<(content.count / 2))
+            #expect(!storedBytes.contains { $0.range(of: sample) != nil }, "plaintext of \(path) on the remote")
+        }
+
+        let second = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state, "--json"])
+        #expect(second.status == 0, "\(second.diagnostics)")
+        #expect(second.int("uploaded") == 0)
+
+        // The independent decoder reads the largest stored file: the large source file.
+        let largest = try #require(storedFiles.max { $0.value.size < $1.value.size })
+        let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key])
+        #expect(decoded.status == 0, "\(decoded.error)")
+        let largePath = try #require(written.last)
+        #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + largePath))))
+        let name = try Self.decoder(["--name", work.directory.child("vault.key"), String(largest.key.split(separator: "/").last ?? "")])
+        #expect(String(decoding: name.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                == String(largePath.split(separator: "/").last ?? ""))
+
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", "vault", "--state", work.directory.child("fresh"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(pull.int("downloaded") == written.count)
+        // nginx keeps its own modification times, for encrypted and plaintext files alike.
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
+
+        // A wrong key: exit 2, one line, nothing written on either side.
+        let before = try TreeComparison.files(in: stored)
+        let elsewhere = work.directory.child("elsewhere")
+        let wrongPull = try await work.ferry(["pull", elsewhere, "--from", "stranger", "--state", work.directory.child("s2")])
+        #expect(wrongPull.status == 2, "\(wrongPull.diagnostics)")
+        #expect(wrongPull.standardError.contains("wrong key or passphrase"), "\(wrongPull.diagnostics)")
+        #expect(try TreeComparison.files(in: elsewhere).isEmpty)
+        let wrongPush = try await work.ferry(["push", work.source, "--to", "stranger", "--state", work.directory.child("s3")])
+        #expect(wrongPush.status == 2, "\(wrongPush.diagnostics)")
+        #expect(try TreeComparison.files(in: stored) == before)
+
+        // An altered file fails alone, with nothing under its name.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: stored + "/" + largest.key))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: stored + "/" + largest.key))
+        let again = work.directory.child("again")
+        let tampered = try await work.ferry(["pull", again, "--from", "vault", "--state", work.directory.child("s4"), "--json"])
+        #expect(tampered.status == 1, "\(tampered.diagnostics)")
+        #expect((tampered.standardOutput + tampered.standardError).contains("authentication failed"), "\(tampered.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: again + "/" + largePath))
+        #expect(try TreeComparison.files(in: again).keys.filter { !$0.hasSuffix(".ferry-part") }.count == written.count - 1)
+        #expect(try work.temporaryFiles(in: again).allSatisfy { (try? Data(contentsOf: URL(fileURLWithPath: again + "/" + $0)).isEmpty) ?? true })
+    }
+}
+
+extension EncryptedRemoteTests {
+    /// Runs Tests/encryption/decode.py (Python's `cryptography` package).
+    static func decoder(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestServer.repositoryRoot + "/Tests/encryption/decode.py"] + arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, data, errorText)
+    }
+}
+
+private enum ContentSize {
+    static let mebibyte = 1 << 20
+}
