@@ -23,7 +23,11 @@ enum OnDemandFetch {
                 throw CommandFailure.usage("\(name) has not run yet: nothing is evicted; run ferry pull \(name)")
             }
             if dryRun { return }
+            // Marked under the pair's lock: a run under way (the daemon's) writes the rows it
+            // planned when it ends, and would undo a mark made meanwhile.
+            let lock = try await lock(stateDirectory: context.stateDirectory, pairId: id, folder: name, json: json)
             let request = try await journal.requestFetch(pairId: id, paths: relative, at: Date.now.timeIntervalSince1970)
+            withExtendedLifetime(lock) {}
             if let unknown = request.unknown.first {
                 throw CommandFailure.usage("\(name) has no file at \(unknown.isEmpty ? "its root" : unknown) (as of its last run)")
             }
@@ -33,6 +37,20 @@ enum OnDemandFetch {
             }
         } catch let error as JournalError {
             throw CommandFailure.runtime(error.description)
+        }
+    }
+
+    /// The pair's lock, waited for (once a second) while a run holds it.
+    private static func lock(stateDirectory: String, pairId: Int64, folder: String, json: Bool) async throws -> RunLock {
+        var told = false
+        while true {
+            do {
+                return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId)
+            } catch {
+                if !told && !json { StandardStreams.error("ferry: \(folder) is running; the fetch is recorded when that run ends") }
+                told = true
+                try await Task.sleep(for: .seconds(1))
+            }
         }
     }
 

@@ -117,3 +117,24 @@ struct CacheEvictionTests {
         #expect(FileManager.default.fileExists(atPath: elsewhere + "/a.jpg"))
     }
 }
+
+/// `ferry pull FOLDER PATH…` in the journal: which rows a path names.
+@Suite("cache budget: fetch on demand in the journal")
+struct FetchRequestTests {
+    @Test("a path names itself and what is below it, with its exact case; only evicted files are asked for")
+    func request() async throws {
+        let setup = try await CacheEvictionTests.Setup()
+        for (path, modified) in [("Summer/a.jpg", 1_000.0), ("summer/b.jpg", 2_000.0), ("Summer2/c.jpg", 3_000.0),
+                                 ("Summer/kept.jpg", 4_000.0)] {
+            try await setup.file(path, size: 100, modified: modified)
+        }
+        _ = try await setup.evict(LocalLimit(maxFiles: 1))
+        let asked = try await setup.journal.requestFetch(pairId: setup.pairId, paths: ["Summer", "nothing"], at: 50)
+        #expect(asked.requested == ["Summer/a.jpg"])
+        #expect(asked.alreadyLocal == 1 && asked.unknown == ["nothing"])
+        let record = try #require(try await setup.journal.record(pairId: setup.pairId, path: "Summer/a.jpg"))
+        #expect(record.status == .needsDownload && record.fetchedAt == 50)
+        let all = try await setup.journal.requestFetch(pairId: setup.pairId, paths: [""], at: 60)
+        #expect(all.requested == ["Summer2/c.jpg", "summer/b.jpg"])
+    }
+}

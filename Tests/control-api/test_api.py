@@ -358,3 +358,36 @@ def test_the_held_run_finishes_once_released(daemon):
         raise AssertionError(f"{error}: {json.dumps(daemon.folder('held'))}; gates: {sorted(os.listdir(daemon.dir + '/gates'))}")
     status, pending = daemon.get("/v1/files?folder=held&status=filesPending")
     assert pending["files"] == []
+
+
+def test_a_folder_waiting_for_its_run_conditions(workdir, monkeypatch):
+    """`when: {power: ac}` on battery (a fake sysfs tree): GET /v1/folders/NAME says why in
+    `waiting_for`, the event stream says `waiting`, nothing moves; on mains power the file
+    goes and `waiting_for` is null again (docs/cache-and-conditions.md)."""
+    power = os.path.join(workdir, "power")
+
+    def supply(online):
+        write(f"{power}/AC/type", b"Mains\n")
+        write(f"{power}/AC/online", b"1\n" if online else b"0\n")
+        write(f"{power}/BAT0/type", b"Battery\n")
+        write(f"{power}/BAT0/capacity", b"70\n")
+        write(f"{power}/BAT0/status", b"Charging\n" if online else b"Discharging\n")
+
+    supply(online=False)
+    monkeypatch.setenv("FERRY_POWER_SUPPLY_ROOT", power)
+    write(f"{workdir}/camera/IMG_1.jpg", os.urandom(KiB))
+    os.makedirs(f"{workdir}/remote-camera", exist_ok=True)
+    config = ("remotes:\n  nas:\n    type: local\n    path: remote-camera\n"
+              "folders:\n  camera:\n    path: camera\n    remote: nas\n    when: { power: ac }\n"
+              "watch:\n  quiet_period: 200ms\n  condition_interval: 1s\n")
+    instance = Daemon(workdir, config).start()
+    try:
+        wait_for(lambda: instance.folder("camera")["waiting_for"] == "waiting for mains power (on battery)",
+                 "the folder to wait for mains power")
+        instance.wait_for_event(0, lambda event: event["name"] == "waiting", "the waiting event")
+        assert not os.path.exists(f"{workdir}/remote-camera/IMG_1.jpg")
+        supply(online=True)
+        wait_for(lambda: os.path.exists(f"{workdir}/remote-camera/IMG_1.jpg"), "the file once on mains power")
+        wait_for(lambda: instance.folder("camera")["waiting_for"] is None, "waiting_for to clear")
+    finally:
+        instance.stop()

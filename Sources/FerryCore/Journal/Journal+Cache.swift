@@ -48,10 +48,11 @@ extension Journal {
         try await write { db in
             var request = FetchRequest()
             for path in paths {
-                let pattern = Self.likeEscaped(path) + "/%"
+                // A prefix compared exactly (LIKE would ignore ASCII case: `Summer/` is not `summer/`).
+                let prefix = path + "/"
                 let records = try FileRecord.fetchAll(db, sql: """
-                    SELECT * FROM file WHERE pairId = ? AND (path = ? OR ? = '' OR path LIKE ? ESCAPE '\\') ORDER BY path
-                    """, arguments: [pairId, path, path, pattern])
+                    SELECT * FROM file WHERE pairId = ? AND (path = ? OR ? = '' OR substr(path, 1, length(?)) = ?) ORDER BY path
+                    """, arguments: [pairId, path, path, prefix, prefix])
                 if records.isEmpty { request.unknown.append(path) }
                 for var record in records {
                     guard record.isEvicted else {
@@ -65,10 +66,5 @@ extension Journal {
             }
             return request
         }
-    }
-
-    static func likeEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 }
