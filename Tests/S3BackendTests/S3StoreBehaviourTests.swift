@@ -84,4 +84,14 @@ struct S3StoreBehaviourTests {
             #expect(error.message.contains("does not exist"))
         }
     }
+
+    @Test("the probe finds ListObjectsV2, conditional writes and checkable multipart ETags, and leaves nothing behind",
+          arguments: S3TestServer.Kind.allCases)
+    func probe(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "probe")
+        let features = try await backend.storeFeatures()
+        #expect(features == S3StoreFeatures(listObjectsV2: true, conditionalWrites: true, multipartETags: true))
+        #expect(try await backend.list(.root).isEmpty)
+    }
 }
