@@ -17,11 +17,18 @@ extension S3Backend {
         let digest = try await FileDigest.md5(path: request.source, length: request.size)
         // The hash is of the version the job planned only if the file did not change meanwhile.
         try await checkSource(request)
-        let response = try await send(
-            "PUT", url: addressing.objectURL(key: addressing.key(path)),
-            headers: [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
-                      ("x-amz-meta-mtime", String(request.modifiedNanos))],
-            body: .file(path: request.source, offset: 0, length: request.size), observer: observer)
+        var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
+                       ("x-amz-meta-mtime", String(request.modifiedNanos))]
+        // A key the listing did not have is created only if it is still free: another
+        // machine's new object is never overwritten silently (stores without conditional
+        // writes ignore the header).
+        if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+        let response = try await send("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
+                                      body: .file(path: request.source, offset: 0, length: request.size), observer: observer)
+        if request.expectsNewFile, response.status == 412 {
+            throw BackendError(.alreadyExists, "another writer created this object since the listing; the next run sees it as a change",
+                               path: path.description, cause: "HTTP 412 on PUT with If-None-Match: *")
+        }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)
         if let etag, let sent = ETag.md5Hex(etag), sent != digest.hex {

@@ -94,4 +94,29 @@ struct S3StoreBehaviourTests {
         #expect(features == S3StoreFeatures(listObjectsV2: true, conditionalWrites: true, multipartETags: true))
         #expect(try await backend.list(.root).isEmpty)
     }
+
+    @Test("an upload of a file the listing did not have never replaces an object another writer created meanwhile",
+          arguments: S3TestServer.Kind.allCases)
+    func conditionalCreate(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "race")
+        let scratch = TemporaryDirectory("ferry-s3-race")
+        let theirs = try await Self.upload(backend, "IMG_1.jpg", size: 3000, seed: 1, in: scratch)
+        let local = scratch.child("mine")
+        try TreeGenerator.write(at: local, size: 2000, seed: 2)
+        let nanos = try #require(try LocalFileSystem.metadata(local)).modifiedNanos
+        let mine = UploadRequest(source: local, destination: try RemotePath("IMG_1.jpg"), size: 2000, modifiedNanos: nanos,
+                                 mayResume: false, expectsNewFile: true)
+        do {
+            _ = try await backend.upload(mine, observer: NullTransferObserver())
+            Issue.record("the upload replaced another writer's new object")
+        } catch {
+            #expect(error.code == .alreadyExists)
+        }
+        #expect(try await backend.stat(theirs.destination)?.size == 3000)
+        _ = try await backend.upload(UploadRequest(source: local, destination: try RemotePath("IMG_2.jpg"), size: 2000,
+                                                   modifiedNanos: nanos, mayResume: false, expectsNewFile: true),
+                                     observer: NullTransferObserver())
+        #expect(try await backend.stat(try RemotePath("IMG_2.jpg"))?.size == 2000)
+    }
 }
