@@ -71,7 +71,7 @@ extension S3Backend {
                 }
                 // 412: another version; 416: the object is shorter than the partial file.
                 guard response.status == 412 || response.status == 416 || response.status == 200 else {
-                    throw failure(response, method: "GET", path: request.source)
+                    throw await failure(ofDownload: response, request, offset: request.offset)
                 }
             } catch where error.code == .protocolViolation && error.isRetryable {
                 // The store sent the whole object instead of the range: fetch it from the start.
@@ -79,8 +79,15 @@ extension S3Backend {
         }
         let response = try await send("GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
                                       maxResponseBytes: max(listed, 0), observer: observer)
-        guard response.status == 200 else { throw failure(response, method: "GET", path: request.source) }
+        guard response.status == 200 else { throw await failure(ofDownload: response, request, offset: 0) }
         return result(request, response: response, offset: 0)
+    }
+
+    /// The error of a failed `GET`, whose body went into the partial file: taken back out.
+    private func failure(ofDownload response: HTTPResponse, _ request: DownloadRequest, offset: Int64) async -> BackendError {
+        var answer = response
+        answer.body = await PartialFileErrorBody.takeBack(request.partialFile, from: offset)
+        return failure(answer, method: "GET", path: request.source)
     }
 
     private func result(_ request: DownloadRequest, response: HTTPResponse, offset: Int64) -> DownloadResult {

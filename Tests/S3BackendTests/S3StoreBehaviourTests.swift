@@ -119,4 +119,28 @@ struct S3StoreBehaviourTests {
                                      observer: NullTransferObserver())
         #expect(try await backend.stat(try RemotePath("IMG_2.jpg"))?.size == 2000)
     }
+
+    @Test("a failed download never leaves the store's error body in the partial file",
+          arguments: S3TestServer.Kind.allCases)
+    func failedDownloadLeavesThePartialFile(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "gone")
+        let scratch = TemporaryDirectory("ferry-s3-gone")
+        let missing = RemoteEntry(path: try RemotePath("IMG_9.jpg"), kind: .file, size: 100_000, modifiedNanos: nil, etag: "\"abc\"")
+        for offset in [0, 1000] {
+            let partial = scratch.child("partial-\(offset)")
+            let start = Data(repeating: 0x5A, count: offset)
+            try start.write(to: URL(fileURLWithPath: partial))
+            do {
+                _ = try await backend.download(DownloadRequest(source: missing.path, partialFile: partial, offset: Int64(offset),
+                                                               expected: missing), observer: NullTransferObserver())
+                Issue.record("a missing object downloaded")
+            } catch {
+                #expect(error.code == .notFound, "\(error)")
+            }
+            let left = try Data(contentsOf: URL(fileURLWithPath: partial))
+            // What was there, or nothing (a failed range is retried from the start): never the error's XML.
+            #expect(left == start || left.isEmpty, "offset \(offset): \(left.count) bytes: \(String(decoding: left.prefix(200), as: UTF8.self))")
+        }
+    }
 }
