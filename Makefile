@@ -65,6 +65,7 @@ bench:
 	$(SWIFT) build -c release
 	bash scripts/bench-local.sh
 	python3 scripts/bench-webdav.py
+	python3 scripts/bench-s3.py
 	python3 scripts/bench-bundles.py
 
 bench-scale:

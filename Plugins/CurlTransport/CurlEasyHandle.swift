@@ -81,8 +81,17 @@ final class CurlEasyHandle {
         case .netrc:
             set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
             set(CURLOPT_HTTPAUTH, CCurl_auth_any_safe() | CCurl_auth_basic())
+        case let .awsSigV4(provider, accessKey, secretKey):
+            set(CURLOPT_AWS_SIGV4, provider)
+            set(CURLOPT_USERNAME, accessKey)
+            set(CURLOPT_PASSWORD, secretKey)
         }
 
+        // libcurl signs every header given to it, "Expect:" (which removes the header)
+        // included, and the server then computes another signature: with SigV4 libcurl
+        // keeps its `Expect: 100-continue`, which it does not sign.
+        let mayRemoveExpect: Bool
+        if case .awsSigV4 = settings.credentials { mayRemoveExpect = false } else { mayRemoveExpect = true }
         switch (request.method, request.body) {
         case ("GET", .none):
             set(CURLOPT_HTTPGET, 1)
@@ -91,14 +100,14 @@ final class CurlEasyHandle {
         case ("PUT", let body):
             set(CURLOPT_UPLOAD, 1)
             set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
-            if body.length < 1 << 20 { headerList = curl_slist_append(headerList, "Expect:") }
+            if body.length < 1 << 20, mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         case (let method, .none):
             set(CURLOPT_CUSTOMREQUEST, method)
         case (let method, let body):
             set(CURLOPT_CUSTOMREQUEST, method)
             set(CURLOPT_UPLOAD, 1)
             set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
-            headerList = curl_slist_append(headerList, "Expect:")
+            if mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         }
         if let offset = request.resumeFrom, offset > 0 {
             codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))

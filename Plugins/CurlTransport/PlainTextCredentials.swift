@@ -10,7 +10,7 @@ public enum PlainTextCredentials {
         switch credentials {
         case .basic: kind = "its password in clear text (basic auth)"
         case .bearer: kind = "its bearer token in clear text"
-        case .none, .digest, .netrc: return nil
+        case .none, .digest, .netrc, .awsSigV4: return nil
         }
         guard baseURL.lowercased().hasPrefix("http://"), !isLoopback(host(of: baseURL)) else { return nil }
         let name = remote.isEmpty ? "this remote" : "remote '\(remote)'"

@@ -10,13 +10,19 @@ public struct UploadRequest: Sendable {
     /// The core has checked that an earlier partial upload of this destination came from
     /// this same version of the source, so the backend may continue it.
     public var mayResume: Bool
+    /// The remote listing had nothing at `destination`: a backend that can make the write
+    /// conditional (S3's `If-None-Match: *`) refuses to replace a file another writer
+    /// created meanwhile, with `alreadyExists`, instead of overwriting it silently.
+    public var expectsNewFile: Bool
 
-    public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool) {
+    public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
+                expectsNewFile: Bool = false) {
         self.source = source
         self.destination = destination
         self.size = size
         self.modifiedNanos = modifiedNanos
         self.mayResume = mayResume
+        self.expectsNewFile = expectsNewFile
     }
 }
 

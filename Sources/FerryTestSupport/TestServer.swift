@@ -105,11 +105,15 @@ public final class TestServer: Sendable {
     /// and the wait is a plain `waitpid`: Foundation's `Process` did not notice the exit
     /// of a script that leaves a daemon behind.
     static func script(_ name: String, _ argument: String) throws -> (status: Int32, output: String, error: String) {
+        try script(name, arguments: [argument])
+    }
+
+    static func script(_ name: String, arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let logs = TemporaryDirectory("ferry-script")
         let outPath = logs.child("out")
         let errPath = logs.child("err")
         let pid = try ChildProcess.spawn(
-            ["/bin/bash", repositoryRoot + "/scripts/test-servers/" + name, argument], output: outPath, error: errPath)
+            ["/bin/bash", repositoryRoot + "/scripts/test-servers/" + name] + arguments, output: outPath, error: errPath)
         let exitCode = ChildProcess.wait(pid)
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let error = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""

@@ -3,6 +3,7 @@ import ExecBackend
 import FerryCore
 import FerryPluginAPI
 import Foundation
+import S3Backend
 import WebDAVBackend
 
 extension Ferry {
@@ -136,9 +137,11 @@ extension Ferry {
             }
             let capabilities: BackendCapabilities
             var details: WebDAVServerFeatures?
+            var store: S3StoreFeatures?
             do {
                 capabilities = try await backend.discoverCapabilities()
                 if let dav = backend as? WebDAVBackend { details = try await dav.serverFeatures() }
+                if let s3 = backend as? S3Backend { store = try await s3.storeFeatures() }
             } catch {
                 throw CommandFailure.runtime("cannot probe \(text): \(error.description)")
             }
@@ -151,6 +154,11 @@ extension Ferry {
                     object.add("mtime_property", details.modificationTimeProperty.description)
                     object.add("x_oc_mtime", details.honoursOCMtime)
                 }
+                if let store {
+                    object.add("list_objects_v2", store.listObjectsV2)
+                    object.add("conditional_writes", store.conditionalWrites)
+                    object.add("multipart_etags", store.multipartETags)
+                }
                 StandardStreams.output(object.text)
             } else {
                 StandardStreams.output("\(backend.displayName)")
@@ -159,6 +167,11 @@ extension Ferry {
                     StandardStreams.output("  ranged PUT (resumable uploads): \(details.rangedPut)")
                     StandardStreams.output("  mtime property (PROPPATCH): \(details.modificationTimeProperty)")
                     StandardStreams.output("  X-OC-Mtime honoured: \(details.honoursOCMtime ? "yes" : "no")")
+                }
+                if let store {
+                    StandardStreams.output("  ListObjectsV2: \(store.listObjectsV2 ? "yes" : "no")")
+                    StandardStreams.output("  conditional writes (If-None-Match: *): \(store.conditionalWrites ? "yes" : "no")")
+                    StandardStreams.output("  multipart ETags checkable: \(store.multipartETags ? "yes" : "no")")
                 }
             }
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stops the test server (nginx, Apache or the upload server) started from DIR by
-# start-nginx.sh, start-apache.sh or start-upload.sh: TERM, wait up to 5 s, then KILL.
+# Stops the test server (nginx, Apache, the upload server or an S3 server) started from
+# DIR by start-nginx.sh, start-apache.sh, start-upload.sh or start-s3.sh: TERM, wait up to 5 s, then KILL.
 # Exit 0 also when nothing runs.
 # Usage: scripts/test-servers/stop.sh DIR
 set -uo pipefail
@@ -43,5 +43,7 @@ stop_one() { # pidfile conf
 stop_one "$dir/nginx.pid" "$dir/nginx.conf"
 stop_one "$dir/httpd.pid" "$dir/httpd.conf"
 stop_one "$dir/upload.pid" "$dir/upload.conf"
+stop_one "$dir/weed.pid" "$dir/data"
+stop_one "$dir/moto.pid" "$dir/data/moto-launch.py"
 rm -f "$dir/url"
 exit 0

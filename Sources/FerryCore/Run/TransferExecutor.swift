@@ -119,7 +119,7 @@ struct TransferExecutor: Sendable {
 
         let result = try await pair.backend.upload(
             UploadRequest(source: source, destination: destination, size: version.size,
-                          modifiedNanos: version.modifiedNanos, mayResume: mayResume),
+                          modifiedNanos: version.modifiedNanos, mayResume: mayResume, expectsNewFile: planned.remote == nil),
             observer: observer)
 
         let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)

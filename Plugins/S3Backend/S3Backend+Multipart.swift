@@ -1,0 +1,219 @@
+import Crypto
+import CurlTransport
+import FerryPluginAPI
+import Foundation
+
+/// Large files go in parts, several at once. What survives a crash is on the store: the
+/// upload (ListMultipartUploads finds it by key) and every part it acknowledged with its
+/// ETag (ListParts). The journal records which version of the file the upload was started
+/// for (the core's `mayResume`); the next run continues the store's upload only for that
+/// same version, compares each held part's ETag with the MD5 of the local bytes, sends
+/// only the parts that are missing or differ, and completes.
+extension S3Backend {
+    /// What happened to one part.
+    struct PartOutcome: Sendable {
+        var number: Int
+        var etag: String
+        var digest: Data
+        var bytesSent: Int64
+        /// The store held this part already (sent by an earlier, interrupted run).
+        var reused: Int64
+    }
+
+    func uploadInParts(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let path = request.destination
+        let key = addressing.key(path)
+        let plan = MultipartPlan(fileSize: request.size, preferredPartSize: multipart.partSize)
+        try await abortAbandonedUploadsOnce()
+
+        let existing = try await uploadsInProgress(key: key, path: path)
+        var uploadID: String?
+        var held: [Int: MultipartAnswers.Part] = [:]
+        if request.mayResume, let latest = existing.max(by: { ($0.initiatedNanos ?? 0) < ($1.initiatedNanos ?? 0) }) {
+            do {
+                held = try await partsHeld(key: key, uploadID: latest.uploadID, path: path)
+                uploadID = latest.uploadID
+            } catch where error.code == .notFound {
+                // Completed or aborted meanwhile: start a new one.
+            }
+        }
+        for stale in existing where stale.uploadID != uploadID {
+            try await abort(key: key, uploadID: stale.uploadID, path: path)
+        }
+        let id: String
+        if let uploadID {
+            id = uploadID
+        } else {
+            id = try await createUpload(key: key, request: request)
+        }
+
+        let outcomes = try await sendParts(request, plan: plan, key: key, uploadID: id, held: held, observer: observer)
+        try await checkSource(request)
+
+        let response = try await send(
+            "POST", url: addressing.objectURL(key: key, query: S3Query([("uploadId", id)])),
+            headers: [("Content-Type", "application/xml")],
+            body: .data(MultipartAnswers.completionBody(outcomes.map { ($0.number, $0.etag) })))
+        guard response.isSuccess else { throw failure(response, method: "POST (CompleteMultipartUpload)", path: path) }
+        let completion = MultipartAnswers.completion(response.body)
+        if let error = completion.error {
+            throw error.error(status: 500, method: "POST (CompleteMultipartUpload)", path: path.description, retryAfter: nil,
+                              addressing: addressing)
+        }
+        let expected = Self.multipartETag(outcomes.sorted { $0.number < $1.number }.map(\.digest))
+        let etag = completion.etag ?? response.header("etag").map(ETag.normalized)
+        if let etag, etag.contains("-"), etag != expected {
+            throw BackendError(.protocolViolation, "the store's ETag for the completed upload is not the one its parts make",
+                               path: path.description, cause: "ETag \(etag), expected \(expected)", retryable: true)
+        }
+        let reused = outcomes.reduce(Int64(0)) { $0 + $1.reused }
+        return UploadResult(entry: RemoteEntry(path: path, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos,
+                                               etag: etag ?? expected),
+                            bytesSent: outcomes.reduce(Int64(0)) { $0 + $1.bytesSent }, resumedFrom: reused)
+    }
+
+    /// `"HEX(MD5(digest1 ‖ digest2 ‖ …))-N"`, the ETag S3 gives a multipart object.
+    static func multipartETag(_ digests: [Data]) -> String {
+        var hasher = Insecure.MD5()
+        for digest in digests { hasher.update(data: digest) }
+        let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return "\"\(hex)-\(digests.count)\""
+    }
+
+    /// Sends the parts the store does not hold, `multipart.concurrency` at a time.
+    private func sendParts(_ request: UploadRequest, plan: MultipartPlan, key: String, uploadID: String,
+                           held: [Int: MultipartAnswers.Part], observer: any TransferObserver) async throws(BackendError) -> [PartOutcome] {
+        let backend = self
+        let results = await withTaskGroup(of: Result<PartOutcome, BackendError>.self) { group in
+            var next = 1
+            var outcomes: [Result<PartOutcome, BackendError>] = []
+            func start() {
+                let number = next
+                next += 1
+                group.addTask {
+                    do throws(BackendError) {
+                        return .success(try await backend.sendPart(number, request: request, plan: plan, key: key, uploadID: uploadID,
+                                                                   held: held[number], observer: observer))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            while next <= min(plan.partCount, multipart.concurrency) { start() }
+            for await result in group {
+                outcomes.append(result)
+                if case .failure = result { break }
+                if next <= plan.partCount { start() }
+            }
+            // After a failure the parts in flight finish (libcurl is not interrupted by
+            // task cancellation); what they sent stays on the store for the next run.
+            for await result in group { outcomes.append(result) }
+            return outcomes
+        }
+        var outcomes: [PartOutcome] = []
+        for result in results {
+            switch result {
+            case let .success(outcome): outcomes.append(outcome)
+            case let .failure(error): throw error
+            }
+        }
+        return outcomes
+    }
+
+    private func sendPart(_ number: Int, request: UploadRequest, plan: MultipartPlan, key: String, uploadID: String,
+                          held: MultipartAnswers.Part?, observer: any TransferObserver) async throws(BackendError) -> PartOutcome {
+        let (offset, length) = plan.range(ofPart: number)
+        let digest = try await FileDigest.md5(path: request.source, offset: offset, length: length)
+        if let held, held.size == length, ETag.md5Hex(held.etag) == digest.hex {
+            return PartOutcome(number: number, etag: held.etag, digest: digest.bytes, bytesSent: 0, reused: length)
+        }
+        if observer.isCancelled { throw BackendError(.cancelled, "transfer cancelled", path: request.destination.description) }
+        let response = try await send(
+            "PUT", url: addressing.objectURL(key: key, query: S3Query([("partNumber", String(number)), ("uploadId", uploadID)])),
+            headers: [("Content-MD5", digest.base64)],
+            body: .file(path: request.source, offset: offset, length: length), observer: observer)
+        guard response.isSuccess else { throw failure(response, method: "PUT (UploadPart \(number))", path: request.destination) }
+        let etag = response.header("etag").map(ETag.normalized) ?? ETag.normalized(digest.hex)
+        if let sent = ETag.md5Hex(etag), sent != digest.hex {
+            throw BackendError(.protocolViolation, "the store's ETag for part \(number) is not the MD5 of its bytes",
+                               path: request.destination.description, cause: "ETag \(etag), MD5 \(digest.hex)", retryable: true)
+        }
+        return PartOutcome(number: number, etag: etag, digest: digest.bytes, bytesSent: response.bytesSent, reused: 0)
+    }
+
+    private func createUpload(key: String, request: UploadRequest) async throws(BackendError) -> String {
+        let response = try await send(
+            "POST", url: addressing.objectURL(key: key, query: S3Query([("uploads", "")])),
+            headers: [("Content-Type", "application/octet-stream"), ("x-amz-meta-mtime", String(request.modifiedNanos))],
+            body: .data(Data()))
+        guard response.isSuccess else { throw failure(response, method: "POST (CreateMultipartUpload)", path: request.destination) }
+        return try MultipartAnswers.uploadID(response.body)
+    }
+
+    /// The unfinished uploads of exactly this key.
+    func uploadsInProgress(key: String, path: RemotePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
+        try await uploadsInProgress(prefix: key, path: path).filter { $0.key == key }
+    }
+
+    /// Every unfinished upload under a key prefix, page by page.
+    func uploadsInProgress(prefix: String, path: RemotePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
+        var uploads: [MultipartAnswers.Upload] = []
+        var markers: (key: String, id: String)?
+        repeat {
+            var items = [("uploads", ""), ("prefix", prefix)]
+            if let markers { items += [("key-marker", markers.key), ("upload-id-marker", markers.id)] }
+            let response = try await send("GET", url: addressing.bucketURL(query: S3Query(items)))
+            guard response.status == 200 else { throw failure(response, method: "GET (ListMultipartUploads)", path: path) }
+            let page = try MultipartAnswers.uploads(response.body)
+            uploads += page.uploads
+            if let key = page.nextKeyMarker, let id = page.nextUploadIDMarker, (key, id) != (markers?.key ?? "", markers?.id ?? "") {
+                markers = (key, id)
+            } else {
+                markers = nil
+            }
+        } while markers != nil && uploads.count < 1_000_000
+        return uploads
+    }
+
+    /// The parts the store holds for an upload, by number.
+    func partsHeld(key: String, uploadID: String, path: RemotePath) async throws(BackendError) -> [Int: MultipartAnswers.Part] {
+        var parts: [Int: MultipartAnswers.Part] = [:]
+        var marker: Int?
+        repeat {
+            var items = [("uploadId", uploadID)]
+            if let marker { items.append(("part-number-marker", String(marker))) }
+            let response = try await send("GET", url: addressing.objectURL(key: key, query: S3Query(items)))
+            guard response.status == 200 else { throw failure(response, method: "GET (ListParts)", path: path) }
+            let page = try MultipartAnswers.parts(response.body)
+            for part in page.parts { parts[part.number] = part }
+            marker = page.nextMarker.flatMap { $0 > (marker ?? 0) ? $0 : nil }
+        } while marker != nil
+        return parts
+    }
+
+    func abort(key: String, uploadID: String, path: RemotePath) async throws(BackendError) {
+        let response = try await send("DELETE", url: addressing.objectURL(key: key, query: S3Query([("uploadId", uploadID)])))
+        guard response.isSuccess || response.status == 404 else {
+            throw failure(response, method: "DELETE (AbortMultipartUpload)", path: path)
+        }
+    }
+
+    /// Aborts the unfinished uploads under the remote's prefix started before `age`
+    /// seconds ago; returns how many. `ferry doctor --cleanup` material, and run once per
+    /// backend before its first multipart upload with the configured age.
+    public func abortAbandonedUploads(olderThanSeconds age: Int64, now: Int64 = Int64(Date().timeIntervalSince1970)) async throws(BackendError) -> Int {
+        let uploads = try await uploadsInProgress(prefix: addressing.prefix, path: .root)
+        var aborted = 0
+        for upload in uploads {
+            guard let initiated = upload.initiatedNanos, initiated / 1_000_000_000 < now - age else { continue }
+            try await abort(key: upload.key, uploadID: upload.uploadID, path: .root)
+            aborted += 1
+        }
+        return aborted
+    }
+
+    private func abortAbandonedUploadsOnce() async throws(BackendError) {
+        guard let age = multipart.abandonAfterSeconds, abandonedUploadsSwept.claim() else { return }
+        _ = try await abortAbandonedUploads(olderThanSeconds: age)
+    }
+}

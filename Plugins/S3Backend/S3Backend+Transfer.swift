@@ -1,0 +1,97 @@
+import CurlTransport
+import FerryPluginAPI
+import FerrySystem
+import Foundation
+
+extension S3Backend {
+    /// Files above the multipart threshold go in parts (S3Backend+Multipart.swift); the
+    /// others in one `PUT` of the whole file to its final key, with `Content-MD5` (the store refuses
+    /// other bytes) and the modification time in `x-amz-meta-mtime`; the answer's ETag
+    /// must be the MD5 Ferry computed.
+    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let path = request.destination
+        try await checkSource(request)
+        if request.size > min(multipart.threshold, Self.maxSinglePutBytes) {
+            return try await uploadInParts(request, observer: observer)
+        }
+        let digest = try await FileDigest.md5(path: request.source, length: request.size)
+        // The hash is of the version the job planned only if the file did not change meanwhile.
+        try await checkSource(request)
+        var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
+                       ("x-amz-meta-mtime", String(request.modifiedNanos))]
+        // A key the listing did not have is created only if it is still free: another
+        // machine's new object is never overwritten silently (stores without conditional
+        // writes ignore the header).
+        if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+        let response = try await send("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
+                                      body: .file(path: request.source, offset: 0, length: request.size), observer: observer)
+        if request.expectsNewFile, response.status == 412 {
+            throw BackendError(.alreadyExists, "another writer created this object since the listing; the next run sees it as a change",
+                               path: path.description, cause: "HTTP 412 on PUT with If-None-Match: *")
+        }
+        guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
+        let etag = response.header("etag").map(ETag.normalized)
+        if let etag, let sent = ETag.md5Hex(etag), sent != digest.hex {
+            throw BackendError(.protocolViolation, "the store's ETag is not the MD5 of the bytes sent", path: path.description,
+                               cause: "ETag \(etag), MD5 \(digest.hex)", retryable: true)
+        }
+        return UploadResult(entry: RemoteEntry(path: path, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos,
+                                               etag: etag ?? ETag.normalized(digest.hex)),
+                            bytesSent: response.bytesSent, resumedFrom: 0)
+    }
+
+    /// Refuses a source that is no longer the version the job was planned for.
+    func checkSource(_ request: UploadRequest) async throws(BackendError) {
+        let source = request.source
+        let metadata = try await BlockingIO.run { () throws(BackendError) -> FileMetadata? in
+            try BackendError.catching { try LocalFileSystem.metadata(source) }
+        }
+        guard let metadata, metadata.kind == .file else {
+            throw BackendError(.changedDuringTransfer, "the file is gone or is no longer a file", path: source)
+        }
+        guard metadata.size == request.size, metadata.modifiedNanos == request.modifiedNanos else {
+            throw BackendError(.changedDuringTransfer, "the file changed since it was scanned", path: source,
+                               cause: "size \(metadata.size), expected \(request.size)")
+        }
+    }
+
+    /// `GET` into the partial file; a partial file is continued with `Range` only while
+    /// the object is still the listed version (`If-Match` on its ETag), else fetched whole.
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        let url = addressing.objectURL(key: addressing.key(request.source))
+        let listed = request.expected.size
+        if request.offset > 0, let etag = request.expected.etag {
+            do throws(BackendError) {
+                let response = try await send(
+                    "GET", url: url, headers: [("If-Match", etag)],
+                    responseBody: .file(path: request.partialFile, offset: request.offset), resumeFrom: request.offset,
+                    maxResponseBytes: listed - request.offset, observer: observer)
+                if response.status == 206 {
+                    return result(request, response: response, offset: request.offset)
+                }
+                // 412: another version; 416: the object is shorter than the partial file.
+                guard response.status == 412 || response.status == 416 || response.status == 200 else {
+                    throw await failure(ofDownload: response, request, offset: request.offset)
+                }
+            } catch where error.code == .protocolViolation && error.isRetryable {
+                // The store sent the whole object instead of the range: fetch it from the start.
+            }
+        }
+        let response = try await send("GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
+                                      maxResponseBytes: max(listed, 0), observer: observer)
+        guard response.status == 200 else { throw await failure(ofDownload: response, request, offset: 0) }
+        return result(request, response: response, offset: 0)
+    }
+
+    /// The error of a failed `GET`, whose body went into the partial file: taken back out.
+    private func failure(ofDownload response: HTTPResponse, _ request: DownloadRequest, offset: Int64) async -> BackendError {
+        var answer = response
+        answer.body = await PartialFileErrorBody.takeBack(request.partialFile, from: offset)
+        return failure(answer, method: "GET", path: request.source)
+    }
+
+    private func result(_ request: DownloadRequest, response: HTTPResponse, offset: Int64) -> DownloadResult {
+        DownloadResult(entry: entry(request.source, response: response, size: offset + response.bytesReceived),
+                       bytesReceived: response.bytesReceived, resumedFrom: offset)
+    }
+}

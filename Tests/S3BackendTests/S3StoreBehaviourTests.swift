@@ -1,0 +1,146 @@
+import FerryPluginAPI
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import S3Backend
+
+/// What the conformance suite does not ask: listings over many pages, refusals that must
+/// be permanent and say what to check, and the stored modification time coming back.
+@Suite("S3 store behaviour", .serialized, .integration)
+struct S3StoreBehaviourTests {
+    static func upload(_ backend: S3Backend, _ name: String, size: Int, seed: UInt64, in scratch: TemporaryDirectory,
+                       modified: Double = 1_650_000_000.123456789) async throws -> UploadRequest {
+        let local = scratch.child("src-\(seed)")
+        try TreeGenerator.write(at: local, size: size, seed: seed, modified: modified)
+        let nanos = try #require(try LocalFileSystem.metadata(local)).modifiedNanos
+        let request = UploadRequest(source: local, destination: try RemotePath(name), size: Int64(size), modifiedNanos: nanos, mayResume: false)
+        _ = try await backend.upload(request, observer: NullTransferObserver())
+        return request
+    }
+
+    @Test("a folder listed over many pages (continuation tokens) lists every file once", arguments: S3TestServer.Kind.allCases)
+    func pagedListing(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        var backend = try server.backend(prefix: "paged")
+        backend.listPageSize = 3
+        let scratch = TemporaryDirectory("ferry-s3-paged")
+        var names: [String] = []
+        for index in 0..<11 {
+            names.append("f\(index).jpg")
+            _ = try await Self.upload(backend, "f\(index).jpg", size: 10 + index, seed: UInt64(index), in: scratch)
+        }
+        _ = try await Self.upload(backend, "sub/inner.jpg", size: 5, seed: 99, in: scratch)
+        let listed = try await backend.list(.root)
+        #expect(listed.filter { $0.kind == .file }.map(\.path.name).sorted() == names.sorted())
+        #expect(listed.filter { $0.kind == .directory }.map(\.path.name) == ["sub"])
+        #expect(listed.allSatisfy { $0.kind == .directory || $0.etag != nil })
+    }
+
+    @Test("a download gives back the modification time stored with the object", arguments: S3TestServer.Kind.allCases)
+    func modificationTimeComesBack(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "mtime")
+        let scratch = TemporaryDirectory("ferry-s3-mtime")
+        let request = try await Self.upload(backend, "a/b.jpg", size: 5000, seed: 7, in: scratch)
+        let listed = try #require(try await backend.list(try RemotePath("a")).first)
+        let partial = scratch.child("partial")
+        _ = FileManager.default.createFile(atPath: partial, contents: nil)
+        let result = try await backend.download(DownloadRequest(source: listed.path, partialFile: partial, offset: 0, expected: listed),
+                                                observer: NullTransferObserver())
+        #expect(result.entry.modifiedNanos == request.modifiedNanos)
+        #expect(result.entry.etag == listed.etag)
+    }
+
+    @Test("a wrong secret is a permanent authentication failure that names what to check, never the secret")
+    func wrongSecret() async throws {
+        let server = try await S3TestServer(.seaweedfs)
+        let backend = try server.backend(prefix: "x", secret: "wrong-secret-value")
+        do {
+            _ = try await backend.list(.root)
+            Issue.record("a wrong secret listed the bucket")
+        } catch {
+            #expect(error.code == .authenticationFailed)
+            #expect(!error.isRetryable)
+            #expect(error.message.contains("check the secret key"))
+            #expect(!error.description.contains("wrong-secret-value"))
+        }
+    }
+
+    @Test("a missing bucket is a permanent error, never an empty folder", arguments: S3TestServer.Kind.allCases)
+    func missingBucket(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let addressing = try S3Addressing(endpoint: server.endpoint, bucket: "no-such-bucket", prefix: "", virtualHost: false)
+        let backend = S3Backend(configuration: S3RemoteConfiguration(
+            addressing: addressing, region: "us-east-1",
+            credentials: S3Credentials(accessKeyID: S3TestServer.accessKey, secretAccessKey: S3TestServer.secretKey, source: "the test")))
+        do {
+            let entries = try await backend.listTree(.root)
+            Issue.record("a missing bucket listed as \(entries.count) files")
+        } catch {
+            #expect(error.code != .notFound)
+            #expect(!error.isRetryable)
+            #expect(error.message.contains("does not exist"))
+        }
+    }
+
+    @Test("the probe finds ListObjectsV2, conditional writes and checkable multipart ETags, and leaves nothing behind",
+          arguments: S3TestServer.Kind.allCases)
+    func probe(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "probe")
+        let features = try await backend.storeFeatures()
+        #expect(features == S3StoreFeatures(listObjectsV2: true, conditionalWrites: true, multipartETags: true))
+        #expect(try await backend.list(.root).isEmpty)
+    }
+
+    @Test("an upload of a file the listing did not have never replaces an object another writer created meanwhile",
+          arguments: S3TestServer.Kind.allCases)
+    func conditionalCreate(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "race")
+        let scratch = TemporaryDirectory("ferry-s3-race")
+        let theirs = try await Self.upload(backend, "IMG_1.jpg", size: 3000, seed: 1, in: scratch)
+        let local = scratch.child("mine")
+        try TreeGenerator.write(at: local, size: 2000, seed: 2)
+        let nanos = try #require(try LocalFileSystem.metadata(local)).modifiedNanos
+        let mine = UploadRequest(source: local, destination: try RemotePath("IMG_1.jpg"), size: 2000, modifiedNanos: nanos,
+                                 mayResume: false, expectsNewFile: true)
+        do {
+            _ = try await backend.upload(mine, observer: NullTransferObserver())
+            Issue.record("the upload replaced another writer's new object")
+        } catch {
+            #expect(error.code == .alreadyExists)
+        }
+        #expect(try await backend.stat(theirs.destination)?.size == 3000)
+        _ = try await backend.upload(UploadRequest(source: local, destination: try RemotePath("IMG_2.jpg"), size: 2000,
+                                                   modifiedNanos: nanos, mayResume: false, expectsNewFile: true),
+                                     observer: NullTransferObserver())
+        #expect(try await backend.stat(try RemotePath("IMG_2.jpg"))?.size == 2000)
+    }
+
+    @Test("a failed download never leaves the store's error body in the partial file",
+          arguments: S3TestServer.Kind.allCases)
+    func failedDownloadLeavesThePartialFile(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "gone")
+        let scratch = TemporaryDirectory("ferry-s3-gone")
+        let missing = RemoteEntry(path: try RemotePath("IMG_9.jpg"), kind: .file, size: 100_000, modifiedNanos: nil, etag: "\"abc\"")
+        for offset in [0, 1000] {
+            let partial = scratch.child("partial-\(offset)")
+            let start = Data(repeating: 0x5A, count: offset)
+            try start.write(to: URL(fileURLWithPath: partial))
+            do {
+                _ = try await backend.download(DownloadRequest(source: missing.path, partialFile: partial, offset: Int64(offset),
+                                                               expected: missing), observer: NullTransferObserver())
+                Issue.record("a missing object downloaded")
+            } catch {
+                #expect(error.code == .notFound, "\(error)")
+            }
+            let left = try Data(contentsOf: URL(fileURLWithPath: partial))
+            // What was there, or nothing (a failed range is retried from the start): never the error's XML.
+            #expect(left == start || left.isEmpty, "offset \(offset): \(left.count) bytes: \(String(decoding: left.prefix(200), as: UTF8.self))")
+        }
+    }
+}
