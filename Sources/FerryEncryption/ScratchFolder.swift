@@ -5,8 +5,8 @@ import Synchronization
 
 /// A private folder (mode 0700, in `$TMPDIR`) for the encrypted copies of files on their
 /// way to or from the remote: the plaintext never goes there, and nobody else can read or
-/// swap what does. A file whose transfer ended is emptied and kept for the next one
-/// (creating an inode costs about a millisecond on a VM's disk, as much as sending a small
+/// swap what does. A file whose transfer ended is kept for the next one (emptied first when
+/// large; creating an inode costs about a millisecond on a VM's disk, as much as sending a small
 /// file); the folder and all in it go with the value.
 final class ScratchFolder: Sendable {
     let path: String
