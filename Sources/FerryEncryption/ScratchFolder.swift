@@ -5,13 +5,15 @@ import Synchronization
 
 /// A private folder (mode 0700, in `$TMPDIR`) for the encrypted copies of files on their
 /// way to or from the remote: the plaintext never goes there, and nobody else can read or
-/// swap what does. A file whose transfer ended is emptied and kept for the next one
-/// (creating an inode costs about a millisecond on a VM's disk, as much as sending a small
+/// swap what does. A file whose transfer ended is kept for the next one (emptied first when
+/// large; creating an inode costs about a millisecond on a VM's disk, as much as sending a small
 /// file); the folder and all in it go with the value.
 final class ScratchFolder: Sendable {
     let path: String
     /// Files no transfer uses now, to be reused.
     private let idle = Mutex<[String]>([])
+    /// Idle files up to this size keep their bytes until reused.
+    static let keptSize: Int64 = 1 << 20
 
     init() throws(BackendError) {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -41,10 +43,13 @@ final class ScratchFolder: Sendable {
         }
     }
 
-    /// Empties the file (its bytes are of no further use) and keeps it for the next transfer.
+    /// Keeps the file for the next transfer (which empties it when it opens it); a large
+    /// one is emptied now, so its blocks do not wait for that.
     func remove(_ file: String) {
         do {
-            try OpenFile(file, mode: .writeExisting).truncate(to: 0)
+            if let meta = try LocalFileSystem.metadata(file), meta.size > Self.keptSize {
+                try OpenFile(file, mode: .writeExisting).truncate(to: 0)
+            }
             idle.withLock { $0.append(file) }
         } catch {
             try? LocalFileSystem.removeFile(file)
