@@ -87,6 +87,28 @@ public enum LocalFileSystem {
         return listing
     }
 
+    /// The valid UTF-8 names of the folders in a folder (not links to folders), read from
+    /// the directory entries' types where the file system gives them, so that finding the
+    /// folders of a large tree costs a read per folder rather than a `stat` per file.
+    public static func subfolderNames(_ path: String) throws(SystemError) -> [String] {
+        guard let dir = opendir(path) else {
+            throw SystemError(errno, "cannot list folder", path: path)
+        }
+        defer { closedir(dir) }
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        var folders: [String] = []
+        while let entry = readdir(dir) {
+            let type = Int(entry.pointee.d_type)
+            guard type == Int(DT_DIR) || type == Int(DT_UNKNOWN) else { continue }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset)
+            let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name.assumingMemoryBound(to: CChar.self))))
+            guard let name = String(validating: bytes, as: UTF8.self), name != ".", name != ".." else { continue }
+            if type == Int(DT_UNKNOWN), (try? metadata(join(path, name)))??.kind != .directory { continue }
+            folders.append(name)
+        }
+        return folders
+    }
+
     /// The valid UTF-8 names in a folder, without `.` and `..`.
     public static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
         try directoryListing(path).names

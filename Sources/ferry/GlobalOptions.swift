@@ -44,6 +44,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
     var ignoreHiddenNames = false
 
+    @Flag(name: .long, help: "push: list the whole remote, even when the journal's view of it is recent enough to trust (remote_check).")
+    var full = false
+
     @Flag(name: .long, help: "Run even when the folder's run conditions (when: network, power, battery) do not hold.")
     var now = false
 
@@ -75,6 +78,7 @@ extension TransferOptions {
         options.maxDeletes = maxDelete
         options.forceDeletes = forceDelete
         options.ignoresHiddenNames = ignoreHiddenNames
+        options.fullListing = full
         options.transfers = transfers
         if let text = bwlimit {
             guard let rate = Quantity.bytes(text) else {

@@ -92,6 +92,9 @@ public struct FolderConfig: Sendable {
     public var localLimit: LocalLimit? = nil
     /// `when:`: conditions under which the folder's runs move files.
     public var conditions = RunConditions()
+    /// `remote_check:`: how long a push folder trusts the journal's view of its remote
+    /// before listing it again; nil for the standard interval.
+    public var remoteCheck: Duration? = nil
 }
 
 /// Global limits on transfers.

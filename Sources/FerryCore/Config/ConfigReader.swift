@@ -133,6 +133,7 @@ struct ConfigReader {
             var ignoresHiddenNames = false
             var localLimit: (limit: LocalLimit, node: Node)?
             var conditions = RunConditions()
+            var remoteCheck: (interval: Duration, node: Node)?
             for field in fields {
                 let fieldKey = key + "." + field.key
                 switch field.key {
@@ -169,6 +170,7 @@ struct ConfigReader {
                     }
                 case "local_limit": localLimit = (try self.localLimit(field.value, key: fieldKey), field.keyNode)
                 case "when": conditions = try runConditions(field.value, key: fieldKey)
+                case "remote_check": remoteCheck = (try duration(field.value, key: fieldKey), field.keyNode)
                 default: break
                 }
             }
@@ -177,11 +179,15 @@ struct ConfigReader {
                 throw error(localLimit.node, key + ".local_limit",
                             "a cache budget applies to pull and sync folders; a push folder keeps its files")
             }
+            if let remoteCheck, mode != .push {
+                throw error(remoteCheck.node, key + ".remote_check",
+                            "remote_check applies to push folders; pull and sync folders list the remote on every run")
+            }
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
             config.folders.append(FolderConfig(
                 name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,
                 conflict: conflict, trash: trash, ignoresHiddenNames: ignoresHiddenNames, localLimit: localLimit?.limit,
-                conditions: conditions))
+                conditions: conditions, remoteCheck: remoteCheck?.interval))
         }
     }
 

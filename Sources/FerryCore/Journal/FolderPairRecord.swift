@@ -15,6 +15,9 @@ public struct FolderPairRecord: Codable, Sendable, Equatable, FetchableRecord, M
     public var lastScanAt: Double?
     public var lastRunAt: Double?
     public var createdAt: Double
+    /// When the last complete listing of the remote was taken, by a run that finished: a
+    /// push trusts the journal's view of the remote until `remote_check` has passed.
+    public var lastListedAt: Double?
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -25,6 +28,6 @@ extension FolderPairRecord {
     /// A pair the journal does not hold yet (a configured folder that never ran), for reports.
     public init(name: String, localRoot: String, remoteLocation: String, createdAt: Double) {
         self.init(id: nil, name: name, localRoot: localRoot, remoteLocation: remoteLocation, lastScanAt: nil, lastRunAt: nil,
-                  createdAt: createdAt)
+                  createdAt: createdAt, lastListedAt: nil)
     }
 }

@@ -100,7 +100,7 @@ public final class Journal: Sendable {
             }
             var record = FolderPairRecord(
                 id: nil, name: name, localRoot: localRoot, remoteLocation: remoteLocation,
-                lastScanAt: nil, lastRunAt: nil, createdAt: Date().timeIntervalSince1970)
+                lastScanAt: nil, lastRunAt: nil, createdAt: Date().timeIntervalSince1970, lastListedAt: nil)
             try record.insert(db)
             return record
         }
@@ -135,6 +135,13 @@ public final class Journal: Sendable {
     public func recordRun(pairId: Int64, at time: Double) async throws(JournalError) {
         try await write { db in
             try db.execute(sql: "UPDATE folderPair SET lastRunAt = ? WHERE id = ?", arguments: [time, pairId])
+        }
+    }
+
+    /// A run that listed the whole remote (at `time`, when the listing began) finished.
+    public func recordListing(pairId: Int64, at time: Double) async throws(JournalError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE folderPair SET lastListedAt = ? WHERE id = ?", arguments: [time, pairId])
         }
     }
 

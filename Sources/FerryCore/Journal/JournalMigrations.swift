@@ -92,6 +92,12 @@ enum JournalMigrations {
                 table.add(column: "fetchedAt", .double)
             }
         }
+        // A push knows its remote from the journal between full listings (`remote_check`).
+        migrator.registerMigration("v5-pair-last-listed-at") { db in
+            try db.alter(table: "folderPair") { table in
+                table.add(column: "lastListedAt", .double)
+            }
+        }
         return migrator
     }
 }

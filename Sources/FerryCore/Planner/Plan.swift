@@ -15,6 +15,9 @@ public struct Plan: Sendable {
     public var adoptedCount: Int
     /// Files present locally (the base of the deletion guard on a pull).
     public var localFileCount: Int = 0
+    /// The most rows (journal rows, scanned files, remote entries) that one part of a paged
+    /// plan held at once: bounded by the page size, whatever the size of the tree.
+    public var peakPartRows = 0
 
     public var uploadCount: Int { jobs.count { $0.action == .upload } }
     public var downloadCount: Int { jobs.count { $0.action == .download } }

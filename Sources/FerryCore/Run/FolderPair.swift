@@ -22,6 +22,10 @@ public struct FolderPair: Sendable {
     public var localLimit: LocalLimit?
     /// When the folder's runs may move files (`when:`).
     public var conditions = RunConditions()
+    /// How long a push trusts the journal's view of the remote before listing it again
+    /// (`remote_check:`; zero lists on every run). See docs/remote-check.md.
+    public var remoteCheck: Duration = FolderPair.standardRemoteCheck
+    public static let standardRemoteCheck = Duration.seconds(24 * 3600)
 
     public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
                 conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {

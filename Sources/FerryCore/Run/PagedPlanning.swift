@@ -34,19 +34,36 @@ struct PagedPlanning {
     enum Failure: Error {
         case plan(PlanError)
         case journal(JournalError)
+        case scan(BackendError)
     }
 
-    /// Takes the scan and the listing (`consuming`): their sorted copies replace them, so
-    /// that a huge tree is not held twice.
+    /// Where the remote side comes from.
+    enum RemoteSide: Sendable {
+        /// A full listing, by path below the remote root.
+        case listed([String: RemoteEntry])
+        /// The journal's rows: what Ferry put there and last saw (a push folder between
+        /// full listings, `remote_check`); each row's remote version, under `root`.
+        case journal(root: RemotePath)
+    }
+
+    /// A scan in hand and a listing (`consuming`: their sorted copies replace them).
     func plan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry]) async throws(Failure) -> Plan {
-        // Paths joined once (RemotePath.string joins its components on every call).
-        let scanned = scan.entries.map { (path: $0.path.string, entry: $0) }
-            .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        scan = ScanResult(entries: [], notes: [])
-        let remoteCount = remote.count
-        let listed = remote.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        remote = [:]
-        var scanIndex = 0
+        try await plan(local: LocalScanStream(scan: scan), remote: .listed(remote))
+    }
+
+    /// Merges the local stream, the remote side and the journal's rows part by part.
+    func plan(local: LocalScanStream, remote side: consuming RemoteSide) async throws(Failure) -> Plan {
+        func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+        var listed: [(key: String, value: RemoteEntry)] = []
+        var journalRoot: RemotePath?
+        switch consume side {
+        case let .listed(remote): listed = remote.sorted { precedes($0.key, $1.key) }
+        case let .journal(root): journalRoot = root
+        }
+        var remoteCount = listed.count
+        // Scanned files read ahead of the part being planned (at most a page).
+        var scanned: [(path: String, entry: LocalEntry)] = []
+        var scanEnded = false
         var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
@@ -56,6 +73,7 @@ struct PagedPlanning {
         // plan is large); their new names are looked for once every part is written.
         var vanished: [FileRecord] = []
         var after: String?
+        var frozen = FrozenPaths(paths: self.frozen)
 
         while true {
             var page: [FileRecord]
@@ -64,13 +82,24 @@ struct PagedPlanning {
             } catch {
                 throw .journal(error)
             }
-            // A part ends at the first of: the page's last row, the `pageSize`th scanned
-            // path, the `pageSize`th listed path still to come; so a part is small whichever
-            // side is large (a first push has an empty journal and a huge scan). After the
-            // last part, everything that is left.
-            func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+            if !scanEnded && scanned.count < pageSize {
+                let more: [LocalEntry]
+                do {
+                    more = try await local.next(limit: pageSize - scanned.count)
+                } catch {
+                    throw .scan(error)
+                }
+                scanEnded = more.count < pageSize - scanned.count
+                scanned += more.map { (path: $0.path.string, entry: $0) }
+                // Complete for every folder up to the last file read (`LocalScanStream`).
+                frozen.add(await local.clashes)
+            }
+            // A part ends at the first of: the page's last row, the last scanned path read
+            // ahead (a full page of them), the `pageSize`th listed path still to come; so a
+            // part is small whichever side is large (a first push has an empty journal and
+            // a huge scan). After the last part, everything that is left.
             var upper = page.count < pageSize ? nil : page.last?.path
-            for candidate in [scanIndex + pageSize - 1 < scanned.count ? scanned[scanIndex + pageSize - 1].path : nil,
+            for candidate in [scanned.count >= pageSize ? scanned.last?.path : nil,
                               listedIndex + pageSize - 1 < listed.count ? listed[listedIndex + pageSize - 1].key : nil] {
                 if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
             }
@@ -80,20 +109,27 @@ struct PagedPlanning {
             }
             // Rows after the part's end are read again with the next part.
             if let end = page.firstIndex(where: { !inPart($0.path) }) { page.removeSubrange(end...) }
-            var partScan: [LocalEntry] = []
-            while scanIndex < scanned.count, inPart(scanned[scanIndex].path) {
-                if !frozen.contains(scanned[scanIndex].path) { partScan.append(scanned[scanIndex].entry) }
-                scanIndex += 1
-            }
+            let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
+            let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
+            scanned.removeSubrange(..<scanEnd)
             var partRemote: [String: RemoteEntry] = [:]
             while listedIndex < listed.count, inPart(listed[listedIndex].key) {
                 if !frozen.contains(listed[listedIndex].key) { partRemote[listed[listedIndex].key] = listed[listedIndex].value }
                 listedIndex += 1
             }
             var records: [String: FileRecord] = [:]
-            for record in page where !frozen.contains(record.path) { records[record.path] = record }
+            for record in page where !frozen.contains(record.path) {
+                records[record.path] = record
+                if let journalRoot, let version = record.remote, let relative = try? RemotePath(record.path) {
+                    partRemote[record.path] = RemoteEntry(path: journalRoot.appending(relative), kind: .file, size: version.size,
+                                                          modifiedNanos: version.modifiedNanos, etag: version.etag)
+                    remoteCount += 1
+                }
+            }
+            total.peakPartRows = max(total.peakPartRows, records.count + partScan.count + partRemote.count + scanned.count)
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
-                                                  pairId: pairId, classifier: classifier, now: now, unsettled: unsettled)
+                                                  pairId: pairId, classifier: classifier, now: now,
+                                                  unsettled: unsettled.union(await local.heldBack))
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
                                         classifier: classifier, now: now)
             // Written jobs stay in the journal (the engine reads them back a page at a

@@ -35,6 +35,9 @@ public struct RunOptions: Sendable {
     public var jobFeed: JobFeed?
     /// `--ignore-hidden-names`: as the folder's `hidden_names: ignore`.
     public var ignoresHiddenNames = false
+    /// `--full`: list the remote even when a push could trust the journal's view of it
+    /// (`remote_check`).
+    public var fullListing = false
     /// The engine's clock: its retry delays, probes and commit deadlines (tests pass one
     /// that does not wait).
     public var clock: any RunClock = SystemRunClock()
@@ -63,7 +66,7 @@ public struct SyncRun: Sendable {
     }
 
     /// What the setup phase derives from the configuration.
-    private struct Rules {
+    struct Rules {
         var classifier: QueueClassifier
         var ignore: GlobSet
         var archiveMatcher: GlobSet?
@@ -74,7 +77,7 @@ public struct SyncRun: Sendable {
 
     /// The journal as the run holds it: nil on a dry run that finds none; the pair's row,
     /// and the pair's lock while the run lasts.
-    private struct OpenJournal {
+    struct OpenJournal {
         var journal: Journal?
         var pairRecord: FolderPairRecord?
         var lock: RunLock?
@@ -85,8 +88,10 @@ public struct SyncRun: Sendable {
 
     /// The remote side as this run sees it: files by relative path, with the bundles'
     /// catalog folded in.
-    private struct RemoteSnapshot {
+    struct RemoteSnapshot {
         var files: [String: RemoteEntry]
+        /// The remote side is the journal's (no listing this run: `remote_check`).
+        var fromJournal = false
         var catalog: BundleCatalog
         var bundles: BundleStep
         /// Why the remote side may be incomplete (`SyncRun.mergeCatalog`).
@@ -95,9 +100,9 @@ public struct SyncRun: Sendable {
         var clashes: [[String]] = []
 
         /// Hands the files over (to planning, which lets go of them part by part).
-        mutating func takeFiles() -> [String: RemoteEntry] {
+        mutating func takeRemoteSide(root: RemotePath) -> PagedPlanning.RemoteSide {
             defer { files = [:] }
-            return files
+            return fromJournal ? .journal(root: root) : .listed(files)
         }
     }
 
@@ -111,14 +116,12 @@ public struct SyncRun: Sendable {
         let opened = try await openJournal()
         try await requireRemoteFolder(firstRun: opened.pairRecord?.lastRunAt == nil)
         defer { withExtendedLifetime(opened.lock) {} }
-        let scan = try await scanLocal(ignore: rules.ignore, summary: &summary)
+        let scan = try await scanLocal(ignore: rules.ignore)
         let now = Date().timeIntervalSince1970
-        var snapshot = try await snapshotRemote(scan: scan, opened: opened, rules: rules)
+        var snapshot = try await snapshotRemote(opened: opened, rules: rules, now: now)
         if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
-        let frozen = reportNormalizationClashes(local: NormalizationClash.groups(in: scan.entries.lazy.map(\.path.string)),
-                                                remote: snapshot.clashes, summary: &summary)
-        let plan = try await makePlan(scan: consume scan, remote: snapshot.takeFiles(), snapshot: snapshot, opened: opened,
-                                      rules: rules, frozen: frozen, now: now, summary: &summary)
+        let plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(root: pair.remoteRoot), snapshot: snapshot,
+                                      opened: opened, rules: rules, now: now, summary: &summary)
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
                                                 rule: config.archive, matcher: rules.archiveMatcher, now: now)
         if options.dryRun {
@@ -181,9 +184,10 @@ public struct SyncRun: Sendable {
         }
     }
 
-    /// Local scan: the folder's files, without those still being written (held back and
-    /// listed in the summary); a pull creates its folder first.
-    private func scanLocal(ignore: GlobSet, summary: inout RunSummary) async throws(RunError) -> ScanResult {
+    /// Local scan: the folder's files as a stream in path order, without those still
+    /// being written (held back, and listed in the summary after planning); a pull creates
+    /// its folder first.
+    private func scanLocal(ignore: GlobSet) async throws(RunError) -> LocalScanStream {
         if pair.mode == .pull && !options.dryRun {
             do {
                 try LocalFileSystem.makeDirectories(pair.localRoot)
@@ -191,34 +195,32 @@ public struct SyncRun: Sendable {
                 throw RunError(.localScan, "cannot create the local folder: \(error.description)", cause: .backend(BackendError(error)))
             }
         }
-        var scan: ScanResult
+        let walk: LocalTreeWalk?
         do {
             if pair.mode == .pull, (try? LocalFileSystem.metadataFollowingLinks(pair.localRoot)) == nil {
-                scan = ScanResult(entries: [], notes: [])
+                walk = nil
             } else {
-                scan = try await LocalScanner(root: pair.localRoot, ignore: ignore,
-                                              followSymlinks: config.scan.followSymlinks).scan()
+                walk = try LocalTreeWalk(root: pair.localRoot, ignore: ignore, followSymlinks: config.scan.followSymlinks)
             }
         } catch {
             throw RunError(.localScan, "cannot scan \(pair.localRoot): \(error.description)", cause: .backend(error))
         }
-        if !options.holdBack.isEmpty || options.settledBefore != nil {
-            scan = Self.withoutUnsettled(scan, holdBack: options.holdBack, settledBefore: options.settledBefore,
-                                         summary: &summary)
-        }
-        for note in scan.notes {
+        let sink = self.sink
+        return LocalScanStream(walk: walk, holdBack: options.holdBack, settledBefore: options.settledBefore) { note in
             sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
         }
-        return scan
     }
 
     /// Remote snapshot: the listing (told about hidden folders known locally or from the
     /// journal, which some servers leave out), split from the bundles' folder, with the
     /// bundled files added from their catalog.
-    private func snapshotRemote(scan: ScanResult, opened: OpenJournal, rules: Rules) async throws(RunError) -> RemoteSnapshot {
+    private func snapshotRemote(opened: OpenJournal, rules: Rules, now: Double) async throws(RunError) -> RemoteSnapshot {
+        if let snapshot = try await journalSnapshot(opened: opened, rules: rules, now: now) { return snapshot }
         // The journal is read a page at a time while planning (`PagedPlanning`); here only
-        // its hidden paths, which the listing must be told about.
-        var knownPaths = Array(scan.entries.lazy.map(\.path.string).filter(Self.isHidden))
+        // its hidden paths, which the listing must be told about, with the local ones.
+        let localHiddenFolders = await LocalScanner(root: pair.localRoot, ignore: rules.ignore,
+                                                    followSymlinks: config.scan.followSymlinks).hiddenFolders()
+        var knownPaths: [String] = []
         do {
             knownPaths += try await opened.pairJournal?.hiddenPaths(pairId: opened.pairId) ?? []
         } catch {
@@ -239,6 +241,7 @@ public struct SyncRun: Sendable {
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
+            .union(localHiddenFolders.compactMap { try? RemotePath($0) }.map(pair.remoteRoot.appending))
             .union([BundleNaming.folder(in: pair.remoteRoot)])
         do {
             let policy = config.retry
@@ -258,12 +261,7 @@ public struct SyncRun: Sendable {
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
-        let bundles = BundleStep(
-            pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
-            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
-            freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
-            archivesRank: rules.classifier.rank(of: BundleStep.queue))
-        if !options.dryRun { bundles.clearWorkDirectory() }
+        let bundles = bundleStep(opened: opened, rules: rules)
         var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                     maxMembers: config.listingBounds.maxEntries)
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
@@ -271,27 +269,45 @@ public struct SyncRun: Sendable {
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
     }
 
+    /// The archive bundles' step of this run, its work folder emptied (unless a dry run).
+    func bundleStep(opened: OpenJournal, rules: Rules) -> BundleStep {
+        let bundles = BundleStep(
+            pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
+            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
+            freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
+            archivesRank: rules.classifier.rank(of: BundleStep.queue))
+        if !options.dryRun { bundles.clearWorkDirectory() }
+        return bundles
+    }
+
     /// Plan: the three views merged page by page into jobs, written to the journal before
     /// the first job starts (`PagedPlanning`); conflicts are reported.
-    private func makePlan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry], snapshot: RemoteSnapshot,
-                          opened: OpenJournal, rules: Rules, frozen: Set<String>, now: Double,
+    private func makePlan(scan: LocalScanStream, remote: consuming PagedPlanning.RemoteSide, snapshot: RemoteSnapshot,
+                          opened: OpenJournal, rules: Rules, now: Double,
                           summary: inout RunSummary) async throws(RunError) -> Plan {
         let plan: Plan
         do {
+            // Listed names in two Unicode forms are known before planning; local ones are
+            // found folder by folder as the scan is read.
+            var frozen: Set<String> = []
+            for group in snapshot.clashes { frozen.formUnion(group) }
             var planning = PagedPlanning(
                 journal: opened.pairJournal, pairId: opened.pairId,
                 options: planOptions(at: now),
                 classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs(snapshot)
-            planning.unsettled = Set(summary.heldBack)
             planning.frozen = frozen
-            plan = try await planning.plan(scan: consume scan, remote: consume remote)
+            plan = try await planning.plan(local: scan, remote: remote)
         } catch {
             switch error {
             case let .plan(failure): throw RunError(.plan, failure.message)
             case let .journal(failure): throw RunError(.journal, failure.description, cause: .journal(failure))
+            case let .scan(failure):
+                throw RunError(.localScan, "cannot scan \(pair.localRoot): \(failure.description)", cause: .backend(failure))
             }
         }
+        summary.heldBack = await scan.heldBack
+        reportNormalizationClashes(local: await scan.clashes.map(\.paths), remote: snapshot.clashes, summary: &summary)
         summary.skippedFiles = plan.unchangedCount + plan.adoptedCount
         summary.conflictFiles = plan.conflicts.count
         summary.conflicts = plan.conflicts.map { RunSummary.Failure(path: $0.path, message: $0.lastError ?? "conflict") }
@@ -372,6 +388,7 @@ public struct SyncRun: Sendable {
             // time stays as it was.
             if !Task.isCancelled {
                 try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+                if !snapshot.fromJournal && snapshot.incomplete == nil { try await journal.recordListing(pairId: pairId, at: now) }
                 if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
                 if let limit = pair.localLimit, pair.mode != .push {
                     let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
@@ -420,11 +437,9 @@ public struct SyncRun: Sendable {
         return (files, bundles)
     }
 
-    /// Fails every file whose name clashes by Unicode normalization on its side, and
-    /// returns their names: the plan leaves them alone.
-    private func reportNormalizationClashes(local: [[String]], remote: [[String]],
-                                            summary: inout RunSummary) -> Set<String> {
-        var frozen: Set<String> = []
+    /// Fails every file whose name clashes by Unicode normalization on its side (the plan
+    /// left them alone).
+    private func reportNormalizationClashes(local: [[String]], remote: [[String]], summary: inout RunSummary) {
         for (side, groups) in [("local", local), ("remote", remote)] {
             for group in groups {
                 for path in group {
@@ -433,10 +448,8 @@ public struct SyncRun: Sendable {
                     summary.failures.append(RunSummary.Failure(path: path, message: message))
                     sink.emit(.failed(path: path, queue: "", message: message, willRetry: false, attempt: 1))
                 }
-                frozen.formUnion(group)
             }
         }
-        return frozen
     }
 
     /// Whether a path has a component starting with `.`.
@@ -500,22 +513,6 @@ public struct SyncRun: Sendable {
                 try await Task.sleep(for: .seconds(1))
             }
         }
-    }
-
-    /// The scan without the files still being written, which are listed in the summary.
-    static func withoutUnsettled(_ scan: ScanResult, holdBack: Set<String>, settledBefore: Double?,
-                                 summary: inout RunSummary) -> ScanResult {
-        let cutoff = settledBefore.map { Int64($0 * 1e9) }
-        var kept = scan
-        kept.entries = scan.entries.filter { entry in
-            let path = entry.path.string
-            if holdBack.contains(path) || cutoff.map({ entry.version.modifiedNanos > $0 }) ?? false {
-                summary.heldBack.append(path)
-                return false
-            }
-            return true
-        }
-        return kept
     }
 
     private func seconds(since start: ContinuousClock.Instant) -> Double {

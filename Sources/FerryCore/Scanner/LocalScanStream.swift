@@ -1,0 +1,77 @@
+import FerryPluginAPI
+
+/// The local side of a run as planning reads it: files in path order, a batch at a time,
+/// without the files still being written (held back, and remembered for the summary);
+/// what the walk passed over goes to `onNote` as it is found, and names that clash by
+/// Unicode normalization are kept apart for planning to leave alone.
+public actor LocalScanStream {
+    private enum Source {
+        case walk(LocalTreeWalk)
+        case entries([LocalEntry], next: Int)
+    }
+
+    private var source: Source?
+    private let holdBack: Set<String>
+    private let settledBeforeNanos: Int64?
+    private let onNote: @Sendable (ScanNote) -> Void
+    /// Paths left out because they are still being written.
+    public private(set) var heldBack: [String] = []
+    /// Sibling names found to clash, so far: complete for every folder the walk entered,
+    /// which includes every folder before the last file handed out.
+    public private(set) var clashes: [LocalTreeWalk.Clash] = []
+    /// Files handed out so far.
+    public private(set) var fileCount = 0
+
+    public init(walk: LocalTreeWalk?, holdBack: Set<String> = [], settledBefore: Double? = nil,
+                onNote: @escaping @Sendable (ScanNote) -> Void = { _ in }) {
+        self.source = walk.map(Source.walk)
+        self.holdBack = holdBack
+        self.settledBeforeNanos = settledBefore.map { Int64($0 * 1e9) }
+        self.onNote = onNote
+    }
+
+    /// A scan already in hand (tests, and callers that looked at a part of a folder).
+    public init(scan: ScanResult) {
+        let sorted = scan.entries.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        self.source = .entries(sorted, next: 0)
+        self.holdBack = []
+        self.settledBeforeNanos = nil
+        self.onNote = { _ in }
+    }
+
+    /// Up to `limit` files in path order; fewer only at the end, none once it is over.
+    public func next(limit: Int) async throws(BackendError) -> [LocalEntry] {
+        var taken: [LocalEntry] = []
+        while taken.count < limit, let source {
+            switch source {
+            case let .walk(current):
+                let wanted = limit - taken.count
+                let (batch, walk) = try await BlockingIO.run { () throws(BackendError) in
+                    var walk = current
+                    let batch = try walk.next(limit: wanted)
+                    return (batch, walk)
+                }
+                self.source = walk.isFinished ? nil : .walk(walk)
+                batch.notes.forEach(onNote)
+                clashes += batch.clashes
+                taken += batch.entries.filter(isSettled)
+            case let .entries(entries, next):
+                let end = min(entries.count, next + limit - taken.count)
+                taken += entries[next..<end]
+                self.source = end == entries.count ? nil : .entries(entries, next: end)
+            }
+        }
+        fileCount += taken.count
+        return taken
+    }
+
+    private func isSettled(_ entry: LocalEntry) -> Bool {
+        guard !holdBack.isEmpty || settledBeforeNanos != nil else { return true }
+        let path = entry.path.string
+        if holdBack.contains(path) || settledBeforeNanos.map({ entry.version.modifiedNanos > $0 }) ?? false {
+            heldBack.append(path)
+            return false
+        }
+        return true
+    }
+}
