@@ -56,6 +56,10 @@ struct CacheAndConditionsConfigTests {
                         line: 8, column: 25, mentions: "percentage from 0% to 100%", key: "folders.f.when.min_battery"),
         ConfigErrorCase(name: "an unknown key in when", yaml: folder("    when: {metered: no}\n"),
                         line: 8, column: 12, mentions: "unknown key", key: "folders.f.when.metered"),
+        ConfigErrorCase(name: "a remote check on a pull folder", yaml: folder("    remote_check: 1h\n"),
+                        line: 8, column: 5, mentions: "applies to push folders", key: "folders.f.remote_check"),
+        ConfigErrorCase(name: "a remote check that is not a duration", yaml: folder(mode: "push", "    remote_check: daily\n"),
+                        line: 8, column: 19, mentions: "expected a duration", key: "folders.f.remote_check"),
     ]
 
     @Test("each problem is reported at the offending node", arguments: errors)

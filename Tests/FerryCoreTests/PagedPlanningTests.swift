@@ -91,6 +91,43 @@ struct PagedPlanningTests {
         }
     }
 
+    @Test("planning holds the rows of one part at a time, whatever the size of the tree", arguments: [10_000, 100_000])
+    func boundedRows(files: Int) async throws {
+        let folder = TemporaryDirectory()
+        let pageSize = 1_000
+        let (journal, pairId, data) = try await Self.journal(folder) { pairId in
+            var fixture = Fixture()
+            for index in 0..<files {
+                let path = "d\(index % 97)/IMG_\(index).jpg"
+                let local = LocalVersion(size: Int64(index), modifiedNanos: 1_000_000_000, inode: Int64(index))
+                let remote = RemoteVersion(size: Int64(index), modifiedNanos: 1_000_000_000, etag: nil)
+                var record = FileRecord(pairId: pairId, path: path, queue: "media", status: .inSync, updatedAt: 1)
+                record.local = local
+                record.remote = remote
+                record.syncedLocal = local
+                record.syncedRemote = remote
+                fixture.records.append(record)
+                // Every tenth file changed locally.
+                var scanned = local
+                if index % 10 == 0 { scanned.modifiedNanos += 1 }
+                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: scanned))
+            }
+            return fixture
+        }
+        var planning = PagedPlanning(journal: journal, pairId: pairId, options: PlanOptions(mode: .push),
+                                     classifier: Self.classifier, now: Self.now, writesChanges: true)
+        planning.pageSize = pageSize
+        // A push between listings: the remote side is the journal's, read with its rows.
+        let plan = try await planning.plan(local: LocalScanStream(scan: ScanResult(entries: data.scan, notes: [])),
+                                           remote: .journal(root: .root))
+        #expect(plan.unchangedCount == files - files / 10)
+        #expect(try await journal.pendingJobTotals(pairId: pairId).reduce(0) { $0 + $1.files } == files / 10)
+        // A page of rows, the scanned files of the part and those read ahead, and the
+        // remote entries of the part (one per row here): four pages at most.
+        #expect(plan.peakPartRows <= 4 * pageSize, "\(plan.peakPartRows) rows held at \(files) files")
+        #expect(plan.peakPartRows >= pageSize)
+    }
+
     @Test("a first run (empty journal, large scan and listing) plans in parts the same as at once", arguments: [1, 7, 64])
     func emptyJournalSameAsWholePlan(pageSize: Int) async throws {
         for mode in [SyncMode.push, .pull] {
