@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Scale benchmark: time and peak memory of ferry on a folder of very many small files.
+"""Scale benchmark: time and peak memory of ferry on folders of very many small files.
 
-Builds a tree of N files (default 1,000,000; 1 to 64 bytes each, 1,000 per folder) once,
-then measures against a local-directory remote:
-  first push    every file is new (journal of N rows written, N jobs run)
-  no-op push    nothing changed (N rows read back a page at a time)
-  1% changed    N/100 files rewritten
-and rsync -a on the same tree for the first copy and the no-op, as the reference.
-Peak memory is the child's own maximum resident set (wait4's ru_maxrss).
+For each size N (default 100,000 and 1,000,000; 1 to 64 bytes each, 1,000 per folder)
+builds a tree once, then measures against a local-directory remote:
+  first push       every file is new (journal of N rows written, N jobs run)
+  no-op push       nothing changed (the remote side known from the journal: no listing)
+  no-op push --full  the same with a full listing of the remote
+  1% changed       N/100 files rewritten
+  pull             the remote into an empty folder with a fresh state
+  sync, no-op      a two-way sync of the pulled folder, run twice (the second is timed)
+and rsync -a on the same trees for the copies and the no-op, as the reference.
+Peak memory is the child's own maximum resident set (wait4's ru_maxrss); the load
+average is read before and after each size.
 
-Usage: scripts/bench-scale.py [--files N] [--work DIR] [--keep]
+Usage: scripts/bench-scale.py [--files N[,N...]] [--work DIR] [--keep]
 Writes bench-results/scale.md. Run by `make bench-scale` after a release build.
 """
 import argparse, os, shutil, subprocess, sys, tempfile, time
@@ -54,54 +58,80 @@ def touch_share(root, count, share):
     return changed
 
 
+def measure_size(count, work, keep):
+    """The rows of one tree size: (case, tool, seconds, peak MiB, journal MiB)."""
+    os.makedirs(work, exist_ok=True)
+    src, dst, state, mirror = (os.path.join(work, name) for name in ("src", "dst", "state", "rsync-dst"))
+    pulled, pull_state, rsync_pulled = (os.path.join(work, name) for name in ("pulled", "pull-state", "rsync-pulled"))
+    rows = []
+
+    def journal_mib(folder):
+        path = os.path.join(folder, "journal.sqlite")
+        return os.path.getsize(path) / (1 << 20) if os.path.exists(path) else 0
+
+    def measure(label, command, tool, journal_of=None):
+        subprocess.run(["sync"], check=True)
+        seconds, rss = run_measured(command)
+        rows.append((label, tool, seconds, rss, journal_mib(journal_of) if journal_of else None))
+        print(f"bench-scale: {count:,} {label} {tool}: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
+
+    rsync = shutil.which("rsync") is not None
+    try:
+        if not os.path.isdir(src):
+            make_tree(src, count)
+        for folder in (dst, state, mirror, pulled, pull_state, rsync_pulled):
+            shutil.rmtree(folder, ignore_errors=True)
+        push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
+        measure("first push", push, "ferry", state)
+        if rsync:
+            measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure("no-op push", push, "ferry", state)
+        if rsync:
+            measure("no-op push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure("no-op push --full", push + ["--full"], "ferry", state)
+        changed = touch_share(src, count, 0.01)
+        measure(f"{changed:,} changed", push, "ferry", state)
+        if rsync:
+            measure(f"{changed:,} changed", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure("pull into empty", [FERRY, "pull", pulled, "--from", dst, "--state", pull_state, "--json"], "ferry", pull_state)
+        if rsync:
+            measure("pull into empty", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
+        sync = [FERRY, "sync", pulled, "--to", dst, "--state", pull_state, "--json"]
+        run_measured(sync)
+        measure("sync, no-op", sync, "ferry", pull_state)
+        if rsync:
+            measure("sync, no-op", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", type=int, default=int(os.environ.get("SCALE_FILES", "1000000")))
+    parser.add_argument("--files", default=os.environ.get("SCALE_FILES", "100000,1000000"),
+                        help="tree sizes, comma-separated")
     parser.add_argument("--work", help="folder for the data (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the data afterwards")
     args = parser.parse_args()
     if not os.path.exists(FERRY):
         sys.exit(f"bench-scale: {FERRY} not found; run `swift build -c release` first")
 
-    work = args.work or tempfile.mkdtemp(prefix="ferry-scale-")
-    os.makedirs(work, exist_ok=True)
-    src, dst, state, mirror = (os.path.join(work, name) for name in ("src", "dst", "state", "rsync-dst"))
-    rows = []
-    try:
-        if not os.path.isdir(src):
-            make_tree(src, args.files)
-        for folder in (dst, state, mirror):
-            shutil.rmtree(folder, ignore_errors=True)
-        push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
-
-        def measure(label, command, tool):
-            subprocess.run(["sync"], check=True)
-            seconds, rss = run_measured(command)
-            rows.append((label, tool, seconds, rss))
-            print(f"bench-scale: {label} {tool}: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
-
-        measure("first push", push, "ferry")
-        if shutil.which("rsync"):
-            measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        measure("no-op push", push, "ferry")
-        if shutil.which("rsync"):
-            measure("no-op push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        changed = touch_share(src, args.files, 0.01)
-        measure(f"{changed:,} changed", push, "ferry")
-        if shutil.which("rsync"):
-            measure(f"{changed:,} changed", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        journal = os.path.join(state, "journal.sqlite")
-        journal_mib = os.path.getsize(journal) / (1 << 20) if os.path.exists(journal) else 0
-    finally:
-        if not args.keep and not args.work:
-            shutil.rmtree(work, ignore_errors=True)
-
-    lines = [f"### {args.files:,} small files, local-directory remote (journal {journal_mib:.0f} MiB)", "",
-             "| case | tool | seconds | peak RSS (MiB) | tool ÷ ferry (time) |", "|---|---|---:|---:|---:|"]
-    ferry_times = {label: seconds for label, tool, seconds, _ in rows if tool == "ferry"}
-    for label, tool, seconds, rss in rows:
-        ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
-        lines.append(f"| {label} | {tool} | {seconds:.1f} | {rss:.0f} | {ratio} |")
+    sizes = [int(text.replace("_", "")) for text in args.files.split(",") if text.strip()]
+    base = args.work or tempfile.mkdtemp(prefix="ferry-scale-")
+    lines = ["| files | case | tool | seconds | peak RSS (MiB) | journal (MiB) | tool ÷ ferry (time) | load before → after |",
+             "|---:|---|---|---:|---:|---:|---:|---|"]
+    for count in sizes:
+        load_before = os.getloadavg()[0]
+        rows = measure_size(count, os.path.join(base, f"n{count}"), args.keep or bool(args.work))
+        load = f"{load_before:.1f} → {os.getloadavg()[0]:.1f}"
+        ferry_times = {label: seconds for label, tool, seconds, _, _ in rows if tool == "ferry"}
+        for label, tool, seconds, rss, journal in rows:
+            ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
+            journal_text = "" if journal is None else f"{journal:.0f}"
+            lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} | {journal_text} | {ratio} | {load} |")
+    if not args.work and not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
     table = "\n".join(lines)
     os.makedirs("bench-results", exist_ok=True)
     with open(os.path.join("bench-results", "scale.md"), "w") as f:

@@ -14,8 +14,8 @@ from bench_table import write_table  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-# BENCH_CASES=small,push,pull,noop,encrypted runs only those cases (default: all).
-CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop,encrypted").split(","))
+# BENCH_CASES=small,push,pull,noop,noop20k,encrypted runs only those cases (default: all).
+CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop,noop20k,encrypted").split(","))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
 counter = [0]
 
@@ -156,20 +156,54 @@ def main():
         })))
 
         # No-op: everything already on the server.
-        if "noop" not in CASES:
-            return finish(rows)
-        shutil.rmtree(state, ignore_errors=True)
-        run([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state, "--transfers", "4"])
-        before = sum(1 for _ in open(os.path.join(server, "access.log")))
-        noop_ferry = compare({"ferry": lambda: ([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state], None)})["ferry"]
-        after = sum(1 for _ in open(os.path.join(server, "access.log")))
-        run(["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
-            {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})
-        rows.append((f"no-op push, 2,000 files ({(after - before) // RUNS} requests per ferry run)", {
-            "ferry": noop_ferry,
-            "rclone copy": compare({"rclone": lambda: (["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
-                                                       {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})})["rclone"],
-        }))
+        if "noop" in CASES:
+            shutil.rmtree(state, ignore_errors=True)
+            run([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state, "--transfers", "4"])
+            before = sum(1 for _ in open(os.path.join(server, "access.log")))
+            noop_ferry = compare({"ferry": lambda: ([FERRY, "push", small, "--to", f"dav://{host}/dav/noop", "--state", state], None)})["ferry"]
+            after = sum(1 for _ in open(os.path.join(server, "access.log")))
+            run(["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
+                {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})
+            rows.append((f"no-op push, 2,000 files ({(after - before) // RUNS} requests per ferry run)", {
+                "ferry": noop_ferry,
+                "rclone copy": compare({"rclone": lambda: (["rclone", "copy", "--transfers", "4", small, ":webdav:noop"],
+                                                           {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"})})["rclone"],
+            }))
+
+        # No-op at scale: 20,000 files in 200 folders (issue 13). ferry knows the remote from
+        # its journal between listings (docs/remote-check.md), and is also timed with
+        # --full (a PROPFIND per folder). rclone compares the same remote folder by size
+        # only (its cheapest comparison; its own first copy of 20,000 files would take
+        # ten minutes here).
+        if "noop20k" in CASES:
+            tree = os.path.join(work, "tree20k")
+            for index in range(20_000):
+                folder = os.path.join(tree, f"d{index // 100:03d}")
+                if index % 100 == 0:
+                    os.makedirs(folder, exist_ok=True)
+                with open(os.path.join(folder, f"IMG_{index:05d}.jpg"), "wb") as f:
+                    f.write(b"x" * (1 + index % 64))
+            shutil.rmtree(state, ignore_errors=True)
+            target = f"dav://{host}/dav/noop20k"
+            run([FERRY, "push", tree, "--to", target, "--state", state, "--transfers", "4"])
+            rclone_env = {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}
+            rclone_noop = ["rclone", "copy", "--size-only", "--transfers", "4", tree, ":webdav:noop20k"]
+
+            def counted(command, env=None):
+                before = sum(1 for _ in open(os.path.join(server, "access.log")))
+                seconds = compare({"tool": lambda: (command, env)})["tool"]
+                requests = (sum(1 for _ in open(os.path.join(server, "access.log"))) - before) // RUNS
+                return seconds, requests
+
+            ferry_seconds, ferry_requests = counted([FERRY, "push", tree, "--to", target, "--state", state])
+            full_seconds, full_requests = counted([FERRY, "push", tree, "--to", target, "--state", state, "--full"])
+            rclone_seconds, rclone_requests = counted(rclone_noop, rclone_env)
+            rows.append((f"no-op push, 20,000 files in 200 folders (requests per run: ferry {ferry_requests}, "
+                         f"ferry --full {full_requests}, rclone {rclone_requests})", {
+                "ferry": ferry_seconds,
+                "ferry --full": full_seconds,
+                "rclone copy --size-only": rclone_seconds,
+            }))
     finally:
         subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), server])
         shutil.rmtree(work, ignore_errors=True)

@@ -5,7 +5,8 @@
 struct FrozenPaths {
     private(set) var paths: Set<String>
     private var folders: Set<String> = []
-    private var clashesSeen = 0
+    private var localClashesSeen = 0
+    private var remoteClashesSeen = 0
 
     init(paths: Set<String>) {
         self.paths = paths
@@ -14,11 +15,19 @@ struct FrozenPaths {
     /// Takes the clashes a local walk found so far (`clashes` only grows; the ones already
     /// taken are skipped).
     mutating func add(_ clashes: [LocalTreeWalk.Clash]) {
-        for clash in clashes.dropFirst(clashesSeen) {
-            paths.formUnion(clash.paths)
-            if clash.hasFolder { folders.formUnion(clash.paths) }
-        }
-        clashesSeen = clashes.count
+        for clash in clashes.dropFirst(localClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
+        localClashesSeen = clashes.count
+    }
+
+    /// The same for a remote walk.
+    mutating func add(_ clashes: [RemoteTreeWalk.Clash]) {
+        for clash in clashes.dropFirst(remoteClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
+        remoteClashesSeen = clashes.count
+    }
+
+    private mutating func add(_ group: [String], hasFolder: Bool) {
+        paths.formUnion(group)
+        if hasFolder { folders.formUnion(group) }
     }
 
     func contains(_ path: String) -> Bool {

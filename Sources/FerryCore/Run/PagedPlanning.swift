@@ -35,12 +35,15 @@ struct PagedPlanning {
         case plan(PlanError)
         case journal(JournalError)
         case scan(BackendError)
+        case listing(BackendError)
     }
 
     /// Where the remote side comes from.
     enum RemoteSide: Sendable {
-        /// A full listing, by path below the remote root.
+        /// A full listing in hand, by path below the remote root.
         case listed([String: RemoteEntry])
+        /// A listing walked as planning goes.
+        case stream(RemoteListingStream)
         /// The journal's rows: what Ferry put there and last saw (a push folder between
         /// full listings, `remote_check`); each row's remote version, under `root`.
         case journal(root: RemotePath)
@@ -54,17 +57,20 @@ struct PagedPlanning {
     /// Merges the local stream, the remote side and the journal's rows part by part.
     func plan(local: LocalScanStream, remote side: consuming RemoteSide) async throws(Failure) -> Plan {
         func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
-        var listed: [(key: String, value: RemoteEntry)] = []
+        var listing: RemoteListingStream?
         var journalRoot: RemotePath?
         switch consume side {
-        case let .listed(remote): listed = remote.sorted { precedes($0.key, $1.key) }
+        case let .listed(remote): listing = RemoteListingStream(files: remote)
+        case let .stream(stream): listing = stream
         case let .journal(root): journalRoot = root
         }
-        var remoteCount = listed.count
+        // Listed files read ahead of the part being planned (at most a page).
+        var listed: [(key: String, value: RemoteEntry)] = []
+        var listingEnded = listing == nil
+        var remoteCount = 0
         // Scanned files read ahead of the part being planned (at most a page).
         var scanned: [(path: String, entry: LocalEntry)] = []
         var scanEnded = false
-        var listedIndex = 0
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
         var remoteDeletions = 0
@@ -94,13 +100,24 @@ struct PagedPlanning {
                 // Complete for every folder up to the last file read (`LocalScanStream`).
                 frozen.add(await local.clashes)
             }
+            if let listing, !listingEnded && listed.count < pageSize {
+                let more: [(key: String, value: RemoteEntry)]
+                do {
+                    more = try await listing.next(limit: pageSize - listed.count)
+                } catch {
+                    throw .listing(error)
+                }
+                listingEnded = more.count < pageSize - listed.count
+                listed += more
+                frozen.add(await listing.clashes)
+            }
             // A part ends at the first of: the page's last row, the last scanned path read
-            // ahead (a full page of them), the `pageSize`th listed path still to come; so a
-            // part is small whichever side is large (a first push has an empty journal and
+            // ahead, the last listed path read ahead (when a full page of them was read); so
+            // a part is small whichever side is large (a first push has an empty journal and
             // a huge scan). After the last part, everything that is left.
             var upper = page.count < pageSize ? nil : page.last?.path
             for candidate in [scanned.count >= pageSize ? scanned.last?.path : nil,
-                              listedIndex + pageSize - 1 < listed.count ? listed[listedIndex + pageSize - 1].key : nil] {
+                              listed.count >= pageSize ? listed.last?.key : nil] {
                 if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
             }
             let isLast = upper == nil
@@ -113,10 +130,10 @@ struct PagedPlanning {
             let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
             scanned.removeSubrange(..<scanEnd)
             var partRemote: [String: RemoteEntry] = [:]
-            while listedIndex < listed.count, inPart(listed[listedIndex].key) {
-                if !frozen.contains(listed[listedIndex].key) { partRemote[listed[listedIndex].key] = listed[listedIndex].value }
-                listedIndex += 1
-            }
+            let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
+            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) { partRemote[key] = value }
+            remoteCount += listedEnd
+            listed.removeSubrange(..<listedEnd)
             var records: [String: FileRecord] = [:]
             for record in page where !frozen.contains(record.path) {
                 records[record.path] = record
@@ -126,7 +143,7 @@ struct PagedPlanning {
                     remoteCount += 1
                 }
             }
-            total.peakPartRows = max(total.peakPartRows, records.count + partScan.count + partRemote.count + scanned.count)
+            total.peakPartRows = max(total.peakPartRows, records.count + partScan.count + partRemote.count + scanned.count + listed.count)
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                   pairId: pairId, classifier: classifier, now: now,
                                                   unsettled: unsettled.union(await local.heldBack))

@@ -59,14 +59,15 @@ extension SyncRun {
     /// server that lists such names, a cataloged file missing from the listing was deleted.
     /// Returns why the remote side may be incomplete: a pull or sync from a server that
     /// hides names, with no catalog to read them from.
+    /// `listedAny`: whether the listing showed any file.
     func mergeCatalog(_ catalog: RemoteCatalog?, known: [RemoteCatalog.Entry],
-                      into remote: inout [String: RemoteEntry]) async throws(RunError) -> String? {
+                      into remote: inout [String: RemoteEntry], listedAny: Bool) async throws(RunError) -> String? {
         let unlisted = ((catalog?.entries ?? []) + known).filter { remote[$0.path] == nil }
         // A pull or sync with nothing to read hidden names from. A sync into a folder that
         // lists nothing is a first upload (the names it hides could only be its own, and
         // it writes the catalog).
         let lacksCatalog = catalog == nil && !pair.ignoresHiddenNames && !options.ignoresHiddenNames
-            && (pair.mode == .pull || (pair.mode == .sync && !remote.isEmpty))
+            && (pair.mode == .pull || (pair.mode == .sync && listedAny))
         // Only a question worth a probe: nothing to add, or nothing to go on.
         guard lacksCatalog || !unlisted.isEmpty else { return nil }
         let capabilities: BackendCapabilities

@@ -92,16 +92,22 @@ public struct SyncRun: Sendable {
         var files: [String: RemoteEntry]
         /// The remote side is the journal's (no listing this run: `remote_check`).
         var fromJournal = false
+        /// The listing, walked while planning reads it.
+        var stream: RemoteListingStream?
         var catalog: BundleCatalog
         var bundles: BundleStep
         /// Why the remote side may be incomplete (`SyncRun.mergeCatalog`).
         var incomplete: String?
         /// Listed names that clash by Unicode normalization (`NormalizationClash`).
         var clashes: [[String]] = []
+        /// A pull or sync with no catalog of hidden names, whose listing is streamed: whether
+        /// the server hides names is asked once the listing has been read (`mergeCatalog`).
+        var checksCatalogAfterListing = false
 
         /// Hands the files over (to planning, which lets go of them part by part).
         mutating func takeRemoteSide(root: RemotePath) -> PagedPlanning.RemoteSide {
             defer { files = [:] }
+            if let stream { return .stream(stream) }
             return fromJournal ? .journal(root: root) : .listed(files)
         }
     }
@@ -122,6 +128,13 @@ public struct SyncRun: Sendable {
         if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
         let plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(root: pair.remoteRoot), snapshot: snapshot,
                                       opened: opened, rules: rules, now: now, summary: &summary)
+        if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
+            var none: [String: RemoteEntry] = [:]
+            if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: await stream.fileCount > 0) {
+                snapshot.incomplete = incomplete
+                summary.incomplete.append(incomplete)
+            }
+        }
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
                                                 rule: config.archive, matcher: rules.archiveMatcher, now: now)
         if options.dryRun {
@@ -240,15 +253,45 @@ public struct SyncRun: Sendable {
         var clashes: [[String]] = []
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
+        let bundleFolder = BundleNaming.folder(in: pair.remoteRoot)
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
             .union(localHiddenFolders.compactMap { try? RemotePath($0) }.map(pair.remoteRoot.appending))
-            .union([BundleNaming.folder(in: pair.remoteRoot)])
-        do {
-            let policy = config.retry
-            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds) { error, failures in
-                guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
-                return policy.delay(afterFailures: failures, for: error)
+        let policy = config.retry
+        let retryDelay: @Sendable (BackendError, Int) -> Duration? = { error, failures in
+            guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
+            return policy.delay(afterFailures: failures, for: error)
+        }
+        // Nothing to merge into the listing by path (no hidden names from a catalog, no
+        // bundled files): the listing is walked as planning goes, a folder at a time.
+        var bundleCatalog: BundleCatalog?
+        let bundles = bundleStep(opened: opened, rules: rules)
+        if remoteCatalog?.entries.isEmpty ?? true && knownHidden.isEmpty {
+            do {
+                // The bundles' folder holds files only (and its listing alone is read).
+                bundleListing = try await RemoteTreeWalk.list(bundleFolder, from: pair.backend, retryDelay: retryDelay)
+                    .filter { $0.kind == .file }
+            } catch where error.code == .notFound {
+                bundleListing = []
+            } catch {
+                throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)"
+                    + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
             }
+            let catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
+                                                        maxMembers: config.listingBounds.maxEntries)
+            if catalog.members.isEmpty {
+                let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
+                                                RemoteCatalog.folder(in: pair.remoteRoot)]
+                let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
+                                          retryDelay: retryDelay)
+                return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
+                                      catalog: catalog, bundles: bundles, incomplete: nil,
+                                      checksCatalogAfterListing: remoteCatalog == nil)
+            }
+            bundleCatalog = catalog
+        }
+        do {
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints.union([bundleFolder]),
+                                                          bounds: config.listingBounds, retryDelay: retryDelay)
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
             // Before the map above merged them: one listed name in two Unicode forms.
             clashes = NormalizationClash.groups(in: listing.lazy.compactMap { entry in
@@ -261,11 +304,15 @@ public struct SyncRun: Sendable {
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
-        let bundles = bundleStep(opened: opened, rules: rules)
-        var catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
+        var catalog: BundleCatalog
+        if let bundleCatalog {
+            catalog = bundleCatalog
+        } else {
+            catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                     maxMembers: config.listingBounds.maxEntries)
+        }
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
-        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote)
+        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
     }
 
@@ -304,10 +351,15 @@ public struct SyncRun: Sendable {
             case let .journal(failure): throw RunError(.journal, failure.description, cause: .journal(failure))
             case let .scan(failure):
                 throw RunError(.localScan, "cannot scan \(pair.localRoot): \(failure.description)", cause: .backend(failure))
+            case let .listing(failure):
+                // The backend's message names the URL it tried; say it once.
+                throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(failure.message)"
+                    + (failure.cause.map { ": \($0)" } ?? ""), cause: .backend(failure))
             }
         }
         summary.heldBack = await scan.heldBack
-        reportNormalizationClashes(local: await scan.clashes.map(\.paths), remote: snapshot.clashes, summary: &summary)
+        reportNormalizationClashes(local: await scan.clashes.map(\.paths),
+                                   remote: snapshot.clashes + (await snapshot.stream?.clashes.map(\.paths) ?? []), summary: &summary)
         summary.skippedFiles = plan.unchangedCount + plan.adoptedCount
         summary.conflictFiles = plan.conflicts.count
         summary.conflicts = plan.conflicts.map { RunSummary.Failure(path: $0.path, message: $0.lastError ?? "conflict") }
