@@ -1,9 +1,10 @@
 import FerryPluginAPI
 
-/// Plans a folder pair a page of journal rows at a time, so that a journal of a million
-/// files is never in memory at once: each page of rows (in path order) is merged with the
-/// scanned and listed paths up to its last path, planned (`Planner.planPart`), and its
-/// changed rows written before the next page is read.
+/// Plans a folder pair a page of journal rows at a time, so that a tree of a million files
+/// is never in memory at once: the journal's rows, the local scan and the remote listing
+/// are read in path order, a page of each ahead; each part (up to the first of their last
+/// paths) is merged, planned (`Planner.planPart`), and its changed rows written before
+/// the next part is read.
 ///
 /// The deletion guard needs every part's decisions, so rows whose job is a deletion are
 /// held back and written only once the guard has passed; a refused plan leaves no
@@ -49,7 +50,7 @@ struct PagedPlanning {
         case journal(root: RemotePath)
     }
 
-    /// A scan in hand and a listing (`consuming`: their sorted copies replace them).
+    /// A scan in hand and a listing in hand (tests, and callers that have them).
     func plan(scan: consuming ScanResult, remote: consuming [String: RemoteEntry]) async throws(Failure) -> Plan {
         try await plan(local: LocalScanStream(scan: scan), remote: .listed(remote))
     }

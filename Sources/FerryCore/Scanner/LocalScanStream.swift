@@ -19,8 +19,6 @@ public actor LocalScanStream {
     /// Sibling names found to clash, so far: complete for every folder the walk entered,
     /// which includes every folder before the last file handed out.
     public private(set) var clashes: [LocalTreeWalk.Clash] = []
-    /// Files handed out so far.
-    public private(set) var fileCount = 0
 
     public init(walk: LocalTreeWalk?, holdBack: Set<String> = [], settledBefore: Double? = nil,
                 onNote: @escaping @Sendable (ScanNote) -> Void = { _ in }) {
@@ -61,7 +59,6 @@ public actor LocalScanStream {
                 self.source = end == entries.count ? nil : .entries(entries, next: end)
             }
         }
-        fileCount += taken.count
         return taken
     }
 
