@@ -47,19 +47,32 @@ public final class S3TestServer: Sendable {
     /// curl on the calling thread (so a test can poll it from a thread of its own). Only
     /// for moto, which answers unsigned requests.
     public func partsHeld(key: String) -> [Int] {
-        func get(_ url: String) -> String {
-            let scratch = TemporaryDirectory("ferry-s3-poll")
-            guard let pid = try? ChildProcess.spawn(["/usr/bin/curl", "-s", "--noproxy", "*", url], output: scratch.child("out"),
-                                                    error: scratch.child("err")) else { return "" }
-            _ = ChildProcess.wait(pid)
-            return (try? String(contentsOfFile: scratch.child("out"), encoding: .utf8)) ?? ""
-        }
-        func values(_ element: String, in text: String) -> [String] {
-            text.components(separatedBy: "<\(element)>").dropFirst().compactMap { $0.components(separatedBy: "</\(element)>").first }
-        }
         let bucket = endpoint + "/" + Self.bucket
-        guard let id = values("UploadId", in: get(bucket + "?prefix=\(key)&uploads=")).first else { return [] }
-        return values("PartNumber", in: get(bucket + "/" + key + "?uploadId=" + id)).compactMap { Int($0) }
+        guard let id = Self.values("UploadId", in: curl([bucket + "?prefix=\(key)&uploads="])).first else { return [] }
+        return Self.values("PartNumber", in: curl([bucket + "/" + key + "?uploadId=" + id])).compactMap { Int($0) }
+    }
+
+    /// The keys of the unfinished uploads under `prefix` (moto only, as `partsHeld`).
+    public func unfinishedUploads(prefix: String) -> [String] {
+        Self.values("Key", in: curl([endpoint + "/" + Self.bucket + "?prefix=\(prefix)&uploads="])).sorted()
+    }
+
+    /// Starts a multipart upload of `key` and leaves it unfinished, as a crashed tool
+    /// would (moto only, as `partsHeld`).
+    public func startUpload(key: String) {
+        _ = curl(["-X", "POST", endpoint + "/" + Self.bucket + "/" + key + "?uploads="])
+    }
+
+    private func curl(_ arguments: [String]) -> String {
+        let scratch = TemporaryDirectory("ferry-s3-poll")
+        guard let pid = try? ChildProcess.spawn(["/usr/bin/curl", "-s", "--noproxy", "*"] + arguments, output: scratch.child("out"),
+                                                error: scratch.child("err")) else { return "" }
+        _ = ChildProcess.wait(pid)
+        return (try? String(contentsOfFile: scratch.child("out"), encoding: .utf8)) ?? ""
+    }
+
+    private static func values(_ element: String, in text: String) -> [String] {
+        text.components(separatedBy: "<\(element)>").dropFirst().compactMap { $0.components(separatedBy: "</\(element)>").first }
     }
 
     deinit {
