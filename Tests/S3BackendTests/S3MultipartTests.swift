@@ -45,7 +45,7 @@ struct S3MultipartTests {
         return (path, try #require(try LocalFileSystem.metadata(path)).modifiedNanos)
     }
 
-    @Test("a file above the threshold goes in parallel parts and comes back whole, with its time", arguments: S3TestServer.Kind.allCases)
+    @Test("a file above the threshold goes in parallel parts and comes back whole, with its time", arguments: S3TestServer.Kind.singleProcess)
     func roundTrip(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try Self.backend(server, prefix: "mp", concurrency: 4)
@@ -67,7 +67,7 @@ struct S3MultipartTests {
         #expect(try await backend.uploadsInProgress(prefix: "mp/", path: .root).isEmpty)
     }
 
-    @Test("an interrupted upload is continued: only the parts the store lacks are sent", arguments: S3TestServer.Kind.allCases)
+    @Test("an interrupted upload is continued: only the parts the store lacks are sent", arguments: S3TestServer.Kind.singleProcess)
     func resume(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try Self.backend(server, prefix: "resume", concurrency: 1)
