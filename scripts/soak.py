@@ -2,8 +2,9 @@
 """Ferry's reliability soak suite (`make soak`; not part of `make test`).
 
 Runs ferry (FERRY_BIN, default .build/release/ferry) through the failures it promises to
-survive, against a local-directory remote and real WebDAV servers (nginx; Apache for a
-few kill trials), all on 127.0.0.1:
+survive, against a local-directory remote, real WebDAV servers (nginx; Apache for a
+few kill trials) and an S3 store (SeaweedFS `weed mini`, a few kill trials), all on
+127.0.0.1:
 
   kill-push   push, kill -9 at a random moment, clean push, byte-for-byte comparison
   kill-pull   the same for pull
@@ -28,12 +29,13 @@ SERVERS = os.path.join(REPO, "scripts", "test-servers")
 PART = ".ferry-part"
 KiB, MiB = 1 << 10, 1 << 20
 KINDS = ["kill-push", "kill-pull", "last-byte", "faults", "outage", "rewrite", "disk-full"]
-BACKENDS = ["local", "nginx", "apache"]
+BACKENDS = ["local", "nginx", "apache", "s3"]
 FAULT_KINDS = "500,503,reset,delay,lost"
 RUN_TIMEOUT = 180        # seconds any single ferry run may take before it counts as hung
 FAULT_RUN_TIMEOUT = 420  # a run through the fault proxy waits out many retries
 SERVER_DATA_DIRS = {".DAV"}         # Apache's per-folder metadata, not part of the tree
 SERVER_TEMP_PREFIX = ".davfs.tmp"   # Apache's file while a PUT is under way
+S3_KEY, S3_SECRET, S3_BUCKET = "ferry-test-key", "ferry-test-secret", "ferry"  # start-s3.sh's
 
 
 def log(message):
@@ -392,6 +394,34 @@ class Server:
         return total
 
 
+class S3Store(Server):
+    """SeaweedFS `weed mini` from start-s3.sh: the bucket `ferry`; the objects are not on
+    this disk, so pairs look at them by pulling (Soak.s3_view)."""
+
+    def start(self):
+        result = subprocess.run(["bash", os.path.join(SERVERS, "start-s3.sh"), self.dir, "seaweedfs"],
+                                capture_output=True, text=True, timeout=90)
+        if result.returncode != 0:
+            raise RuntimeError(f"weed mini did not start: {result.stderr.strip()}")
+        self.url = result.stdout.strip()
+        return self.url
+
+    def log_mark(self):
+        return 0
+
+    def aborted_put_bytes(self, mark):
+        return 0  # the store keeps no access log: bytes of cut-off uploads are not counted
+
+    def unfinished_uploads(self, prefix):
+        """Keys of the multipart uploads under prefix that were neither completed nor aborted."""
+        listing = subprocess.run(
+            ["curl", "-s", "--noproxy", "*", "--max-time", "10", "--aws-sigv4", "aws:amz:us-east-1:s3",
+             "--user", f"{S3_KEY}:{S3_SECRET}", "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
+             f"{self.url}/{S3_BUCKET}?uploads=&prefix={quote(prefix)}"],
+            capture_output=True, text=True, timeout=30).stdout
+        return [part.split("</Key>")[0] for part in listing.split("<Key>")[1:]]
+
+
 class FaultProxy:
     def __init__(self, upstream, share, seed, log_path):
         self.log_path = log_path
@@ -524,11 +554,18 @@ class Pair:
     command: object             # command(config=..., bwlimit=...) -> ferry arguments
     skip: object = None         # paths the run cannot see (nginx lists no hidden names)
     server: object = None       # the WebDAV server involved, if any
+    refresh: object = None      # S3 push: fetches the remote into target (not on this disk)
 
     def size(self):
         return sum(os.path.getsize(p) for p in tree_files(self.source, self.skip).values())
 
+    def look(self):
+        """Brings target up to date with the remote, where the remote is not on this disk."""
+        if self.refresh:
+            self.refresh()
+
     def differences(self):
+        self.look()
         return compare_trees(self.source, self.target, self.skip)
 
     def discard(self):
@@ -545,6 +582,7 @@ class Soak:
         write_file(os.path.join(self.one_file, "DCIM", "Über den Wolken.mov"),
                    random.Random(f"one-file:{options.seed}").randbytes(5 * MiB))
         self.servers = {}
+        self.s3_seeded = {}             # S3 folder -> the local tree it was seeded from
         self.counter = 0
         self.configs = {
             "plain": self.config("plain", "retry:\n  offline_wait: 2m\n"),
@@ -566,10 +604,40 @@ class Soak:
 
     def server(self, kind):
         if kind not in self.servers:
-            server = Server(kind, os.path.join(self.work, kind))
+            folder = os.path.join(self.work, kind)
+            server = S3Store(kind, folder) if kind == "s3" else Server(kind, folder)
             server.start()
             self.servers[kind] = server
+            if kind == "s3":
+                self.use_s3(server)
         return self.servers[kind]
+
+    def use_s3(self, store):
+        """The remote `s3soak` (small multipart parts, so the 6 MiB files go in parts and
+        a kill can land between them) in the plain config, and the store's keys in ferry's
+        environment, with the machine's own AWS settings left out."""
+        with open(self.configs["plain"], "a") as f:
+            f.write(f"remotes:\n  s3soak:\n    type: s3\n    bucket: {S3_BUCKET}\n    endpoint: {store.url}\n"
+                    "    multipart_threshold: 5M\n    multipart_part_size: 5M\n    multipart_concurrency: 2\n")
+        env = {k: v for k, v in self.ferry.env.items() if not k.startswith("AWS_")}
+        env.update({"AWS_ACCESS_KEY_ID": S3_KEY, "AWS_SECRET_ACCESS_KEY": S3_SECRET, "AWS_REGION": "us-east-1",
+                    "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"})
+        self.ferry.env = env
+
+    def s3_view(self, folder):
+        """A fresh pull of the S3 folder into a local folder (with a state of its own), so
+        the trial's checks compare files on this disk."""
+        view = os.path.join(self.work, "s3-view", folder)
+        state = os.path.join(self.work, "s3-view-state", folder)
+
+        def refresh():
+            remove(view), remove(state)
+            os.makedirs(view)
+            run = self.ferry.run(["pull", view, "--from", f"s3soak:{folder}", "--state", state,
+                                  "--config", self.configs["plain"]])
+            if run.returncode != 0:
+                raise RuntimeError(f"pulling s3soak:{folder} to look at it failed: {run.describe()}")
+        return view, refresh
 
     def remote(self, backend, folder, origin=None):
         """(what ferry is given, where the bytes are on this machine) for a remote folder;
@@ -580,6 +648,9 @@ class Soak:
             path = os.path.join(self.work, "local-remote", folder)
             return path, path
         server = self.server(backend)
+        if backend == "s3":
+            # A seeded folder's bytes are on this disk where they came from.
+            return f"s3soak:{folder}", self.s3_seeded.get(folder) or self.s3_view(folder)[0]
         return server.dav(folder, origin), os.path.join(server.root, folder)
 
     def remote_tree(self, backend, folder, source):
@@ -588,6 +659,14 @@ class Soak:
             path = os.path.join(self.work, "local-remote", folder)
             if not os.path.isdir(path):
                 copy_tree(source, path)
+        elif backend == "s3":
+            if folder not in self.s3_seeded:
+                self.server(backend)
+                run = self.ferry.run(["push", source, "--to", f"s3soak:{folder}", "--state",
+                                      os.path.join(self.work, "s3-seed-state", folder), "--config", self.configs["plain"]])
+                if run.returncode != 0:
+                    raise RuntimeError(f"seeding s3soak:{folder} failed: {run.describe()}")
+                self.s3_seeded[folder] = source
         elif not os.path.isdir(os.path.join(self.server(backend).root, folder)):
             self.server(backend).seed(folder, source)
 
@@ -605,11 +684,12 @@ class Soak:
             target = target or os.path.join(self.work, "pulled", name)
             local, skip = target, in_hidden_folder if backend == "nginx" else None
         flag = "--to" if direction == "push" else "--from"
+        refresh = self.s3_view(name)[1] if backend == "s3" and direction == "push" else None
 
         def command(config="plain", bwlimit=None):
             args = [direction, local, flag, remote, "--state", state, "--config", self.configs[config]]
             return args + (["--bwlimit", bwlimit] if bwlimit else [])
-        return Pair(direction, source, target, state, command, skip, self.servers.get(backend))
+        return Pair(direction, source, target, state, command, skip, self.servers.get(backend), refresh)
 
     def rng(self, kind):
         """A RNG per trial kind, so --only and --backends replay the same moments."""
@@ -631,6 +711,9 @@ class Soak:
         trial.check(not left, f"temporary files left after {what}: {sorted(left)[:5]}")
         doctor = self.ferry.doctor(pair.state)
         trial.check(doctor == 0, f"ferry doctor exit {doctor} after {what}")
+        if isinstance(pair.server, S3Store) and pair.direction == "push":
+            left = pair.server.unfinished_uploads(os.path.basename(pair.target) + "/")
+            trial.check(not left, f"unfinished multipart uploads left after {what}: {left[:5]}")
         if pair.skip and any(pair.skip(path) for path in tree_files(pair.source)):
             trial.tags.append("hidden folders not compared: nginx does not list them")
         if any(name.startswith(SERVER_TEMP_PREFIX) for _, _, names in os.walk(pair.target) for name in names):
@@ -676,8 +759,9 @@ class Soak:
 
     def last_byte_trials(self, direction):
         """One kill per backend at the worst moment: the partial file is complete, the
-        rename has not happened yet."""
-        for backend in self.options.backends:
+        rename has not happened yet. Not on S3, which has no partial file to watch: an
+        object appears whole when its PUT or its multipart completion ends."""
+        for backend in (b for b in self.options.backends if b != "s3"):
             began = time.monotonic()
             trial = Trial(f"{direction} kill -9 at the last byte / {backend}",
                           f"{direction}/{backend} last byte: kill when the partial file reaches full size")
@@ -707,6 +791,7 @@ class Soak:
                            else f"finished before the kill ({killed.describe()})")
         if not killed.killed:
             trial.tags.append("run ended before its kill moment")
+        pair.look()
         torn = torn_files(pair.source, pair.target)
         trial.check(not torn, f"torn or foreign files under their final name after the kill: {torn[:5]}")
         doctor = self.ferry.doctor(pair.state)
@@ -990,13 +1075,15 @@ def parse_arguments():
                         help="kill -9 trials per direction on the local backend and on nginx (default 30)")
     parser.add_argument("--apache-trials", type=int, default=5,
                         help="kill -9 trials per direction on Apache (default 5; 0 to skip)")
+    parser.add_argument("--s3-trials", type=int, default=5,
+                        help="kill -9 trials per direction on S3, SeaweedFS weed mini (default 5; 0 to skip)")
     parser.add_argument("--fault-trials", type=int, default=3,
                         help="trials at each fault share, 10%% and 30%% (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the data and of every random moment (default 1)")
     parser.add_argument("--only", default=",".join(KINDS),
                         help=f"comma-separated trial kinds to run (default all: {','.join(KINDS)})")
     parser.add_argument("--backends", default=",".join(BACKENDS),
-                        help="backends for the kill and rewrite trials (default local,nginx,apache)")
+                        help="backends for the kill and rewrite trials (default local,nginx,apache,s3)")
     parser.add_argument("--bwlimit", default="8M", help="bandwidth limit of the runs that get killed (default 8M)")
     parser.add_argument("--last-byte-bwlimit", default="2M",
                         help="bandwidth limit of the last-byte kill trials (default 2M)")
@@ -1020,7 +1107,7 @@ def parse_arguments():
 
 
 def run_soak(soak, options):
-    counts = {"local": options.trials, "nginx": options.trials, "apache": options.apache_trials}
+    counts = {"local": options.trials, "nginx": options.trials, "apache": options.apache_trials, "s3": options.s3_trials}
     steps = []
     for direction in ("push", "pull"):
         if f"kill-{direction}" in options.only:
@@ -1049,6 +1136,7 @@ def write_report(soak, options, version, began):
     title = (f"Ferry soak, {time.strftime('%Y-%m-%d %H:%M')}, {platform.node()} "
              f"({os.cpu_count()} cores, {platform.system()} {platform.release()}), {version}; "
              f"`--seed {options.seed} --trials {options.trials} --apache-trials {options.apache_trials} "
+             f"--s3-trials {options.s3_trials} "
              f"--fault-trials {options.fault_trials}`; data: {human(soak.tree_size)} in "
              f"{len(tree_files(soak.data))} files; total {time.monotonic() - began:.0f} s.")
     failures = [t for t in soak.trials if not t.passed and not t.skipped]

@@ -8,14 +8,15 @@ public struct MultipartSettings: Sendable, Equatable {
     public var partSize: Int64 = 16 << 20
     /// Parts of one file in flight at once (default 4).
     public var concurrency: Int = 4
-    /// Uploads Ferry started and left unfinished for this long are aborted, so their parts
-    /// stop taking space (default 7 days); nil never aborts them.
+    /// Uploads left unfinished for this long are aborted at the start of a push, so their
+    /// parts stop taking space (default 7 days), unless the journal means to continue
+    /// them; nil never aborts them on its own (`ferry doctor --cleanup` still does).
     public var abandonAfterSeconds: Int64? = 7 * 86_400
 
     public init() {}
 
     /// The settings a remote's options give (`multipart_threshold`, `multipart_part_size`,
-    /// `multipart_concurrency`, `multipart_abandon_after_days`).
+    /// `multipart_concurrency`, `abandoned_uploads_after`).
     public init(options: [String: String], remote: String) throws(BackendError) {
         if let text = options["multipart_threshold"] {
             guard let bytes = Quantity.bytes(text), bytes >= MultipartPlan.minimumPartSize else {
@@ -35,11 +36,12 @@ public struct MultipartSettings: Sendable, Equatable {
             }
             concurrency = count
         }
-        if let text = options["multipart_abandon_after_days"] {
-            guard let days = Int64(text), days >= 0 else {
-                throw BackendError(.invalidName, "remote '\(remote)': multipart_abandon_after_days must be a whole number of days, 0 for never")
+        if let text = options["abandoned_uploads_after"] {
+            guard let duration = Quantity.duration(text), duration >= .zero else {
+                throw BackendError(.invalidName, "remote '\(remote)': abandoned_uploads_after must be a duration such as 7d or 12h, 0 for never (got '\(text)')")
             }
-            abandonAfterSeconds = days == 0 ? nil : days * 86_400
+            let seconds = duration.components.seconds
+            abandonAfterSeconds = seconds == 0 ? nil : seconds
         }
     }
 }

@@ -24,7 +24,6 @@ extension S3Backend {
         let path = request.destination
         let key = addressing.key(path)
         let plan = MultipartPlan(fileSize: request.size, preferredPartSize: multipart.partSize)
-        try await abortAbandonedUploadsOnce()
 
         let existing = try await uploadsInProgress(key: key, path: path)
         var uploadID: String?
@@ -196,24 +195,5 @@ extension S3Backend {
         guard response.isSuccess || response.status == 404 else {
             throw failure(response, method: "DELETE (AbortMultipartUpload)", path: path)
         }
-    }
-
-    /// Aborts the unfinished uploads under the remote's prefix started before `age`
-    /// seconds ago; returns how many. `ferry doctor --cleanup` material, and run once per
-    /// backend before its first multipart upload with the configured age.
-    public func abortAbandonedUploads(olderThanSeconds age: Int64, now: Int64 = Int64(Date().timeIntervalSince1970)) async throws(BackendError) -> Int {
-        let uploads = try await uploadsInProgress(prefix: addressing.prefix, path: .root)
-        var aborted = 0
-        for upload in uploads {
-            guard let initiated = upload.initiatedNanos, initiated / 1_000_000_000 < now - age else { continue }
-            try await abort(key: upload.key, uploadID: upload.uploadID, path: .root)
-            aborted += 1
-        }
-        return aborted
-    }
-
-    private func abortAbandonedUploadsOnce() async throws(BackendError) {
-        guard let age = multipart.abandonAfterSeconds, abandonedUploadsSwept.claim() else { return }
-        _ = try await abortAbandonedUploads(olderThanSeconds: age)
     }
 }

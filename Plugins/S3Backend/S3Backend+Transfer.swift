@@ -10,13 +10,18 @@ extension S3Backend {
     /// must be the MD5 Ferry computed.
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         let path = request.destination
-        try await checkSource(request)
         if request.size > min(multipart.threshold, Self.maxSinglePutBytes) {
+            try await checkSource(request)
             return try await uploadInParts(request, observer: observer)
         }
-        let digest = try await FileDigest.md5(path: request.source, length: request.size)
-        // The hash is of the version the job planned only if the file did not change meanwhile.
-        try await checkSource(request)
+        // One trip to a blocking thread per small file, not three: the hash is of the
+        // version the job planned only if the file is that version before and after.
+        let digest = try await BlockingIO.run { () throws(BackendError) -> FileDigest.Result in
+            try Self.checkSourceNow(request)
+            let digest = try FileDigest.md5Now(path: request.source, length: request.size)
+            try Self.checkSourceNow(request)
+            return digest
+        }
         var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
                        ("x-amz-meta-mtime", String(request.modifiedNanos))]
         // A key the listing did not have is created only if it is still free: another
@@ -42,10 +47,13 @@ extension S3Backend {
 
     /// Refuses a source that is no longer the version the job was planned for.
     func checkSource(_ request: UploadRequest) async throws(BackendError) {
+        try await BlockingIO.run { () throws(BackendError) in try Self.checkSourceNow(request) }
+    }
+
+    /// The same on the calling thread, which must be a blocking one (`BlockingIO`).
+    static func checkSourceNow(_ request: UploadRequest) throws(BackendError) {
         let source = request.source
-        let metadata = try await BlockingIO.run { () throws(BackendError) -> FileMetadata? in
-            try BackendError.catching { try LocalFileSystem.metadata(source) }
-        }
+        let metadata = try BackendError.catching { try LocalFileSystem.metadata(source) }
         guard let metadata, metadata.kind == .file else {
             throw BackendError(.changedDuringTransfer, "the file is gone or is no longer a file", path: source)
         }

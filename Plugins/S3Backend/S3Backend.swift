@@ -27,8 +27,6 @@ public struct S3Backend: Backend {
     /// Keys per listing page (`max-keys`); nil leaves it to the store (1,000 on AWS).
     var listPageSize: Int?
     public let multipart: MultipartSettings
-    /// Set once abandoned uploads were looked for (before the first multipart upload).
-    let abandonedUploadsSwept = OnceFlag()
 
     /// Bytes kept in memory of one listing page or error answer (a page of 1,000 keys is
     /// a few hundred KiB).

@@ -23,8 +23,9 @@ extension S3Backend {
             .init("multipart_threshold", .string, summary: "files larger than this are sent in parts, several at once (default 64M)"),
             .init("multipart_part_size", .string, summary: "the size of each part (default 16M; grown to stay under 10,000 parts)"),
             .init("multipart_concurrency", .integer, summary: "parts of one file sent at once (default 4)"),
-            .init("multipart_abandon_after_days", .integer,
-                  summary: "unfinished uploads older than this are aborted before the next large upload (default 7; 0: never)"),
+            .init("abandoned_uploads_after", .string,
+                  summary: "unfinished uploads older than this are aborted at the start of a push, unless the journal "
+                  + "means to continue them (default 7d; 0: never)"),
             .init("ca_file", .path, summary: "a CA bundle to verify the store's certificate with (default: AWS_CA_BUNDLE)"),
             .init("insecure", .boolean, summary: "skip TLS verification (warned about on every run)"),
             .init("connect_timeout", .integer, summary: "seconds to connect (default 15)"),

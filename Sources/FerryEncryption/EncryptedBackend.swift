@@ -186,6 +186,14 @@ public final class EncryptedBackend: Backend {
         return DownloadResult(entry: entry, bytesReceived: size, resumedFrom: 0)
     }
 
+    /// Encrypted uploads never continue an earlier one (each sends a fresh ciphertext), so
+    /// the journal's `keeping` has nothing to protect; the paths reported are the stored ones.
+    public func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+                                      olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
+        let keys = try await unlock.keys()
+        return try await inner.abortAbandonedUploads(below: try stored(folder, keys), keeping: [], olderThanSeconds: olderThanSeconds)
+    }
+
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
         let keys = try await unlock.keys(writing: true)
         try await inner.makeDirectory(try stored(path, keys))

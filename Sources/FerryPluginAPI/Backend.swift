@@ -41,6 +41,14 @@ public protocol Backend: Sendable {
     /// answer is kept for the backend's lifetime, so later calls are free. `capabilities`
     /// reflects what has been learnt so far. The default returns `capabilities`.
     func discoverCapabilities() async throws(BackendError) -> BackendCapabilities
+
+    /// Aborts the uploads left unfinished below `folder` (S3 multipart uploads, whose
+    /// parts take space until completed or aborted) that were started more than
+    /// `olderThanSeconds` ago — nil: the backend's own setting, which may be never — except
+    /// those going to a path in `keeping`, which the journal means to continue. Returns
+    /// what it aborted. The default does nothing: most backends leave nothing behind.
+    func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+                               olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload]
 }
 
 extension Backend {
@@ -58,6 +66,11 @@ extension Backend {
 
     public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
         capabilities
+    }
+
+    public func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+                                      olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
+        []
     }
 
     /// Every file below `directory`, walked one folder at a time (servers refuse deep

@@ -8,7 +8,14 @@ public final class S3TestServer: Sendable {
         case seaweedfs
         /// `moto_server`: in memory, does not check signatures.
         case moto
+        /// SeaweedFS as separate processes (`scripts/test-servers/start-s3-cluster.sh`): a
+        /// master, two volume servers keeping every object on both, a filer with its S3
+        /// gateway. Checks signatures. Slower to start (several seconds).
+        case seaweedfsCluster = "seaweedfs-cluster"
         public var description: String { rawValue }
+
+        /// The stores of one process each, which every S3 test runs against.
+        public static let singleProcess: [Kind] = [.seaweedfs, .moto]
     }
 
     public static let bucket = "ferry"
@@ -27,7 +34,9 @@ public final class S3TestServer: Sendable {
         self.scratch = scratch
         directory = scratch.path
         let result = try await onOwnThread { [directory] in
-            try TestServer.script("start-s3.sh", arguments: [directory, kind.rawValue])
+            kind == .seaweedfsCluster
+                ? try TestServer.script("start-s3-cluster.sh", arguments: [directory])
+                : try TestServer.script("start-s3.sh", arguments: [directory, kind.rawValue])
         }
         guard result.status == 0, let line = result.output.split(separator: "\n").last, line.hasPrefix("http://") else {
             throw TestServerError(message: "cannot start \(kind): \(result.error.trimmingCharacters(in: .whitespacesAndNewlines))")
@@ -47,19 +56,59 @@ public final class S3TestServer: Sendable {
     /// curl on the calling thread (so a test can poll it from a thread of its own). Only
     /// for moto, which answers unsigned requests.
     public func partsHeld(key: String) -> [Int] {
-        func get(_ url: String) -> String {
-            let scratch = TemporaryDirectory("ferry-s3-poll")
-            guard let pid = try? ChildProcess.spawn(["/usr/bin/curl", "-s", "--noproxy", "*", url], output: scratch.child("out"),
-                                                    error: scratch.child("err")) else { return "" }
-            _ = ChildProcess.wait(pid)
-            return (try? String(contentsOfFile: scratch.child("out"), encoding: .utf8)) ?? ""
-        }
-        func values(_ element: String, in text: String) -> [String] {
-            text.components(separatedBy: "<\(element)>").dropFirst().compactMap { $0.components(separatedBy: "</\(element)>").first }
-        }
         let bucket = endpoint + "/" + Self.bucket
-        guard let id = values("UploadId", in: get(bucket + "?prefix=\(key)&uploads=")).first else { return [] }
-        return values("PartNumber", in: get(bucket + "/" + key + "?uploadId=" + id)).compactMap { Int($0) }
+        guard let id = Self.values("UploadId", in: curl([bucket + "?prefix=\(key)&uploads="])).first else { return [] }
+        return Self.values("PartNumber", in: curl([bucket + "/" + key + "?uploadId=" + id])).compactMap { Int($0) }
+    }
+
+    /// The keys of the unfinished uploads under `prefix` (moto only, as `partsHeld`).
+    public func unfinishedUploads(prefix: String) -> [String] {
+        Self.values("Key", in: curl([endpoint + "/" + Self.bucket + "?prefix=\(prefix)&uploads="])).sorted()
+    }
+
+    /// Starts a multipart upload of `key` and leaves it unfinished, as a crashed tool
+    /// would (moto only, as `partsHeld`).
+    public func startUpload(key: String) {
+        _ = curl(["-X", "POST", endpoint + "/" + Self.bucket + "/" + key + "?uploads="])
+    }
+
+    /// For a cluster: the volume ids each volume server holds, by server, as its master
+    /// reports them (`/dir/status`).
+    public func volumesByServer() -> [String: [Int]] {
+        guard let master = try? String(contentsOfFile: directory + "/master-url", encoding: .utf8),
+              let status = try? JSONSerialization.jsonObject(with: Data(curl([master.trimmingCharacters(in: .whitespacesAndNewlines)
+                                                                              + "/dir/status"]).utf8)) as? [String: Any],
+              let topology = status["Topology"] as? [String: Any] else { return [:] }
+        var volumes: [String: [Int]] = [:]
+        for center in topology["DataCenters"] as? [[String: Any]] ?? [] {
+            for rack in center["Racks"] as? [[String: Any]] ?? [] {
+                for node in rack["DataNodes"] as? [[String: Any]] ?? [] {
+                    guard let url = node["Url"] as? String else { continue }
+                    let ids = (node["VolumeIds"] as? String ?? "").split(separator: " ").flatMap(Self.volumeRange)
+                    volumes[url] = ids.sorted()
+                }
+            }
+        }
+        return volumes
+    }
+
+    /// "3" or "1-6" → the ids.
+    private static func volumeRange(_ text: Substring) -> [Int] {
+        let bounds = text.split(separator: "-").compactMap { Int($0) }
+        guard let low = bounds.first, let high = bounds.last, low <= high else { return [] }
+        return Array(low...high)
+    }
+
+    private func curl(_ arguments: [String]) -> String {
+        let scratch = TemporaryDirectory("ferry-s3-poll")
+        guard let pid = try? ChildProcess.spawn(["/usr/bin/curl", "-s", "--noproxy", "*"] + arguments, output: scratch.child("out"),
+                                                error: scratch.child("err")) else { return "" }
+        _ = ChildProcess.wait(pid)
+        return (try? String(contentsOfFile: scratch.child("out"), encoding: .utf8)) ?? ""
+    }
+
+    private static func values(_ element: String, in text: String) -> [String] {
+        text.components(separatedBy: "<\(element)>").dropFirst().compactMap { $0.components(separatedBy: "</\(element)>").first }
     }
 
     deinit {

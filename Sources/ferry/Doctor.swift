@@ -11,28 +11,123 @@ extension Ferry {
                 Exit 0 when the journal is sound (interrupted transfers continue on the next run), 1 when it is damaged.                 The health report (folders whose failures grow, queues that have not moved for a day, remotes                 offline more than history.offline_alert of the last day, a journal growing faster than its files)                 warns without changing the exit code.
                 """)
 
+        @Flag(name: .long, help: ArgumentHelp(
+            "Also abort the uploads left unfinished on each configured folder's remote (S3 multipart uploads), "
+                + "except those the journal means to continue."))
+        var cleanup = false
+
+        @Option(name: .long, help: ArgumentHelp(
+            "With --cleanup: only uploads started longer ago than this; a younger one may be another machine's, under way.",
+            valueName: "duration"))
+        var olderThan = "1h"
+
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let context = try CommandContext.load(global)
+            guard let age = Quantity.duration(olderThan), age >= .zero else {
+                throw CommandFailure.usage("--older-than: '\(olderThan)' is not a duration (e.g. 1h, 7d, 0)")
+            }
             let journalPath = StateLocation.journalPath(in: context.stateDirectory)
-            let report: JournalHealth
+            let journal: Journal?
+            var report: JournalHealth?
             do {
-                guard let journal = try Journal.openForReading(at: journalPath) else {
-                    var object = JSONObject()
-                    object.add("journal", journalPath)
-                    object.add("integrity", "absent")
-                    StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
-                    return
+                journal = try Journal.openForReading(at: journalPath)
+                if let journal {
+                    report = try await JournalHealth.examine(journal, stateDirectory: context.stateDirectory,
+                                                             offlineAlert: context.config.history.offlineAlert)
                 }
-                report = try await JournalHealth.examine(journal, stateDirectory: context.stateDirectory,
-                                                         offlineAlert: context.config.history.offlineAlert)
             } catch {
                 throw CommandFailure.runtime("\(error); move the journal aside and run again to rebuild it from both sides")
             }
-            StandardStreams.output(global.json ? report.json.text : report.text)
-            if !report.problems.isEmpty { throw ExitCodeFailure.someFilesFailed }
+            if let report {
+                StandardStreams.output(global.json ? report.json.text : report.text)
+            } else {
+                var object = JSONObject()
+                object.add("journal", journalPath)
+                object.add("integrity", "absent")
+                StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
+            }
+            if cleanup {
+                try await AbandonedUploadCleanup(context: context, journal: journal, olderThanSeconds: age.components.seconds,
+                                                 json: global.json).run()
+            }
+            if let report, !report.problems.isEmpty { throw ExitCodeFailure.someFilesFailed }
         }
+    }
+}
+
+/// `ferry doctor --cleanup`: every configured folder that sends (push, sync) has its
+/// remote's unfinished uploads aborted, except those its journal means to continue
+/// (`AbandonedUploadSweep`) and those of a folder a process is syncing now.
+struct AbandonedUploadCleanup {
+    var context: CommandContext
+    var journal: Journal?
+    var olderThanSeconds: Int64
+    var json: Bool
+
+    func run() async throws {
+        let selection = FolderSelection(config: context.config, registry: context.registry, currentDirectory: context.currentDirectory)
+        let pairs = context.config.folders.isEmpty ? [] : try resolved(selection)
+        if pairs.isEmpty { report(folder: nil, "cleanup: no configured folder sends to a remote") }
+        var failed = false
+        for pair in pairs where pair.mode != .pull {
+            let record = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+            if let id = record?.id, let holder = RunLock.holder(stateDirectory: context.stateDirectory, pairId: id) {
+                report(folder: pair.name, "\(pair.name): left alone, a run is under way (\(holder))")
+                continue
+            }
+            do {
+                var keeping: Set<RemotePath> = []
+                if let journal, let id = record?.id {
+                    keeping = try await AbandonedUploadSweep.keeping(journal, pairId: id, remoteRoot: pair.remoteRoot)
+                }
+                let aborted = try await pair.backend.abortAbandonedUploads(below: pair.remoteRoot, keeping: keeping,
+                                                                           olderThanSeconds: olderThanSeconds)
+                report(folder: pair.name, aborted: aborted, kept: keeping.count)
+            } catch {
+                failed = true
+                report(folder: pair.name, "\(pair.name): cannot clean up \(pair.backend.displayName): \(error)")
+            }
+        }
+        if failed { throw ExitCodeFailure.someFilesFailed }
+    }
+
+    private func resolved(_ selection: FolderSelection) throws -> [FolderPair] {
+        do {
+            return try selection.resolveAnyMode(folder: nil, remote: nil)
+        } catch {
+            throw CommandFailure.usage(error.message)
+        }
+    }
+
+    private func report(folder: String?, aborted: [AbandonedUpload], kept: Int) {
+        guard !json else {
+            var object = JSONObject()
+            object.add("event", "cleanup")
+            object.add("folder", folder)
+            object.add("aborted_uploads", aborted.map(\.path.string))
+            object.add("kept_for_resume", kept)
+            StandardStreams.output(object.text)
+            return
+        }
+        let name = folder ?? ""
+        StandardStreams.output("\(name): aborted \(aborted.count) unfinished upload(s)"
+            + (kept > 0 ? "; \(kept) file(s) with a partial transfer the next run continues were left alone" : ""))
+        for upload in aborted.prefix(20) { StandardStreams.output("    \(upload.path.string)") }
+        if aborted.count > 20 { StandardStreams.output("    … and \(aborted.count - 20) more") }
+    }
+
+    private func report(folder: String?, _ message: String) {
+        guard json else {
+            StandardStreams.output(message)
+            return
+        }
+        var object = JSONObject()
+        object.add("event", "cleanup")
+        object.add("folder", folder)
+        object.add("message", message)
+        StandardStreams.output(object.text)
     }
 }
 

@@ -20,8 +20,8 @@ struct S3CrashResumeTests {
                 multipart_threshold: 5M
                 multipart_part_size: 5M
                 multipart_concurrency: 1
-                # moto dates every upload 2010-11-10: never sweep them as abandoned here.
-                multipart_abandon_after_days: 0
+                # moto dates every upload 2010-11-10, past any age: the push that resumes
+                # aborts abandoned uploads first, and must keep the one the journal continues.
             folders:
               videos:
                 path: src

@@ -5,7 +5,7 @@ import Testing
 @Suite("push and pull through real S3 stores", .integration)
 struct S3PushPullTests {
     @Test("push to s3://, push again (nothing sent), pull into an empty folder with a fresh state: identical bytes and times",
-          arguments: S3TestServer.Kind.allCases)
+          arguments: S3TestServer.Kind.singleProcess)
     func pushPushPull(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let work = Workspace()

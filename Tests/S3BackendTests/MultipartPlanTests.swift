@@ -42,9 +42,13 @@ struct MultipartPlanTests {
 
     @Test func sizesAndCountsComeFromTheOptions() throws {
         let settings = try MultipartSettings(options: ["multipart_threshold": "8M", "multipart_part_size": "5M",
-                                                       "multipart_concurrency": "2", "multipart_abandon_after_days": "0"], remote: "r")
+                                                       "multipart_concurrency": "2", "abandoned_uploads_after": "0"], remote: "r")
         #expect(settings.threshold == 8 << 20 && settings.partSize == 5 << 20 && settings.concurrency == 2)
         #expect(settings.abandonAfterSeconds == nil)
+        let defaultAge: Int64? = 7 * 86_400
+        #expect(MultipartSettings().abandonAfterSeconds == defaultAge)
+        #expect(try MultipartSettings(options: ["abandoned_uploads_after": "36h"], remote: "r").abandonAfterSeconds == 36 * 3600)
+        #expect(throws: (any Error).self) { try MultipartSettings(options: ["abandoned_uploads_after": "soon"], remote: "r") }
         #expect(throws: (any Error).self) { try MultipartSettings(options: ["multipart_part_size": "1M"], remote: "r") }
     }
 }

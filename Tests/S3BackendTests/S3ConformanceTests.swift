@@ -5,11 +5,12 @@ import Testing
 
 @testable import S3Backend
 
-/// Every conformance check against a real SeaweedFS (`weed mini`, which checks signatures)
-/// and moto, each check under a fresh prefix of the test bucket.
+/// Every conformance check against a real SeaweedFS (`weed mini`, which checks signatures),
+/// moto, and a SeaweedFS cluster of separate processes, each check under a fresh prefix of
+/// the test bucket.
 @Suite("S3 conformance against real stores", .serialized, .integration)
 struct S3ConformanceTests {
-    @Test(arguments: S3TestServer.Kind.allCases)
+    @Test(arguments: S3TestServer.Kind.singleProcess + [.seaweedfsCluster])
     func conformance(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         var failures: [String] = []

@@ -20,7 +20,7 @@ struct S3StoreBehaviourTests {
         return request
     }
 
-    @Test("a folder listed over many pages (continuation tokens) lists every file once", arguments: S3TestServer.Kind.allCases)
+    @Test("a folder listed over many pages (continuation tokens) lists every file once", arguments: S3TestServer.Kind.singleProcess)
     func pagedListing(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         var backend = try server.backend(prefix: "paged")
@@ -38,7 +38,7 @@ struct S3StoreBehaviourTests {
         #expect(listed.allSatisfy { $0.kind == .directory || $0.etag != nil })
     }
 
-    @Test("a download gives back the modification time stored with the object", arguments: S3TestServer.Kind.allCases)
+    @Test("a download gives back the modification time stored with the object", arguments: S3TestServer.Kind.singleProcess)
     func modificationTimeComesBack(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try server.backend(prefix: "mtime")
@@ -68,7 +68,7 @@ struct S3StoreBehaviourTests {
         }
     }
 
-    @Test("a missing bucket is a permanent error, never an empty folder", arguments: S3TestServer.Kind.allCases)
+    @Test("a missing bucket is a permanent error, never an empty folder", arguments: S3TestServer.Kind.singleProcess)
     func missingBucket(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let addressing = try S3Addressing(endpoint: server.endpoint, bucket: "no-such-bucket", prefix: "", virtualHost: false)
@@ -86,7 +86,7 @@ struct S3StoreBehaviourTests {
     }
 
     @Test("the probe finds ListObjectsV2, conditional writes and checkable multipart ETags, and leaves nothing behind",
-          arguments: S3TestServer.Kind.allCases)
+          arguments: S3TestServer.Kind.singleProcess)
     func probe(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try server.backend(prefix: "probe")
@@ -96,7 +96,7 @@ struct S3StoreBehaviourTests {
     }
 
     @Test("an upload of a file the listing did not have never replaces an object another writer created meanwhile",
-          arguments: S3TestServer.Kind.allCases)
+          arguments: S3TestServer.Kind.singleProcess)
     func conditionalCreate(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try server.backend(prefix: "race")
@@ -121,7 +121,7 @@ struct S3StoreBehaviourTests {
     }
 
     @Test("a failed download never leaves the store's error body in the partial file",
-          arguments: S3TestServer.Kind.allCases)
+          arguments: S3TestServer.Kind.singleProcess)
     func failedDownloadLeavesThePartialFile(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let backend = try server.backend(prefix: "gone")

@@ -17,17 +17,21 @@ Modes:
             end (`--levels N` as above).
   names     `/dav/` lists the files given by `--name` (repeatable, percent-encoded on
             the wire, each 3 bytes).
+  put       every PUT is taken and answered 200 with the MD5 of its body as ETag, as an
+            S3 store answers (no signature check); its log line ends with
+            `expect=VALUE` when the request carried an Expect header, so a test sees
+            what a client really sent.
 
 `--log FILE` appends one line per request (`METHOD RAW-PATH STATUS BYTES-SENT`), written
 before the answer's body, so a test that counts requests once it has an answer needs no
 wait. Requests that never end (a streamed body cut off by the client) log `aborted`.
 """
-import argparse, email.utils, socket, threading
+import argparse, email.utils, hashlib, socket, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote, unquote
 
 parser = argparse.ArgumentParser(description="A hostile WebDAV server for tests.")
-parser.add_argument("mode", choices=["oversize", "deep", "wide", "names"])
+parser.add_argument("mode", choices=["oversize", "deep", "wide", "names", "put"])
 parser.add_argument("--log", help="append one line per request to this file")
 parser.add_argument("--listed", type=int, default=5, help="oversize: the size the listing gives")
 parser.add_argument("--body", type=int, default=64 << 20, help="oversize: the bytes a GET streams")
@@ -42,10 +46,10 @@ log_file = open(arguments.log, "a", buffering=1) if arguments.log else None
 MODIFIED = email.utils.formatdate(1_700_000_000, usegmt=True)
 
 
-def log(method, path, status, sent):
+def log(method, path, status, sent, note=None):
     if log_file:
         with lock:
-            log_file.write(f"{method} {path} {status} {sent}\n")
+            log_file.write(f"{method} {path} {status} {sent}" + (f" {note}" if note else "") + "\n")
 
 
 def response_xml(href, is_folder, size):
@@ -101,8 +105,8 @@ class Hostile(BaseHTTPRequestHandler):
         # every answer on a kept-alive connection wait 40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def answer(self, status, body=b"", headers=(), length=None):
-        log(self.command, self.path, status, len(body))
+    def answer(self, status, body=b"", headers=(), length=None, note=None):
+        log(self.command, self.path, status, len(body), note)
         self.send_response(status)
         for key, value in headers:
             self.send_header(key, value)
@@ -185,6 +189,15 @@ class Hostile(BaseHTTPRequestHandler):
         self.answer(403)
 
     do_PUT = do_DELETE = do_MKCOL = do_MOVE = do_COPY = do_PROPPATCH = do_POST = refuse
+
+    def do_PUT(self):
+        if arguments.mode != "put":
+            return self.refuse()
+        # The standard library answers `Expect: 100-continue` before this runs.
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        expect = self.headers.get("Expect")
+        self.answer(200, headers=[("ETag", f'"{hashlib.md5(body).hexdigest()}"')],
+                    note=f"expect={expect}" if expect else None)
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)

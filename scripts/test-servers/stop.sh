@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stops the test server (nginx, Apache, the upload server or an S3 server) started from
-# DIR by start-nginx.sh, start-apache.sh, start-upload.sh or start-s3.sh: TERM, wait up to 5 s, then KILL.
+# DIR by start-nginx.sh, start-apache.sh, start-upload.sh, start-s3.sh or start-s3-cluster.sh: TERM, wait up to 5 s, then KILL.
 # Exit 0 also when nothing runs.
 # Usage: scripts/test-servers/stop.sh DIR
 set -uo pipefail
@@ -45,5 +45,10 @@ stop_one "$dir/httpd.pid" "$dir/httpd.conf"
 stop_one "$dir/upload.pid" "$dir/upload.conf"
 stop_one "$dir/weed.pid" "$dir/data"
 stop_one "$dir/moto.pid" "$dir/data/moto-launch.py"
+# start-s3-cluster.sh: the filer (and its S3 gateway) first, the master last.
+stop_one "$dir/weed-filer.pid" "$dir/data/filer"
+stop_one "$dir/weed-volume1.pid" "$dir/data/volume1"
+stop_one "$dir/weed-volume2.pid" "$dir/data/volume2"
+stop_one "$dir/weed-master.pid" "$dir/data/master"
 rm -f "$dir/url"
 exit 0

@@ -140,6 +140,7 @@ public struct SyncRun: Sendable {
         if options.dryRun {
             reportDryRun(plan, partition: partition)
         } else {
+            if pair.mode != .pull { await abortAbandonedUploads(opened) }
             try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, summary: &summary)
         }
         summary.elapsedSeconds = seconds(since: started)
@@ -551,6 +552,18 @@ public struct SyncRun: Sendable {
             try await TrashExpiry.purgeRemote(remoteFolder, backend: pair.backend, now: now, keepSeconds: keep)
         } catch {
             sink.emit(.skipped(path: remoteFolder.description, reason: "cannot empty expired remote trash: \(error.description)"))
+        }
+    }
+
+    /// Uploads left unfinished on the remote longer than the backend's setting, and not
+    /// meant to be continued, are aborted (`AbandonedUploadSweep`). A failure here loses
+    /// nothing (the parts stay a little longer), so it is reported and the run goes on.
+    private func abortAbandonedUploads(_ opened: OpenJournal) async {
+        guard let journal = opened.journal, opened.pairRecord != nil else { return }
+        do {
+            _ = try await AbandonedUploadSweep.run(pair, journal: journal, pairId: opened.pairId, olderThanSeconds: nil)
+        } catch {
+            sink.emit(.skipped(path: pair.remoteRoot.description, reason: "cannot abort abandoned uploads: \(error)"))
         }
     }
 
