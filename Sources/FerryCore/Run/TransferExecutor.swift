@@ -244,6 +244,17 @@ struct TransferExecutor: Sendable {
                 default: unchanged = false
                 }
                 guard unchanged else {
+                    // An earlier attempt of this very download put it in place and was
+                    // stopped before the journal heard of it (a kill -9): the file there
+                    // has the size and time this attempt gives, and the same bytes. S3
+                    // shows this: its listing's time is the upload's, not the one a pull
+                    // sets, so planning could not recognise the file as Ferry's own.
+                    if let current, current.kind == .file, current.size == written.size,
+                       let modified = result.entry.modifiedNanos, current.modifiedNanos == modified,
+                       try Self.sameBytes(try folder.open(relative, .read), try folder.open(partial, .read)) {
+                        try folder.removeFile(partial)
+                        return current
+                    }
                     throw BackendError(.changedDuringTransfer,
                                        "the local file changed while the remote version was downloading; run pull again",
                                        path: final, retryable: false)
