@@ -109,6 +109,9 @@ final class CurlEasyHandle {
             set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
             if mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         }
+        if let range = request.range {
+            set(CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
+        }
         if let offset = request.resumeFrom, offset > 0 {
             codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))
         }

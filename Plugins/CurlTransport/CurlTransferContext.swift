@@ -28,6 +28,15 @@ final class CurlTransferContext {
     private var bodyBytes: Int64 = 0
     /// Body bytes of non-final responses (redirects, 401 challenges) are not the payload.
     private var payloadStatus = true
+    /// The status of the response being received (0 before its status line).
+    private var status = 0
+    /// `HTTPRequest.range`: the only bytes this transfer may write, checked against the
+    /// response's status and `Content-Range` when its first body byte arrives.
+    private let requestedRange: ClosedRange<Int64>?
+    /// Set once the response's first body byte has been checked against the range.
+    private var rangeChecked = false
+    /// An error status's body, under `requestedRange`: read and dropped, never written.
+    private var dropErrorBody = false
 
     private(set) var headers: [(String, String)] = []
     private(set) var failure: BackendError?
@@ -36,6 +45,7 @@ final class CurlTransferContext {
 
     init(request: HTTPRequest, observer: any TransferObserver) throws(BackendError) {
         self.observer = observer
+        requestedRange = request.range
         switch request.body {
         case .none: break
         case let .data(data): requestData = data
@@ -56,6 +66,10 @@ final class CurlTransferContext {
             let file = try BackendError.catching { try OpenFile(path, mode: .writeExisting) }
             try BackendError.catching { try file.truncate(to: offset) }
             responseFile = file
+            responseFileOffset = offset
+        case let .fileRegion(path, offset):
+            // Other streams write the rest of the file meanwhile: no truncation here.
+            responseFile = try BackendError.catching { try OpenFile(path, mode: .writeExisting) }
             responseFileOffset = offset
         case .discard:
             discardBody = true
@@ -127,6 +141,24 @@ final class CurlTransferContext {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if observer.isCancelled { return false }
         guard payloadStatus else { return true }
+        if let range = requestedRange, !rangeChecked {
+            rangeChecked = true
+            if status == 206 {
+                guard let served = responseHeader(named: "content-range").flatMap(Self.contentRangeBounds), served == range else {
+                    failure = BackendError(.protocolViolation, "the server sent other bytes than the range asked for", retryable: true)
+                    return false
+                }
+            } else if (200..<300).contains(status) {
+                failure = BackendError(.protocolViolation, "the server ignored the requested range", retryable: true)
+                return false
+            } else {
+                dropErrorBody = true
+            }
+        }
+        if dropErrorBody {
+            bodyBytes += Int64(bytes.count)
+            return bodyBytes <= HTTPRequest.discardLimit
+        }
         // Checked before a byte is written: a listed size is a promise, and a server that
         // breaks it (or a file that grew since it was listed) must not fill the disk.
         guard bodyBytes + Int64(bytes.count) <= maxBodyBytes else {
@@ -172,7 +204,9 @@ final class CurlTransferContext {
         let text = UnsafeRawBufferPointer(rebasing: line[start..<end])
         if text.starts(with: "HTTP/".utf8) {
             headers.removeAll()
-            let status = Self.statusCode(text)
+            status = Self.statusCode(text)
+            rangeChecked = false
+            dropErrorBody = false
             // Bodies of redirects and auth challenges are not the payload.
             payloadStatus = !((300..<400).contains(status) || status == 401 || status == 100)
             return
@@ -195,6 +229,20 @@ final class CurlTransferContext {
             index += 1
         }
         return index == space + 4 ? status : 0
+    }
+
+    /// The first bytes and the last byte of `Content-Range: bytes 10-19/20`.
+    static func contentRangeBounds(_ value: String) -> ClosedRange<Int64>? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes "), let slash = trimmed.firstIndex(of: "/") else { return nil }
+        let span = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 6)..<slash].split(separator: "-")
+        guard span.count == 2, let first = Int64(span[0].trimmingCharacters(in: .whitespaces)),
+              let last = Int64(span[1].trimmingCharacters(in: .whitespaces)), first <= last else { return nil }
+        return first...last
+    }
+
+    private func responseHeader(named name: String) -> String? {
+        headers.last { $0.0 == name }?.1
     }
 
     var isCancelled: Bool { observer.isCancelled }
