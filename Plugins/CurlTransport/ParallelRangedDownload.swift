@@ -18,9 +18,10 @@ import Synchronization
 /// - continuing an earlier attempt (`request.offset > 0`) needs the `HEAD` to show the
 ///   listed version (as `RangedDownload`'s `If-Range` would), or it starts at 0;
 /// - the partial file has holes while the streams work, so a `PartialFileLedger` beside
-///   it says how much of it is good (raised only after a segment's bytes are flushed); a
-///   stream that fails cuts the file back to that and removes the ledger, and after a
-///   SIGKILL the core does the same before it continues.
+///   it says how much of it is good (raised only after a segment's bytes are on disk,
+///   `OpenFile.flushRange`, with one fsync of the whole file at the end); a stream that
+///   fails cuts the file back to that and removes the ledger, and after a SIGKILL the
+///   core does the same before it continues.
 public enum ParallelRangedDownload {
     public static func run(transport: CurlTransport, url: String, request: DownloadRequest,
                            observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
@@ -50,13 +51,20 @@ public enum ParallelRangedDownload {
         let failures = await withTaskGroup(of: BackendError?.self) { group in
             for _ in 0..<streams {
                 group.addTask {
+                    // A segment is put on disk (and counted) while the stream already
+                    // fetches the next one; at most one waits per stream.
+                    var recording: Task<BackendError?, Never>?
                     do throws(BackendError) {
                         while let segment = queue.next() {
                             try await job.fetch(segment)
-                            if let valid = queue.finished(segment) { try await BlockingIO.run { () throws(BackendError) in try ledger.raise(to: valid) } }
+                            if let error = await recording?.value { throw error }
+                            recording = Task { await job.record(segment, in: queue, ledger: ledger) }
                         }
+                        if let error = await recording?.value { throw error }
                         return nil
                     } catch {
+                        // Counted or not, it is done before the good prefix is read.
+                        _ = await recording?.value
                         // A stream already told to stop fails with whatever its abort
                         // looked like to libcurl: an echo of the cause, not a cause.
                         if streamObserver.isCancelled { return BackendError(.cancelled, "transfer cancelled", path: job.path) }
@@ -73,7 +81,12 @@ public enum ParallelRangedDownload {
         let validBytes = queue.validBytes
 
         guard let failure = failures.first(where: { $0.code != .cancelled }) ?? failures.first else {
-            try await BlockingIO.run { () throws(BackendError) in try ledger.remove() }
+            // Each range is on disk; one fsync makes the file's metadata so too, before
+            // the ledger stops vouching for it.
+            try await BlockingIO.run { () throws(BackendError) in
+                try BackendError.catching { try OpenFile(partialFile, mode: .writeExisting).sync() }
+                try ledger.remove()
+            }
             return DownloadResult(
                 entry: RemoteEntry(path: request.source, kind: .file, size: size,
                                    modifiedNanos: head.header("last-modified").flatMap(HTTPDate.parse) ?? request.expected.modifiedNanos,
@@ -176,6 +189,25 @@ private struct SegmentJob: Sendable {
         guard response.bytesReceived == length else {
             throw BackendError(.connectionLost, "the server sent \(response.bytesReceived) of \(length) bytes of a range",
                                path: path, retryable: true)
+        }
+    }
+
+    /// Puts a fetched segment on disk, then counts it in the queue and the ledger: the
+    /// ledger never vouches for bytes that are only in memory. Flushes this range only
+    /// (an fsync would also wait for what the other streams are writing).
+    func record(_ segment: ClosedRange<Int64>, in queue: SharedSegmentQueue, ledger: LedgerFile) async -> BackendError? {
+        let partialFile = partialFile
+        do throws(BackendError) {
+            try await BlockingIO.run { () throws(BackendError) in
+                try BackendError.catching {
+                    try OpenFile(partialFile, mode: .writeExisting)
+                        .flushRange(offset: segment.lowerBound, length: segment.upperBound - segment.lowerBound + 1)
+                }
+                if let valid = queue.finished(segment) { try ledger.raise(to: valid) }
+            }
+            return nil
+        } catch {
+            return error
         }
     }
 }
