@@ -40,6 +40,19 @@ struct SegmentQueueTests {
         #expect(TemporaryName.isTemporary("." + "b.jpg.ferry-ledger.ferry-part"))
     }
 
+    @Test("download_streams and multi_stream_cutoff are read, and refused out of range")
+    func options() throws {
+        let settings = try RemoteTransportOptions.transportSettings(
+            BackendSettings(remoteName: "nas", options: ["download_streams": "2", "multi_stream_cutoff": "128M"]), environment: [:])
+        #expect(settings.downloadStreams == 2 && settings.multiStreamCutoff == 128 << 20)
+        #expect(CurlTransportSettings().downloadStreams == 4 && CurlTransportSettings().multiStreamCutoff == 64 << 20)
+        for (key, value) in [("download_streams", "0"), ("download_streams", "17"), ("multi_stream_cutoff", "100k")] {
+            #expect(throws: BackendError.self) {
+                try RemoteTransportOptions.transportSettings(BackendSettings(remoteName: "nas", options: [key: value]), environment: [:])
+            }
+        }
+    }
+
     @Test("Content-Range bounds", arguments: [
         ("bytes 0-9/20", Optional(Int64(0)...9)), ("bytes 10-19/*", 10...19), ("bytes */20", nil), ("items 0-1/2", nil), ("bytes 5-4/9", nil),
     ])
