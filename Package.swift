@@ -227,7 +227,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryTestSupport", "FerrySystem", "ArchiveCodec"]
+            dependencies: ["ferry", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,14 +41,19 @@ def once(make_command, prepare=None):
 
 
 def compare(tools):
-    """Medians of RUNS rounds; each round runs every tool once, in turn, so that a busy
-    moment of the machine falls on all of them alike. tools: {name: make_command or
+    """Medians of RUNS rounds; each round runs every tool once, in turn (starting with
+    the next tool each round), so that a busy moment of the machine falls on all of them alike. tools: {name: make_command or
     (make_command, prepare)}."""
     samples = {name: [] for name in tools}
-    for _ in range(RUNS):
-        for name, tool in tools.items():
-            make, prepare = tool if isinstance(tool, tuple) else (tool, None)
+    names = list(tools)
+    for round in range(RUNS):
+        # Each round starts with another tool: the first run after a round's clean-up
+        # (1 GiB files deleted) was slower whichever tool it was.
+        for name in names[round % len(names):] + names[:round % len(names)]:
+            make, prepare = tools[name] if isinstance(tools[name], tuple) else (tools[name], None)
             samples[name].append(once(make, prepare))
+    for name, values in samples.items():
+        print(f"{name}: {' '.join(f'{v:.2f}' for v in values)}", file=sys.stderr)
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -145,14 +150,30 @@ def main():
         if "pull" in CASES:
             shutil.rmtree(state, ignore_errors=True)
             run([FERRY, "push", big, "--to", f"dav://{host}/dav/pullsrc", "--state", state])
+        # The same pull with the download in one stream (download_streams: 1), for what
+        # the ranged streams bring.
+        one_stream = os.path.join(work, "one-stream.yml")
+        with open(one_stream, "w") as f:
+            f.write(f"remotes:\n  dav:\n    type: webdav\n    url: {origin}/dav/pullsrc\n    download_streams: 1\n"
+                    f"folders:\n  restored:\n    path: {restored}\n    remote: dav\n")
+        # curl's equivalent of 4 streams: four ranged GETs at once, each to its own file.
+        quarter = 1 << 28
+        ranges = os.path.join(work, "ranges.curl")
+        with open(ranges, "w") as f:
+            for part in range(4):
+                f.write(f'url = "{origin}/dav/pullsrc/VID_0001.mp4"\nrange = {part * quarter}-{(part + 1) * quarter - 1}\n'
+                        f'output = "{os.path.join(work, f"part{part}.bin")}"\n')
         if "pull" in CASES: rows.append(("1 GiB pull", compare({
             "ferry": (lambda: ([FERRY, "pull", restored, "--from", f"dav://{host}/dav/pullsrc", "--state", state], None),
                       clear_restored),
+            "ferry, 1 stream": (lambda: ([FERRY, "pull", "restored", "--config", one_stream, "--state", state], None),
+                                clear_restored),
             "rclone copy": (lambda: (["rclone", "copy", ":webdav:pullsrc", restored],
                                      {"RCLONE_WEBDAV_URL": f"{origin}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}),
                             clear_restored),
             "curl -o": lambda: (["curl", "-s", "-o", os.path.join(work, "pulled.bin"),
                                  f"{origin}/dav/pullsrc/VID_0001.mp4"], None),
+            "curl -Z, 4 ranges": lambda: (["curl", "-s", "-Z", "--parallel-max", "4", "-K", ranges], None),
         })))
 
         # No-op: everything already on the server.

@@ -122,6 +122,9 @@ final class CurlEasyHandle {
             set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
             if mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         }
+        if let range = request.range {
+            set(CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
+        }
         if let offset = request.resumeFrom, offset > 0 {
             codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))
         }
@@ -148,10 +151,14 @@ final class CurlEasyHandle {
         codes.append(CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status))
         codes.append(CCurl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL))
 
+        // Bytes still gathered in memory go to the file whatever the outcome: an
+        // interrupted download continues from what its file holds.
+        let flushFailure = context.flushResponseFile()
         if let failure = context.failure { return .failure(failure) }
         guard code == CURLE_OK else {
             return .failure(classify(code, context: context, request: request))
         }
+        if let flushFailure { return .failure(flushFailure) }
         do {
             try context.syncResponseFile()
         } catch {

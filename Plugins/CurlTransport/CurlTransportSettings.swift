@@ -12,6 +12,13 @@ public struct CurlTransportSettings: Sendable {
     /// Skip TLS verification (explicit opt-in; Ferry warns when it is on).
     public var insecure = false
     public var userAgent = "ferry/0.1"
+    /// Streams a large download is spread over, each fetching ranges of the file, where
+    /// the server takes ranges (1: one stream). On a fast link one stream is bounded by
+    /// one connection's window and one thread's copying; rclone uses 4 too.
+    public var downloadStreams = 4
+    /// Files at least this large are downloaded over `downloadStreams` streams; below it
+    /// the extra requests (a HEAD, a GET per segment) cost more than they save.
+    public var multiStreamCutoff: Int64 = 64 << 20
 
     public init() {}
 }

@@ -25,6 +25,10 @@ public struct HTTPRequest: Sendable {
         case memory(limit: Int)
         /// Write the body into a local file at `offset` (appending to a partial download).
         case file(path: String, offset: Int64)
+        /// Write the body into an existing local file at `offset`, leaving its other bytes
+        /// and its size alone: one segment of a download that several streams write at
+        /// once (see `ParallelRangedDownload`).
+        case fileRegion(path: String, offset: Int64)
         /// Read and drop it.
         case discard
     }
@@ -44,6 +48,12 @@ public struct HTTPRequest: Sendable {
     /// bound beyond the response body's own (a memory limit; `discardLimit` for a
     /// discarded body).
     public var maxResponseBytes: Int64?
+    /// Ask for exactly these bytes (`Range: bytes=A-B`, unconditional unless the headers
+    /// add `If-Range`). Only a 206 whose `Content-Range` starts and ends there has its
+    /// body written; a success of any other kind (a 200 with the whole file) aborts the
+    /// transfer with a retryable `protocolViolation` before a byte is written, and the
+    /// body of an error status is dropped.
+    public var range: ClosedRange<Int64>?
 
     /// A body that is read and dropped is still read: an endless one would hold the
     /// transfer forever. No answer Ferry drops (MKCOL, MOVE, DELETE, HEAD) is this large.
@@ -51,7 +61,7 @@ public struct HTTPRequest: Sendable {
 
     public init(method: String, url: String, headers: [(String, String)] = [], body: Body = .none,
                 responseBody: ResponseBody = .memory(limit: 1 << 20), resumeFrom: Int64? = nil,
-                maxResponseBytes: Int64? = nil) {
+                maxResponseBytes: Int64? = nil, range: ClosedRange<Int64>? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -59,6 +69,7 @@ public struct HTTPRequest: Sendable {
         self.responseBody = responseBody
         self.resumeFrom = resumeFrom
         self.maxResponseBytes = maxResponseBytes
+        self.range = range
     }
 }
 

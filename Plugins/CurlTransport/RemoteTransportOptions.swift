@@ -16,6 +16,10 @@ public enum RemoteTransportOptions {
         .init("insecure", .boolean, summary: "skip TLS verification (warned about on every run)"),
         .init("connect_timeout", .integer, summary: "seconds to connect (default 15)"),
         .init("stall_timeout", .integer, summary: "seconds without progress before a transfer is retried (default 60)"),
+        .init("download_streams", .integer,
+              summary: "ranged streams one large download is spread over where the server takes ranges (default 4; 1: one stream)"),
+        .init("multi_stream_cutoff", .string,
+              summary: "files at least this large are downloaded over download_streams streams (default 64M)"),
     ]
 
     /// The transport settings a remote's options describe.
@@ -24,6 +28,19 @@ public enum RemoteTransportOptions {
         let options = settings.options
         if let seconds = options["connect_timeout"].flatMap(Int.init) { result.connectTimeout = max(1, seconds) }
         if let seconds = options["stall_timeout"].flatMap(Int.init) { result.stallTimeout = max(1, seconds) }
+        if let text = options["download_streams"] {
+            guard let streams = Int(text), (1...16).contains(streams) else {
+                throw BackendError(.invalidName, "remote '\(settings.remoteName)': download_streams must be a number from 1 to 16 (got '\(text)')")
+            }
+            result.downloadStreams = streams
+        }
+        if let text = options["multi_stream_cutoff"] {
+            guard let bytes = Quantity.bytes(text), bytes >= 1 << 20 else {
+                throw BackendError(.invalidName, "remote '\(settings.remoteName)': multi_stream_cutoff must be a size "
+                                   + "of at least 1M, such as 64M or 1G (got '\(text)')")
+            }
+            result.multiStreamCutoff = bytes
+        }
         result.caFile = options["ca_file"]
         result.insecure = options["insecure"] == "true"
         result.credentials = try credentials(settings, environment: environment)

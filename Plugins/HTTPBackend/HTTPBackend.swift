@@ -224,7 +224,7 @@ public struct HTTPBackend: Backend {
     // MARK: Download
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        try await RangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
+        try await ParallelRangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
                                      request: request, observer: observer)
     }
 }

@@ -153,7 +153,7 @@ public struct WebDAVBackend: Backend {
     // MARK: Transfers
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        var result = try await RangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
+        var result = try await ParallelRangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
                                                   request: request, observer: observer)
         result.entry.modifiedNanos = Self.modificationTime(of: result.entry, expected: request.expected)
         return result

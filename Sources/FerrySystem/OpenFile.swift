@@ -1,4 +1,5 @@
 public import FerryPluginAPI
+internal import CFerrySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -68,6 +69,17 @@ public final class OpenFile: Sendable {
 
     public func sync() throws(SystemError) {
         if fsync(descriptor) != 0 { throw SystemError(errno, "cannot flush to disk", path: path) }
+    }
+
+    /// Writes the dirty pages of `length` bytes from `offset` to disk and waits for them,
+    /// leaving the rest of the file and its metadata alone (Linux `sync_file_range`): what
+    /// one stream of a download needs before it vouches for its range, without stalling on
+    /// the ranges other streams are still writing. Not a durability barrier on its own;
+    /// `sync()` at the end is.
+    public func flushRange(offset: Int64, length: Int64) throws(SystemError) {
+        if CFerrySystem_flush_range(descriptor, offset, length) != 0 {
+            throw SystemError(errno, "cannot flush to disk", path: path)
+        }
     }
 
     public func setModificationTime(nanos: Int64) throws(SystemError) {

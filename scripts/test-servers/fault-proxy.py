@@ -29,6 +29,8 @@ seen once in a random run into a reproducible one.
 of the same path while the first is held gets 409 and never reaches the server (what
 some WebDAV servers answer when clients create one new folder at the same moment); it
 is logged as `race 409`.
+--ignore-ranges drops Range and If-Range from every request it forwards: the server
+answers 200 with the whole file while it still says `Accept-Ranges: bytes`.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -57,6 +59,9 @@ def parse_arguments():
     parser.add_argument("--mkcol-race", type=float, default=0, metavar="SECONDS",
                         help="hold each MKCOL this long before forwarding it; another MKCOL of the "
                              "same path meanwhile gets 409 without reaching the server")
+    parser.add_argument("--ignore-ranges", action="store_true",
+                        help="drop Range and If-Range from every request: the server answers 200 with the "
+                             "whole file while it still says Accept-Ranges: bytes (a server that lies about ranges)")
     arguments = parser.parse_args()
     scripts = {}
     for item in arguments.script:
@@ -171,6 +176,8 @@ class Proxy(BaseHTTPRequestHandler):
         """Sends the request upstream; returns (status line, headers, payload)."""
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
         headers["Host"] = upstream.netloc
+        if arguments.ignore_ranges:
+            headers = {k: v for k, v in headers.items() if k.lower() not in ("range", "if-range")}
         if "Destination" in headers:
             headers["Destination"] = headers["Destination"].replace(self.own_origin(), upstream_origin(), 1)
         connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
@@ -190,7 +197,9 @@ class Proxy(BaseHTTPRequestHandler):
         for key, value in headers:
             if key.lower() not in HOP and key.lower() != "content-length":
                 self.send_header(key, value.replace(upstream_origin(), self.own_origin()))
-        self.send_header("Content-Length", str(len(payload)))
+        # A HEAD has no payload, but its Content-Length is the size of what a GET sends.
+        length = dict((k.lower(), v) for k, v in headers).get("content-length", "0") if self.command == "HEAD" else len(payload)
+        self.send_header("Content-Length", str(length))
         self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":

@@ -7,6 +7,11 @@
 
 int CFerrySystem_syncfs(int fd);
 
+/* sync_file_range with WAIT_BEFORE | WRITE | WAIT_AFTER: writes one byte range's dirty
+ * pages and waits for them, without flushing the rest of the file (other streams' ranges)
+ * or its metadata; an fsync at the end makes the whole file durable. */
+int CFerrySystem_flush_range(int fd, long long offset, long long length);
+
 /* renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing an existing
  * target, in one step (a check then a rename would race with another writer). */
 int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);

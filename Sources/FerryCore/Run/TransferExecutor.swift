@@ -153,6 +153,7 @@ struct TransferExecutor: Sendable {
         let relative = planned.path
         let final = localPath(planned)
         let partial = LocalFolder.temporary(beside: relative)
+        let ledger = PartialFileLedger.path(forPartial: partial)
         let expectedLocal = planned.local
         let local = self.local
         let folder = local.root
@@ -169,8 +170,19 @@ struct TransferExecutor: Sendable {
                 try folder.makeDirectories(LocalFolder.parent(relative))
                 if resumable, let partialMeta = try folder.metadata(partial), partialMeta.kind == .file,
                    partialMeta.size <= remote.size {
-                    return (partialMeta.size, try folder.open(partial, .writeExisting).metadata())
+                    let file = try folder.open(partial, .writeExisting)
+                    // Written out of order by several streams: only the ledger's prefix
+                    // is known good, whatever the size says (holes past it).
+                    if try folder.metadata(ledger) != nil {
+                        let good = (try? folder.open(ledger, .read).readAll()).flatMap(PartialFileLedger.decode) ?? 0
+                        try file.truncate(to: min(good, partialMeta.size))
+                        try file.sync()
+                        try folder.removeFile(ledger)
+                    }
+                    let meta = try file.metadata()
+                    return (meta.size, meta)
                 }
+                try folder.removeFile(ledger)
                 try folder.removeFile(partial)
                 let created = try folder.open(partial, .createNew).metadata()
                 let space = try folder.filesystemSpace()
@@ -208,6 +220,7 @@ struct TransferExecutor: Sendable {
                                    path: final, retryable: true)
             }
             try? folder.removeFile(partial)
+            try? folder.removeFile(ledger)
             return .vanished
         }
 
