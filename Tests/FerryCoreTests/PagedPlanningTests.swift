@@ -91,6 +91,30 @@ struct PagedPlanningTests {
         }
     }
 
+    @Test("the paged read decodes rows by position into exactly what the named decoding gives, every field set")
+    func positionalDecoding() async throws {
+        let folder = TemporaryDirectory()
+        let (journal, pairId, _) = try await Self.journal(folder) { _ in Fixture() }
+        var full = FileRecord(pairId: pairId, path: "d/IMG_1.jpg", queue: "media", status: .inSync, updatedAt: 11)
+        full.local = LocalVersion(size: 1, modifiedNanos: 2, inode: 3)
+        full.localHash = "hash"
+        full.remote = RemoteVersion(size: 4, modifiedNanos: 5, etag: "\"e\"")
+        full.syncedLocal = LocalVersion(size: 6, modifiedNanos: 7, inode: 8)
+        full.syncedRemote = RemoteVersion(size: 9, modifiedNanos: 10, etag: "\"s\"")
+        full.syncedAt = 12
+        full.scheduleRetry(action: .upload, failures: 2, error: "boom", notBefore: 13, at: 14)
+        full.transferLocal = LocalVersion(size: 15, modifiedNanos: 16, inode: 17)
+        full.transferETag = "\"t\""
+        full.moveTarget = "trash/IMG_1.jpg"
+        full.resolution = .keepBoth
+        full.fetchedAt = 18
+        let bare = FileRecord(pairId: pairId, path: "a.jpg", queue: "thumbnails", status: .localOnly, updatedAt: 1)
+        try await journal.apply(upserts: [full, bare], deletions: [])
+        let paged = try await journal.records(pairId: pairId, after: nil, limit: 10)
+        #expect(paged == [bare, full])
+        #expect(try await journal.record(pairId: pairId, path: full.path) == full)
+    }
+
     @Test("planning holds the rows of one part at a time, whatever the size of the tree", arguments: [10_000, 100_000])
     func boundedRows(files: Int) async throws {
         let folder = TemporaryDirectory()

@@ -158,12 +158,17 @@ public final class Journal: Sendable {
     /// a page at a time, instead of loading every row at once.
     public func records(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [FileRecord] {
         try await read { db in
-            if let path {
-                return try FileRecord.fetchAll(db, sql: "SELECT * FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?",
-                                               arguments: [pairId, path, limit])
+            let rows = if let path {
+                try Row.fetchCursor(db, sql: "SELECT \(FileRecord.selectList) FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?",
+                                    arguments: [pairId, path, limit])
+            } else {
+                try Row.fetchCursor(db, sql: "SELECT \(FileRecord.selectList) FROM file WHERE pairId = ? ORDER BY path LIMIT ?",
+                                    arguments: [pairId, limit])
             }
-            return try FileRecord.fetchAll(db, sql: "SELECT * FROM file WHERE pairId = ? ORDER BY path LIMIT ?",
-                                           arguments: [pairId, limit])
+            var records: [FileRecord] = []
+            records.reserveCapacity(limit)
+            while let row = try rows.next() { records.append(try FileRecord(columnsInOrder: row)) }
+            return records
         }
     }
 
