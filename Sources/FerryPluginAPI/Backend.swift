@@ -73,6 +73,23 @@ extension Backend {
         []
     }
 
+    /// One folder's listing, listed again after each failure for as long as `retryDelay`
+    /// (asked with the error and the number of failures so far) gives a delay; a missing
+    /// folder is not asked about.
+    public func list(_ folder: RemotePath,
+                     retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> [RemoteEntry] {
+        var failures = 0
+        while true {
+            do {
+                return try await list(folder)
+            } catch {
+                failures += 1
+                guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
     /// Every file below `directory`, walked one folder at a time (servers refuse deep
     /// listings). A missing top folder is an empty tree.
     ///
@@ -94,16 +111,7 @@ extension Backend {
         retryDelay: @Sendable (BackendError, Int) -> Duration? = { _, _ in nil }
     ) async throws(BackendError) -> [RemoteEntry] {
         func list(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
-            var failures = 0
-            while true {
-                do {
-                    return try await self.list(folder)
-                } catch {
-                    failures += 1
-                    guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
-                    try? await Task.sleep(for: delay)
-                }
-            }
+            try await self.list(folder, retryDelay: retryDelay)
         }
         var entriesSeen = 0
         let topDepth = directory.components.count

@@ -120,21 +120,6 @@ struct RemoteTreeWalk: Sendable {
     }
 
     private func list(_ folder: RemotePath, from backend: any Backend) async throws(BackendError) -> [RemoteEntry] {
-        try await Self.list(folder, from: backend, retryDelay: retryDelay)
-    }
-
-    /// One folder's listing, retried as `retryDelay` says.
-    static func list(_ folder: RemotePath, from backend: any Backend,
-                     retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> [RemoteEntry] {
-        var failures = 0
-        while true {
-            do {
-                return try await backend.list(folder)
-            } catch {
-                failures += 1
-                guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
-                try? await Task.sleep(for: delay)
-            }
-        }
+        try await backend.list(folder, retryDelay: retryDelay)
     }
 }

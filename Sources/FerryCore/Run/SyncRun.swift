@@ -269,7 +269,7 @@ public struct SyncRun: Sendable {
         if remoteCatalog?.entries.isEmpty ?? true && knownHidden.isEmpty {
             do {
                 // The bundles' folder holds files only (and its listing alone is read).
-                bundleListing = try await RemoteTreeWalk.list(bundleFolder, from: pair.backend, retryDelay: retryDelay)
+                bundleListing = try await pair.backend.list(bundleFolder, retryDelay: retryDelay)
                     .filter { $0.kind == .file }
             } catch where error.code == .notFound {
                 bundleListing = []
