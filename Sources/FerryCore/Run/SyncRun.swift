@@ -274,8 +274,7 @@ public struct SyncRun: Sendable {
             } catch where error.code == .notFound {
                 bundleListing = []
             } catch {
-                throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)"
-                    + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
+                throw listingFailure(error)
             }
             let catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                         maxMembers: config.listingBounds.maxEntries)
@@ -299,9 +298,7 @@ public struct SyncRun: Sendable {
                 entry.kind == .file ? entry.path.relative(to: pair.remoteRoot)?.string : nil
             }.filter { remote[$0] != nil })
         } catch {
-            // The backend's message names the URL it tried; say it once.
-            throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)"
-                + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
+            throw listingFailure(error)
         }
 
         // Bundled files count as present on the remote (docs/archive-bundles.md).
@@ -315,6 +312,12 @@ public struct SyncRun: Sendable {
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
+    }
+
+    /// A listing that failed, said once: the backend's message names the URL it tried.
+    private func listingFailure(_ error: BackendError) -> RunError {
+        RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(error.message)" + (error.cause.map { ": \($0)" } ?? ""),
+                 cause: .backend(error))
     }
 
     /// The archive bundles' step of this run, its work folder emptied (unless a dry run).
@@ -353,9 +356,7 @@ public struct SyncRun: Sendable {
             case let .scan(failure):
                 throw RunError(.localScan, "cannot scan \(pair.localRoot): \(failure.description)", cause: .backend(failure))
             case let .listing(failure):
-                // The backend's message names the URL it tried; say it once.
-                throw RunError(.remoteListing, "cannot list \(pair.remoteLocation): \(failure.message)"
-                    + (failure.cause.map { ": \($0)" } ?? ""), cause: .backend(failure))
+                throw listingFailure(failure)
             }
         }
         summary.heldBack = await scan.heldBack
