@@ -25,11 +25,7 @@ extension ConfigReader {
                     source = .passphraseEnvironment(variable)
                 }
             case "names":
-                let text = try string(field.value, key: fieldKey)
-                guard let parsed = EncryptionSettings.Names(rawValue: text) else {
-                    throw error(field.value, fieldKey, "unknown value '\(text)' (expected encrypted or plain)")
-                }
-                names = parsed
+                names = try choice(field.value, key: fieldKey, unknown: "value", expected: "encrypted or plain")
             default: break
             }
         }

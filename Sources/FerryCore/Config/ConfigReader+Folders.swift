@@ -14,11 +14,8 @@ extension ConfigReader {
                 limit.maxBytes = bytes
             case "max_files": limit.maxFiles = try integer(entry.value, key: entryKey, range: 1...1_000_000_000)
             case "evict":
-                let text = try string(entry.value, key: entryKey)
-                guard let order = LocalLimit.EvictionOrder(rawValue: text) else {
-                    throw error(entry.value, entryKey, "unknown eviction order '\(text)' (expected oldest or least-recently-used)")
-                }
-                limit.order = order
+                limit.order = try choice(entry.value, key: entryKey, unknown: "eviction order",
+                                         expected: "oldest or least-recently-used")
             case "keep_queues":
                 var names: Set<String> = []
                 let items: [Node]
@@ -51,21 +48,13 @@ extension ConfigReader {
             let entryKey = key + "." + entry.key
             switch entry.key {
             case "network":
-                let text = try string(entry.value, key: entryKey)
-                guard let network = RunConditions.Network(rawValue: text) else {
-                    throw error(entry.value, entryKey, "unknown network condition '\(text)' (expected unmetered or any)")
-                }
-                conditions.network = network
+                conditions.network = try choice(entry.value, key: entryKey, unknown: "network condition", expected: "unmetered or any")
             case "network_command":
                 let text = try string(entry.value, key: entryKey)
                 guard !text.isEmpty else { throw error(entry.value, entryKey, "expected a command, found nothing") }
                 conditions.networkCommand = text
             case "power":
-                let text = try string(entry.value, key: entryKey)
-                guard let power = RunConditions.Power(rawValue: text) else {
-                    throw error(entry.value, entryKey, "unknown power condition '\(text)' (expected ac or any)")
-                }
-                conditions.power = power
+                conditions.power = try choice(entry.value, key: entryKey, unknown: "power condition", expected: "ac or any")
             case "min_battery":
                 let text = try string(entry.value, key: entryKey)
                 let digits = text.hasSuffix("%") ? String(text.dropLast()) : text

@@ -153,12 +153,7 @@ struct ConfigReader {
                     } catch {
                         throw self.error(field.value, fieldKey, error.message)
                     }
-                case "mode":
-                    let text = try string(field.value, key: fieldKey)
-                    guard let parsed = SyncMode(rawValue: text) else {
-                        throw error(field.value, fieldKey, "unknown mode '\(text)' (expected push, pull or sync)")
-                    }
-                    mode = parsed
+                case "mode": mode = try choice(field.value, key: fieldKey, unknown: "mode", expected: "push, pull or sync")
                 case "ignore": ignore = try globList(field.value, key: fieldKey)
                 case "conflict": conflict = try folderConflict(field.value, key: fieldKey)
                 case "trash": trash = try trashSettings(field.value, key: fieldKey)
@@ -500,6 +495,17 @@ struct ConfigReader {
             throw error(node, key, "expected a size such as 512k, 4MiB or 1G, found '\(text)'")
         }
         return bytes
+    }
+
+    /// A scalar naming one of `Choice`'s cases; anything else is "unknown WHAT 'text'
+    /// (expected EXPECTED)" at the value.
+    func choice<Choice: RawRepresentable>(_ node: Node, key: String, unknown what: String,
+                                          expected: String) throws(ConfigError) -> Choice where Choice.RawValue == String {
+        let text = try string(node, key: key)
+        guard let value = Choice(rawValue: text) else {
+            throw error(node, key, "unknown \(what) '\(text)' (expected \(expected))")
+        }
+        return value
     }
 
     func duration(_ node: Node, key: String) throws(ConfigError) -> Duration {
