@@ -3,12 +3,14 @@ import CurlTransport
 import FerryPluginAPI
 import Foundation
 
-/// Large files go in parts, several at once. What survives a crash is on the store: the
-/// upload (ListMultipartUploads finds it by key) and every part it acknowledged with its
-/// ETag (ListParts). The journal records which version of the file the upload was started
-/// for (the core's `mayResume`); the next run continues the store's upload only for that
-/// same version, compares each held part's ETag with the MD5 of the local bytes, sends
-/// only the parts that are missing or differ, and completes.
+/// Large files go in parts, several at once. The journal keeps a checkpoint of the upload
+/// (`MultipartCheckpoint`: its id and each part the store acknowledged, written as the
+/// part finishes), for the version of the file it was started for (the core's
+/// `mayResume`). The next run continues that very upload: it asks the store which parts
+/// it holds (ListParts), reuses a held part whose ETag is the MD5 of the local bytes or the
+/// ETag recorded for it, sends the rest, and completes. Without a checkpoint (a crash
+/// before the first one was written, an older journal) the upload is found by its key
+/// (ListMultipartUploads).
 extension S3Backend {
     /// What happened to one part.
     struct PartOutcome: Sendable {
@@ -23,30 +25,52 @@ extension S3Backend {
     func uploadInParts(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         let path = request.destination
         let key = addressing.key(path)
-        let plan = MultipartPlan(fileSize: request.size, preferredPartSize: multipart.partSize)
-
-        let existing = try await uploadsInProgress(key: key, path: path)
+        let recorded = request.resumeState.flatMap { MultipartCheckpoint(text: $0, key: key) }
         var uploadID: String?
+        var partSize = multipart.partSize
         var held: [Int: MultipartAnswers.Part] = [:]
-        if request.mayResume, let latest = existing.max(by: { ($0.initiatedNanos ?? 0) < ($1.initiatedNanos ?? 0) }) {
-            do {
-                held = try await partsHeld(key: key, uploadID: latest.uploadID, path: path)
-                uploadID = latest.uploadID
-            } catch where error.code == .notFound {
-                // Completed or aborted meanwhile: start a new one.
+        if let recorded {
+            if request.mayResume {
+                do {
+                    held = try await partsHeld(key: key, uploadID: recorded.uploadID, path: path)
+                    uploadID = recorded.uploadID
+                    partSize = recorded.partSize
+                } catch where error.code == .notFound {
+                    // Completed or aborted meanwhile: start a new one.
+                }
+            } else {
+                // Started for another version of the file: its parts are of no use. Other
+                // unfinished uploads of the key may be another writer's; the age sweep
+                // (`abandoned_uploads_after`) takes the orphans.
+                try await abort(key: key, uploadID: recorded.uploadID, path: path)
+            }
+        } else {
+            let existing = try await uploadsInProgress(key: key, path: path)
+            if request.mayResume, let latest = existing.max(by: { ($0.initiatedNanos ?? 0) < ($1.initiatedNanos ?? 0) }) {
+                do {
+                    held = try await partsHeld(key: key, uploadID: latest.uploadID, path: path)
+                    uploadID = latest.uploadID
+                } catch where error.code == .notFound {
+                    // Completed or aborted meanwhile: start a new one.
+                }
+            }
+            for stale in existing where stale.uploadID != uploadID {
+                try await abort(key: key, uploadID: stale.uploadID, path: path)
             }
         }
-        for stale in existing where stale.uploadID != uploadID {
-            try await abort(key: key, uploadID: stale.uploadID, path: path)
-        }
+        let plan = MultipartPlan(fileSize: request.size, preferredPartSize: partSize)
         let id: String
         if let uploadID {
             id = uploadID
         } else {
             id = try await createUpload(key: key, request: request)
         }
+        let checkpoint = MultipartCheckpoint(key: key, uploadID: id, partSize: plan.partSize)
+        if uploadID == nil { await observer.uploadCheckpoint(checkpoint.text) }
+        let recordedETags = uploadID == nil ? [:] : recorded?.etags ?? [:]
 
-        let outcomes = try await sendParts(request, plan: plan, key: key, uploadID: id, held: held, observer: observer)
+        let outcomes = try await sendParts(request, plan: plan, checkpoint: checkpoint, held: held, recordedETags: recordedETags,
+                                           observer: observer)
         try await checkSource(request)
 
         let response = try await send(
@@ -79,34 +103,49 @@ extension S3Backend {
         return "\"\(hex)-\(digests.count)\""
     }
 
-    /// Sends the parts the store does not hold, `multipart.concurrency` at a time.
-    private func sendParts(_ request: UploadRequest, plan: MultipartPlan, key: String, uploadID: String,
-                           held: [Int: MultipartAnswers.Part], observer: any TransferObserver) async throws(BackendError) -> [PartOutcome] {
+    /// Sends the parts the store does not hold, `multipart.concurrency` at a time, and
+    /// checkpoints each part sent as it finishes.
+    private func sendParts(_ request: UploadRequest, plan: MultipartPlan, checkpoint: MultipartCheckpoint,
+                           held: [Int: MultipartAnswers.Part], recordedETags: [Int: String],
+                           observer: any TransferObserver) async throws(BackendError) -> [PartOutcome] {
         let backend = self
+        let key = checkpoint.key
+        let uploadID = checkpoint.uploadID
         let results = await withTaskGroup(of: Result<PartOutcome, BackendError>.self) { group in
             var next = 1
             var outcomes: [Result<PartOutcome, BackendError>] = []
+            var recording = checkpoint
             func start() {
                 let number = next
                 next += 1
                 group.addTask {
                     do throws(BackendError) {
                         return .success(try await backend.sendPart(number, request: request, plan: plan, key: key, uploadID: uploadID,
-                                                                   held: held[number], observer: observer))
+                                                                   held: held[number], recordedETag: recordedETags[number],
+                                                                   observer: observer))
                     } catch {
                         return .failure(error)
                     }
                 }
             }
+            func record(_ result: Result<PartOutcome, BackendError>) async {
+                outcomes.append(result)
+                guard case let .success(outcome) = result else { return }
+                recording.parts.append(MultipartCheckpoint.Part(number: outcome.number, etag: outcome.etag))
+                // A reused part was on the store before this run, and the next run asks the
+                // store again: a checkpoint for it would be a journal transaction for nothing.
+                if outcome.bytesSent > 0 { await observer.uploadCheckpoint(recording.text) }
+            }
             while next <= min(plan.partCount, multipart.concurrency) { start() }
             for await result in group {
-                outcomes.append(result)
+                await record(result)
                 if case .failure = result { break }
                 if next <= plan.partCount { start() }
             }
             // After a failure the parts in flight finish (libcurl is not interrupted by
-            // task cancellation); what they sent stays on the store for the next run.
-            for await result in group { outcomes.append(result) }
+            // task cancellation); what they sent stays on the store for the next run, and
+            // in the checkpoint.
+            for await result in group { await record(result) }
             return outcomes
         }
         var outcomes: [PartOutcome] = []
@@ -120,10 +159,15 @@ extension S3Backend {
     }
 
     private func sendPart(_ number: Int, request: UploadRequest, plan: MultipartPlan, key: String, uploadID: String,
-                          held: MultipartAnswers.Part?, observer: any TransferObserver) async throws(BackendError) -> PartOutcome {
+                          held: MultipartAnswers.Part?, recordedETag: String?,
+                          observer: any TransferObserver) async throws(BackendError) -> PartOutcome {
         let (offset, length) = plan.range(ofPart: number)
         let digest = try await FileDigest.md5(path: request.source, offset: offset, length: length)
-        if let held, held.size == length, ETag.md5Hex(held.etag) == digest.hex {
+        // A store that encrypts (SSE-KMS) gives parts ETags that are not their MD5: the
+        // ETag the journal recorded for the part, from this same version of the file,
+        // identifies it instead.
+        if let held, held.size == length,
+           ETag.md5Hex(held.etag) == digest.hex || recordedETag == ETag.normalized(held.etag) {
             return PartOutcome(number: number, etag: held.etag, digest: digest.bytes, bytesSent: 0, reused: length)
         }
         if observer.isCancelled { throw BackendError(.cancelled, "transfer cancelled", path: request.destination.description) }

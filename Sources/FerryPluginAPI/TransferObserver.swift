@@ -7,6 +7,15 @@ public protocol TransferObserver: Sendable {
     func bytesTransferred(_ count: Int) -> Duration
     /// True once the transfer should stop at the next chunk boundary.
     var isCancelled: Bool { get }
+    /// Records what an upload needs to be continued after a crash (S3: the multipart
+    /// upload's id and every part the store acknowledged), opaque to the core. The core
+    /// keeps the latest in the journal before this returns, and hands it back as
+    /// `UploadRequest.resumeState`. Calls of one upload come one after the other.
+    func uploadCheckpoint(_ state: String) async
+}
+
+extension TransferObserver {
+    public func uploadCheckpoint(_ state: String) async {}
 }
 
 /// An observer that records nothing and never pauses.

@@ -14,15 +14,20 @@ public struct UploadRequest: Sendable {
     /// conditional (S3's `If-None-Match: *`) refuses to replace a file another writer
     /// created meanwhile, with `alreadyExists`, instead of overwriting it silently.
     public var expectsNewFile: Bool
+    /// The last checkpoint (`TransferObserver.uploadCheckpoint`) the journal holds for an
+    /// earlier upload to `destination`: what the backend needs to continue it when
+    /// `mayResume`, or to discard it (the version changed) when not.
+    public var resumeState: String?
 
     public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
-                expectsNewFile: Bool = false) {
+                expectsNewFile: Bool = false, resumeState: String? = nil) {
         self.source = source
         self.destination = destination
         self.size = size
         self.modifiedNanos = modifiedNanos
         self.mayResume = mayResume
         self.expectsNewFile = expectsNewFile
+        self.resumeState = resumeState
     }
 }
 

@@ -105,6 +105,7 @@ struct PagedPlanningTests {
         full.scheduleRetry(action: .upload, failures: 2, error: "boom", notBefore: 13, at: 14)
         full.transferLocal = LocalVersion(size: 15, modifiedNanos: 16, inode: 17)
         full.transferETag = "\"t\""
+        full.transferState = "upload u1 parts 1 2"
         full.moveTarget = "trash/IMG_1.jpg"
         full.resolution = .keepBoth
         full.fetchedAt = 18

@@ -77,4 +77,16 @@ struct S3AnswerParsingTests {
         #expect(file.configProfile("x") != nil)
         #expect(file.configProfile("y") == nil)
     }
+
+    @Test func aCheckpointReadsBackOnlyForItsKeyAndFormat() {
+        var checkpoint = MultipartCheckpoint(key: "v/big.mov", uploadID: "u-1", partSize: 5 << 20)
+        checkpoint.parts = [.init(number: 1, etag: "\"aa\""), .init(number: 2, etag: "bb")]
+        #expect(MultipartCheckpoint(text: checkpoint.text, key: "v/big.mov") == checkpoint)
+        #expect(checkpoint.etags == [1: "\"aa\"", 2: "\"bb\""])
+        #expect(MultipartCheckpoint(text: checkpoint.text, key: "v/other.mov") == nil)
+        var future = checkpoint
+        future.format = 2
+        #expect(MultipartCheckpoint(text: future.text, key: "v/big.mov") == nil)
+        #expect(MultipartCheckpoint(text: "upload u-1", key: "v/big.mov") == nil)
+    }
 }

@@ -7,16 +7,20 @@ import Testing
 
 @testable import S3Backend
 
-/// An observer that asks the transfer to stop once `limit` bytes went out.
+/// An observer that asks the transfer to stop once `limit` bytes went out, and keeps the
+/// last checkpoint it was given, as the journal does.
 final class StopAfterBytes: TransferObserver {
     private let sent = Mutex<Int64>(0)
+    private let checkpoint = Mutex<String?>(nil)
     let limit: Int64
-    init(limit: Int64) { self.limit = limit }
+    init(limit: Int64 = .max) { self.limit = limit }
     func bytesTransferred(_ count: Int) -> Duration {
         sent.withLock { $0 += Int64(count) }
         return .zero
     }
     var isCancelled: Bool { sent.withLock { $0 } > limit }
+    func uploadCheckpoint(_ state: String) async { checkpoint.withLock { $0 = state } }
+    var lastCheckpoint: String? { checkpoint.withLock { $0 } }
 }
 
 /// Large files in parts: the object, its ETag and time; an interrupted upload continued
@@ -149,5 +153,76 @@ struct S3MultipartTests {
         let all = try await patient.abortAbandonedUploads(below: .root, keeping: [], olderThanSeconds: 0)
         #expect(all.map(\.path) == [kept])
         #expect(try await backend.uploadsInProgress(prefix: "old/", path: .root).isEmpty)
+    }
+
+    /// An upload to moto stopped once `parts` parts were acknowledged, and the last
+    /// checkpoint it reported.
+    struct InterruptedUpload {
+        let server: S3TestServer
+        let backend: S3Backend
+        let scratch: TemporaryDirectory
+        let request: UploadRequest
+        let key: String
+        let state: String
+        let checkpoint: MultipartCheckpoint
+    }
+
+    static func interruptedUpload(prefix: String, seed: UInt64, parts: Int64) async throws -> InterruptedUpload {
+        let server = try await S3TestServer(.moto)
+        let backend = try Self.backend(server, prefix: prefix, concurrency: 1)
+        let scratch = TemporaryDirectory("ferry-s3-\(prefix)")
+        let (path, nanos) = try Self.source(scratch, seed: seed)
+        let destination = try RemotePath("big.mov")
+        let key = backend.addressing.key(destination)
+        let request = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
+        let stopped = StopAfterBytes(limit: parts * Self.part + (1 << 20))
+        await #expect(throws: BackendError.self) { _ = try await backend.upload(request, observer: stopped) }
+        let state = try #require(stopped.lastCheckpoint)
+        return InterruptedUpload(server: server, backend: backend, scratch: scratch, request: request, key: key, state: state,
+                                 checkpoint: try #require(MultipartCheckpoint(text: state, key: key)))
+    }
+
+    @Test("the checkpoint names the upload and each part the store acknowledged; that upload is continued, not another writer's")
+    func checkpointedUploadIsContinued() async throws {
+        let interrupted = try await Self.interruptedUpload(prefix: "checkpoint", seed: 7, parts: 2)
+        let (backend, checkpoint, destination) = (interrupted.backend, interrupted.checkpoint, interrupted.request.destination)
+        let held = try await backend.partsHeld(key: interrupted.key, uploadID: checkpoint.uploadID, path: destination)
+        #expect(checkpoint.parts.map(\.number) == [1, 2])
+        #expect(checkpoint.etags == held.mapValues(\.etag))
+        #expect(checkpoint.partSize == Self.part)
+
+        // Another writer starts an upload of the same key afterwards: without the
+        // checkpoint the newest upload would be taken (and the two parts sent again).
+        interrupted.server.startUpload(key: interrupted.key)
+        var again = interrupted.request
+        again.mayResume = true
+        again.resumeState = interrupted.state
+        let result = try await backend.upload(again, observer: NullTransferObserver())
+        #expect(result.resumedFrom == 2 * Self.part)
+        #expect(result.bytesSent == Int64(Self.size) - 2 * Self.part)
+        let left = try await backend.uploadsInProgress(key: interrupted.key, path: destination)
+        #expect(left.count == 1 && left.first?.uploadID != checkpoint.uploadID, "the other writer's upload is left alone: \(left)")
+    }
+
+    @Test("a checkpoint of another version has its upload aborted, and one the store no longer has starts over")
+    func checkpointOfAnotherVersionOrAGoneUpload() async throws {
+        let interrupted = try await Self.interruptedUpload(prefix: "stale", seed: 8, parts: 1)
+        let backend = interrupted.backend
+        var anotherVersion = interrupted.request
+        anotherVersion.resumeState = interrupted.state
+        let sentWhole = try await backend.upload(anotherVersion, observer: NullTransferObserver())
+        #expect(sentWhole.resumedFrom == 0 && sentWhole.bytesSent == Int64(Self.size))
+        #expect(try await backend.uploadsInProgress(key: interrupted.key, path: anotherVersion.destination).isEmpty,
+                "the old version's upload is aborted")
+
+        // The same version, but its upload was aborted (by doctor --cleanup, another tool).
+        var gone = interrupted.request
+        gone.mayResume = true
+        gone.resumeState = interrupted.state
+        let fresh = StopAfterBytes()
+        let startedOver = try await backend.upload(gone, observer: fresh)
+        #expect(startedOver.resumedFrom == 0 && startedOver.bytesSent == Int64(Self.size))
+        let last = try #require(fresh.lastCheckpoint.flatMap { MultipartCheckpoint(text: $0, key: interrupted.key) })
+        #expect(last.uploadID != interrupted.checkpoint.uploadID && last.parts.map(\.number) == [1, 2, 3, 4])
     }
 }

@@ -44,6 +44,9 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var transferModifiedNanos: Int64?
     public var transferInode: Int64?
     public var transferETag: String?
+    /// The backend's last checkpoint of a partial upload (an S3 multipart upload's id and
+    /// acknowledged parts), written as each part finishes; it belongs to `transferLocal`.
+    public var transferState: String?
 
     public var updatedAt: Double
 
@@ -123,6 +126,8 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
             return LocalVersion(size: transferSize, modifiedNanos: transferModifiedNanos, inode: transferInode ?? 0)
         }
         set {
+            // A checkpoint describes the partial upload of one version only.
+            if newValue != transferLocal { transferState = nil }
             transferSize = newValue?.size
             transferModifiedNanos = newValue?.modifiedNanos
             transferInode = newValue?.inode
@@ -141,6 +146,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
             transferModifiedNanos = newValue?.modifiedNanos
             transferETag = newValue?.etag
             transferInode = nil
+            transferState = nil
         }
     }
 
@@ -288,6 +294,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         transferModifiedNanos = nil
         transferInode = nil
         transferETag = nil
+        transferState = nil
         moveTarget = nil
         resolution = nil
         updatedAt = time

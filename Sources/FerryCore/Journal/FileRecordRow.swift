@@ -16,7 +16,7 @@ extension FileRecord {
         "attempts", "nextAttemptAt", "lastError",
         "transferSize", "transferModifiedNanos", "transferInode", "transferETag",
         "updatedAt",
-        "moveTarget", "resolution", "fetchedAt",
+        "moveTarget", "resolution", "fetchedAt", "transferState",
     ]
 
     /// The row's values in `columnNames` order.
@@ -30,7 +30,7 @@ extension FileRecord {
             attempts, nextAttemptAt, lastError,
             transferSize, transferModifiedNanos, transferInode, transferETag,
             updatedAt,
-            moveTarget, resolution?.rawValue, fetchedAt,
+            moveTarget, resolution?.rawValue, fetchedAt, transferState,
         ]
     }
 
@@ -94,6 +94,7 @@ extension FileRecord {
             self.resolution = resolution
         }
         fetchedAt = row[29]
+        transferState = row[30]
     }
 
     /// Writes this row with the cached upsert statement.

@@ -98,6 +98,12 @@ enum JournalMigrations {
                 table.add(column: "lastListedAt", .double)
             }
         }
+        // An S3 multipart upload's id and acknowledged parts, recorded as they finish.
+        migrator.registerMigration("v6-file-transfer-state") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "transferState", .text)
+            }
+        }
         return migrator
     }
 }

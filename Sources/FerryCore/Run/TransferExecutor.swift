@@ -115,12 +115,16 @@ struct TransferExecutor: Sendable {
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
         // transaction per file (half the journal's work on small files) is skipped.
-        if version.size >= Self.resumableSize { try await writer.markNow(record) }
+        let resumable = version.size >= Self.resumableSize
+        if resumable { try await writer.markNow(record) }
 
+        // The checkpoint of an earlier attempt goes back even for another version: the
+        // backend then discards the upload it names.
         let result = try await pair.backend.upload(
             UploadRequest(source: source, destination: destination, size: version.size,
-                          modifiedNanos: version.modifiedNanos, mayResume: mayResume, expectsNewFile: planned.remote == nil),
-            observer: observer)
+                          modifiedNanos: version.modifiedNanos, mayResume: mayResume, expectsNewFile: planned.remote == nil,
+                          resumeState: planned.transferState),
+            observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
 
         let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
         record.markInSync(local: version, remote: remote, at: now())
