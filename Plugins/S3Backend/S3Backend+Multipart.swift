@@ -73,10 +73,15 @@ extension S3Backend {
                                            observer: observer)
         try await checkSource(request)
 
+        var headers = [("Content-Type", "application/xml")]
+        // As for a single PUT: a key the listing did not have is created only if it is
+        // still free. Refused, the upload stays on the store with its parts, and its
+        // checkpoint in the journal.
+        if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
         let response = try await send(
-            "POST", url: addressing.objectURL(key: key, query: S3Query([("uploadId", id)])),
-            headers: [("Content-Type", "application/xml")],
+            "POST", url: addressing.objectURL(key: key, query: S3Query([("uploadId", id)])), headers: headers,
             body: .data(MultipartAnswers.completionBody(outcomes.map { ($0.number, $0.etag) })))
+        if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "POST (CompleteMultipartUpload)") }
         guard response.isSuccess else { throw failure(response, method: "POST (CompleteMultipartUpload)", path: path) }
         let completion = MultipartAnswers.completion(response.body)
         if let error = completion.error {

@@ -30,10 +30,7 @@ extension S3Backend {
         if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
         let response = try await send("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
                                       body: .file(path: request.source, offset: 0, length: request.size), observer: observer)
-        if request.expectsNewFile, response.status == 412 {
-            throw BackendError(.alreadyExists, "another writer created this object since the listing; the next run sees it as a change",
-                               path: path.description, cause: "HTTP 412 on PUT with If-None-Match: *")
-        }
+        if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "PUT") }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)
         if let etag, let sent = ETag.md5Hex(etag), sent != digest.hex {
@@ -43,6 +40,12 @@ extension S3Backend {
         return UploadResult(entry: RemoteEntry(path: path, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos,
                                                etag: etag ?? ETag.normalized(digest.hex)),
                             bytesSent: response.bytesSent, resumedFrom: 0)
+    }
+
+    /// A conditional create (`If-None-Match: *`) the store refused.
+    static func anotherWriterCreated(_ path: RemotePath, method: String) -> BackendError {
+        BackendError(.alreadyExists, "another writer created this object since the listing; the next run sees it as a change",
+                     path: path.description, cause: "HTTP 412 on \(method) with If-None-Match: *")
     }
 
     /// Refuses a source that is no longer the version the job was planned for.

@@ -225,4 +225,29 @@ struct S3MultipartTests {
         let last = try #require(fresh.lastCheckpoint.flatMap { MultipartCheckpoint(text: $0, key: interrupted.key) })
         #expect(last.uploadID != interrupted.checkpoint.uploadID && last.parts.map(\.number) == [1, 2, 3, 4])
     }
+
+    @Test("a multipart upload of a file the listing did not have never replaces an object another writer created meanwhile",
+          arguments: S3TestServer.Kind.singleProcess)
+    func conditionalCompletion(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try Self.backend(server, prefix: "race", concurrency: 2)
+        let scratch = TemporaryDirectory("ferry-s3-mp-race")
+        let theirs = scratch.child("theirs")
+        try TreeGenerator.write(at: theirs, size: 3000, seed: 9)
+        let destination = try RemotePath("big.mov")
+        _ = try await backend.upload(UploadRequest(source: theirs, destination: destination, size: 3000,
+                                                   modifiedNanos: try #require(try LocalFileSystem.metadata(theirs)).modifiedNanos,
+                                                   mayResume: false),
+                                     observer: NullTransferObserver())
+        let (path, nanos) = try Self.source(scratch, seed: 10)
+        let mine = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false,
+                                 expectsNewFile: true)
+        do {
+            _ = try await backend.upload(mine, observer: NullTransferObserver())
+            Issue.record("the multipart upload replaced another writer's new object")
+        } catch {
+            #expect(error.code == .alreadyExists, "\(error)")
+        }
+        #expect(try await backend.stat(destination)?.size == 3000)
+    }
 }
