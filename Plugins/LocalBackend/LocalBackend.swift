@@ -9,7 +9,9 @@ import Glibc
 /// Uploads are written to a temporary name beside the target, flushed to disk, given the
 /// source's modification time and renamed into place, so a reader never sees a partial
 /// file under its final name. An interrupted upload leaves its temporary file, which the
-/// next attempt continues by appending when the core says the source is unchanged.
+/// next attempt continues by appending when the core says the source is unchanged. Small
+/// files are staged and published in batches instead (`StagedUploadBackend`): one flush
+/// for a batch's bytes before its renames, one for the renames.
 public struct LocalBackend: Backend {
     public let root: String
 
@@ -88,15 +90,28 @@ public struct LocalBackend: Backend {
     }
 
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        try await write(request, observer: observer, flushing: true) { remote, staged throws -> UploadResult in
+            try remote.rename(staged.temporary.string, to: staged.result.entry.path.string)
+            return staged.result
+        }
+    }
+
+    /// Writes the source under its temporary name (continuing a partial one when the core
+    /// allows), checks the source is still the version copied, gives the copy its time,
+    /// and hands the anchored remote and the staged copy to `finish`.
+    private func write<Outcome: Sendable>(
+        _ request: UploadRequest, observer: any TransferObserver, flushing: Bool,
+        finish: @escaping @Sendable (AnchoredFolder, StagedUpload) throws -> Outcome
+    ) async throws(BackendError) -> Outcome {
         guard let parent = request.destination.parent else {
             throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
         }
         let final = request.destination.string
-        let temporary = parent.isRoot ? TemporaryName.for(request.destination.name)
-            : parent.string + "/" + TemporaryName.for(request.destination.name)
+        let temporaryPath = try parent.appending(TemporaryName.for(request.destination.name))
+        let temporary = temporaryPath.string
         let destination = request.destination
-        return try await BlockingIO.run { () throws(BackendError) -> UploadResult in
-            try BackendError.catching { () throws -> UploadResult in
+        return try await BlockingIO.run { () throws(BackendError) -> Outcome in
+            try BackendError.catching { () throws -> Outcome in
                 let remote = try anchor(creating: true)
                 if !parent.isRoot { try remote.makeDirectories(parent.string) }
                 if let existing = try remote.metadata(final), existing.kind == .directory {
@@ -128,12 +143,12 @@ public struct LocalBackend: Backend {
                       let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
                     throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
                 }
-                try output.sync()
+                if flushing { try output.sync() }
                 try output.setModificationTime(nanos: request.modifiedNanos)
-                try remote.rename(temporary, to: final)
-                return UploadResult(
+                let result = UploadResult(
                     entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
                     bytesSent: request.size - start, resumedFrom: start)
+                return try finish(remote, StagedUpload(temporary: temporaryPath, result: result))
             }
         }
     }
@@ -265,6 +280,31 @@ public struct LocalBackend: Backend {
         let folder = root
         _ = try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { () throws in try LocalFileSystem.metadataFollowingLinks(folder) }
+        }
+    }
+}
+
+extension LocalBackend: StagedUploadBackend {
+    public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload {
+        try await write(request, observer: observer, flushing: false) { _, staged in staged }
+    }
+
+    public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
+        try await BlockingIO.run { () throws(BackendError) -> [Result<UploadResult, BackendError>] in
+            let remote = try BackendError.catching { try anchor() }
+            // One flush for the batch's bytes before any rename, one for the renames before
+            // the core records them: two `syncfs` calls instead of a `fsync` per file.
+            try BackendError.catching { try remote.syncFilesystem() }
+            let results = uploads.map { staged -> Result<UploadResult, BackendError> in
+                do throws(BackendError) {
+                    try BackendError.catching { try remote.rename(staged.temporary.string, to: staged.result.entry.path.string) }
+                    return .success(staged.result)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            try BackendError.catching { try remote.syncFilesystem() }
+            return results
         }
     }
 }

@@ -242,9 +242,10 @@ public final class AnchoredFolder: Sendable {
     }
 
     /// Flushes everything written to the anchor's filesystem (`syncfs`): one call for a
-    /// batch of files instead of an `fsync` each.
-    public func syncFilesystem() {
-        _ = CFerrySystem_syncfs(descriptor)
+    /// batch of files instead of an `fsync` each. Throws when a write-back failed (Linux
+    /// reports it to `syncfs` since 5.8).
+    public func syncFilesystem() throws(SystemError) {
+        if CFerrySystem_syncfs(descriptor) != 0 { throw SystemError(errno, "cannot flush to disk", path: path) }
     }
 
     // MARK: - The walk

@@ -10,7 +10,7 @@ import Testing
 /// A real LocalBackend whose first uploads of each file go wrong on purpose: they fail
 /// with `error`, or (`landsAnyway`) they arrive but their answer is lost, the caller
 /// hearing `error` although the file is in place.
-final class FailingUploads: Backend {
+final class FailingUploads: WrapsLocalBackend {
     let inner: LocalBackend
     let failuresPerFile: Int
     let error: BackendError
@@ -24,18 +24,6 @@ final class FailingUploads: Backend {
         self.landsAnyway = landsAnyway
     }
 
-    var capabilities: BackendCapabilities { inner.capabilities }
-    var displayName: String { inner.displayName }
-    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] { try await inner.list(directory) }
-    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? { try await inner.stat(path) }
-    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        try await inner.download(request, observer: observer)
-    }
-    func makeDirectory(_ path: RemotePath) async throws(BackendError) { try await inner.makeDirectory(path) }
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        try await inner.move(from: source, to: destination, overwrite: overwrite)
-    }
-    func delete(_ path: RemotePath) async throws(BackendError) { try await inner.delete(path) }
 
     func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         let attempt = attempts.withLock { counts -> Int in

@@ -92,7 +92,7 @@ struct BundleExtractor {
         // One flush for the whole bundle instead of an fsync per member (5,000 fsyncs were
         // most of a 5,000-file restore's time); the data is on disk before any member gets
         // its final name, as with a single download.
-        if !verified.isEmpty { local.syncFilesystem() }
+        if !verified.isEmpty { try? local.syncFilesystem() }
         for item in verified {
             results[item.target.path] = place(item.partial, created: item.created, target: item.target)
         }

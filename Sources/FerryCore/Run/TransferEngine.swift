@@ -92,6 +92,33 @@ struct TransferEngine: Sendable {
         let backend = executor.pair.backend
         let remoteName = executor.pair.remoteLocation
 
+        /// Small uploads written under their temporary names, published (flushed once,
+        /// renamed into place) and booked with the next commit.
+        var staged: [(record: FileRecord, updated: FileRecord, upload: StagedUpload)] = []
+        func publishStaged() async {
+            guard !staged.isEmpty, let stager = backend as? any StagedUploadBackend else { return }
+            let batch = staged
+            staged = []
+            let results: [Result<UploadResult, BackendError>]
+            do throws(BackendError) {
+                results = try await stager.publishStaged(batch.map(\.upload))
+            } catch {
+                results = Array(repeating: .failure(error), count: batch.count)
+            }
+            for (entry, result) in zip(batch, results) {
+                switch result {
+                case let .success(published):
+                    _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
+                                                                     resumedFrom: published.resumedFrom),
+                                          summary: &summary)
+                case let .failure(error):
+                    // The file is written but not under its name: it stays queued, and the
+                    // next run sends it again.
+                    await handBack(entry.record, message: "\(error.description); the next run sends it again", summary: &summary)
+                }
+            }
+        }
+
         var journalFailure: JournalError?
         // Cancelling the run (the daemon stopping) stops new jobs and cancels the running
         // transfers, which stop at their next chunk; their journal rows stay as they are
@@ -127,7 +154,11 @@ struct TransferEngine: Sendable {
                         guard let record = jobs.records.removeValue(forKey: job.path),
                               let success = jobs.successes.removeValue(forKey: job.path) else { continue }
                         jobs.errors[job.path] = nil
-                        followUps += await bookSuccess(record, success, summary: &summary)
+                        if case let .staged(updated, upload) = success {
+                            staged.append((record, updated, upload))
+                        } else {
+                            followUps += await bookSuccess(record, success, summary: &summary)
+                        }
                     case let .recordRetry(job, failures, delay):
                         guard let record = jobs.records[job.path] else { continue }
                         let error = jobs.errors[job.path].map(\.description) ?? "failed"
@@ -173,6 +204,7 @@ struct TransferEngine: Sendable {
                             }
                         }
                     case .commit:
+                        await publishStaged()
                         try await writer.commit()
                     case let .reportOffline(nextProbeIn):
                         sink.emit(.remoteOffline(remote: remoteName, message: lastProbeFailure?.description ?? "no answer",
@@ -269,6 +301,7 @@ struct TransferEngine: Sendable {
             running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
+        await publishStaged()
         try await writer.commit()
     }
 
@@ -295,6 +328,9 @@ struct TransferEngine: Sendable {
                 summary.movedFiles += 1
             }
             return followUps
+        case .staged:
+            // Booking it would record a file that is not yet under its name.
+            preconditionFailure("a staged upload is booked only once published (publishStaged)")
         case let .transferred(updated, bytes, resumedFrom):
             let direction = record.action ?? .upload
             await writer.book(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,

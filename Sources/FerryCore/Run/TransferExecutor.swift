@@ -11,6 +11,10 @@ struct TransferExecutor: Sendable {
     enum Success: Sendable {
         /// The file arrived; the record (now `inSync`) is still to be written.
         case transferred(FileRecord, bytes: Int64, resumedFrom: Int64)
+        /// The file was written under its temporary name and waits for the engine to publish
+        /// it with others (`StagedUploadBackend`); the record (`inSync` once published) is
+        /// still to be written.
+        case staged(FileRecord, StagedUpload)
         /// The target copy was deleted (or moved into the trash); the row is still to be dropped.
         case deleted(trashed: Bool)
         /// A file was renamed on one side (two-way sync): rows to write (the first is the
@@ -120,11 +124,21 @@ struct TransferExecutor: Sendable {
 
         // The checkpoint of an earlier attempt goes back even for another version: the
         // backend then discards the upload it names.
-        let result = try await pair.backend.upload(
-            UploadRequest(source: source, destination: destination, size: version.size,
-                          modifiedNanos: version.modifiedNanos, mayResume: mayResume, expectsNewFile: planned.remote == nil,
-                          resumeState: planned.transferState),
-            observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
+        let request = UploadRequest(source: source, destination: destination, size: version.size,
+                                    modifiedNanos: version.modifiedNanos, mayResume: mayResume,
+                                    expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
+        let result: UploadResult
+        var staged: StagedUpload?
+        // A small file on a backend that flushes per file waits to be flushed with others;
+        // a large one (marked, resumable) goes on its own.
+        if !resumable, let stager = pair.backend as? any StagedUploadBackend {
+            let written = try await stager.stageUpload(request, observer: observer)
+            staged = written
+            result = written.result
+        } else {
+            result = try await pair.backend.upload(
+                request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
+        }
 
         let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
         record.markInSync(local: version, remote: remote, at: now())
@@ -138,6 +152,7 @@ struct TransferExecutor: Sendable {
             try await writer.markNow(record)
             throw BackendError(.changedDuringTransfer, "the file changed while it was being sent; it will be sent again", path: planned.path)
         }
+        if let staged { return .staged(record, staged) }
         return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
     }
 

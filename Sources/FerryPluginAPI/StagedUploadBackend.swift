@@ -1,0 +1,29 @@
+/// A backend whose durability costs a flush per file (a local disk: one `fsync` per small
+/// file was most of a first push's time) and that can instead flush a batch of uploads
+/// at once. An upload is staged (written in full under its temporary name, not flushed),
+/// then a batch is published: flushed once, renamed into place, and the renames flushed
+/// once. A file never stands under its final name before its bytes are on disk, and the
+/// core records a staged upload only after it is published.
+///
+/// A wrapping backend (encryption) does not conform, and its uploads go one at a time.
+public protocol StagedUploadBackend: Backend {
+    /// Everything `upload` does, except the flush to disk and the rename into place.
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload
+
+    /// Makes staged uploads durable under their final names, one result per upload in
+    /// `uploads`' order. Throws only when none could be published.
+    func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>]
+}
+
+/// An upload written under its temporary name, waiting to be published.
+public struct StagedUpload: Sendable {
+    /// The temporary name the bytes wait under, beside `result.entry.path`.
+    public var temporary: RemotePath
+    /// What the upload will be once published.
+    public var result: UploadResult
+
+    public init(temporary: RemotePath, result: UploadResult) {
+        self.temporary = temporary
+        self.result = result
+    }
+}

@@ -1,0 +1,127 @@
+import FerryPluginAPI
+import FerryTestSupport
+import Foundation
+import LocalBackend
+import Synchronization
+import Testing
+
+@testable import FerryCore
+
+/// A real LocalBackend that records how the run used staging, checks at each publish that
+/// the journal holds none of the batch as in sync yet, and refuses to publish `refused`.
+final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
+    struct Seen {
+        var uploads: [String] = []
+        var staged: [String] = []
+        var batches: [[String]] = []
+        var bookedBeforePublish: [String] = []
+    }
+
+    let inner: LocalBackend
+    let journalPath: String
+    let refused: String?
+    let seen = Mutex(Seen())
+
+    init(root: String, journalPath: String, refused: String? = nil) {
+        inner = LocalBackend(root: root)
+        self.journalPath = journalPath
+        self.refused = refused
+    }
+
+
+    func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        seen.withLock { $0.uploads.append(request.destination.string) }
+        return try await inner.upload(request, observer: observer)
+    }
+
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload {
+        seen.withLock { $0.staged.append(request.destination.string) }
+        return try await inner.stageUpload(request, observer: observer)
+    }
+
+    func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
+        let paths = uploads.map(\.result.entry.path.string)
+        let booked = await inSync(paths)
+        seen.withLock {
+            $0.batches.append(paths)
+            $0.bookedBeforePublish += booked
+        }
+        let allowed = uploads.filter { $0.result.entry.path.string != refused }
+        var published = try await inner.publishStaged(allowed).makeIterator()
+        return uploads.map { upload in
+            upload.result.entry.path.string == refused
+                ? .failure(BackendError(.io, "refused by the test", path: upload.result.entry.path.string))
+                : published.next()!
+        }
+    }
+
+    private func inSync(_ paths: [String]) async -> [String] {
+        guard let journal = try? Journal.openForReading(at: journalPath),
+              let pairId = try? await journal.folderPairs().first?.id else { return [] }
+        var booked: [String] = []
+        for path in paths where (try? await journal.record(pairId: pairId, path: path))?.status == .inSync {
+            booked.append(path)
+        }
+        return booked
+    }
+}
+
+@Suite("small uploads staged and published in batches")
+struct StagedUploadRunTests {
+    static func run(_ backend: any Backend, source: String, state: String) async throws -> RunSummary {
+        let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
+        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
+                                 sink: DiscardingEventSink(), progress: RunProgress()).run()
+    }
+
+    static func source(_ folder: TemporaryDirectory, small: Int) throws -> String {
+        let source = folder.child("src")
+        for index in 0..<small {
+            try TreeGenerator.write(at: source + "/d\(index % 7)/IMG_\(index).jpg", size: 4096, seed: UInt64(index))
+        }
+        try TreeGenerator.write(at: source + "/VID_1.mov", size: 3 << 20, seed: 99)
+        return source
+    }
+
+    @Test("small files are staged and published before the journal records them; a large one goes on its own")
+    func publishedBeforeRecorded() async throws {
+        let folder = TemporaryDirectory()
+        let source = try Self.source(folder, small: 700)
+        let state = folder.child("state")
+        let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state))
+        let summary = try await Self.run(backend, source: source, state: state)
+        #expect(summary.uploadedFiles == 701 && summary.failedFiles == 0)
+        #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+        let seen = backend.seen.withLock { $0 }
+        #expect(seen.uploads == ["VID_1.mov"])
+        #expect(seen.staged.count == 700)
+        #expect(seen.batches.map(\.count).reduce(0, +) == 700)
+        #expect(seen.bookedBeforePublish.isEmpty, "recorded in sync before being under its name: \(seen.bookedBeforePublish)")
+    }
+
+    @Test("a file that cannot be published stays queued with its error; the others are in sync")
+    func refusedPublishStaysQueued() async throws {
+        let folder = TemporaryDirectory()
+        let source = try Self.source(folder, small: 20)
+        let state = folder.child("state")
+        let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state),
+                                     refused: "d3/IMG_3.jpg")
+        let summary = try await Self.run(backend, source: source, state: state)
+        #expect(summary.uploadedFiles == 20 && summary.failedFiles == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.child("dst/d3/IMG_3.jpg")))
+        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let pairId = try #require(try await journal.folderPairs().first?.id)
+        for record in try await journal.records(pairId: pairId) {
+            if record.path == "d3/IMG_3.jpg" {
+                #expect(record.status == .needsUpload && record.action == .upload)
+                #expect(record.lastError?.contains("refused by the test") == true)
+            } else {
+                #expect(record.status == .inSync, "\(record.path)")
+            }
+        }
+        // The next run sends it.
+        let again = try await Self.run(LocalBackend(root: folder.child("dst")), source: source, state: state)
+        #expect(again.uploadedFiles == 1 && again.failedFiles == 0)
+        #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+    }
+}

@@ -1,0 +1,60 @@
+import FerryPluginAPI
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import LocalBackend
+import Testing
+
+/// Small uploads written first and published in a batch: nothing under a final name
+/// before the batch is published, then every file under its name with its time.
+@Suite("LocalBackend staged uploads")
+struct LocalStagedUploadTests {
+    static func request(_ scratch: TemporaryDirectory, _ name: String, seed: UInt64) throws -> UploadRequest {
+        let source = scratch.child(name.replacingOccurrences(of: "/", with: "_"))
+        try TreeGenerator.write(at: source, size: 4096, seed: seed, modified: 1_700_000_000.75)
+        let meta = try #require(try LocalFileSystem.metadata(source))
+        return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
+                             mayResume: false)
+    }
+
+    @Test("a staged upload waits under its temporary name; publishing puts the batch under final names, with times")
+    func stagedThenPublished() async throws {
+        let root = TemporaryDirectory("ferry-staged-root")
+        let scratch = TemporaryDirectory("ferry-staged-scratch")
+        let backend = LocalBackend(root: root.path)
+        let names = ["a/IMG_1.jpg", "a/IMG_2.jpg", "IMG_3.jpg"]
+        var staged: [StagedUpload] = []
+        for (index, name) in names.enumerated() {
+            staged.append(try await backend.stageUpload(try Self.request(scratch, name, seed: UInt64(index)), observer: NullTransferObserver()))
+        }
+        for (name, upload) in zip(names, staged) {
+            #expect(!FileManager.default.fileExists(atPath: root.child(name)), "\(name) is under its name before publishing")
+            #expect(FileManager.default.fileExists(atPath: root.child(upload.temporary.string)))
+        }
+        let results = try await backend.publishStaged(staged)
+        #expect(results.count == names.count)
+        for (index, name) in names.enumerated() {
+            let published = try results[index].get()
+            #expect(published.entry.path.string == name)
+            #expect(try TreeComparison.sameContent(scratch.child(name.replacingOccurrences(of: "/", with: "_")), root.child(name)))
+            #expect(try LocalFileSystem.metadata(root.child(name))?.modifiedNanos == published.entry.modifiedNanos)
+            #expect(!FileManager.default.fileExists(atPath: root.child(staged[index].temporary.string)))
+        }
+    }
+
+    @Test("a file that cannot be put under its name fails alone; the rest of the batch is published")
+    func oneFailureInABatch() async throws {
+        let root = TemporaryDirectory("ferry-staged-fail-root")
+        let scratch = TemporaryDirectory("ferry-staged-fail-scratch")
+        let backend = LocalBackend(root: root.path)
+        let first = try await backend.stageUpload(try Self.request(scratch, "IMG_1.jpg", seed: 1), observer: NullTransferObserver())
+        let second = try await backend.stageUpload(try Self.request(scratch, "IMG_2.jpg", seed: 2), observer: NullTransferObserver())
+        // A folder with content appears under the first name between staging and publishing.
+        try FileManager.default.createDirectory(atPath: root.child("IMG_1.jpg/inside"), withIntermediateDirectories: true)
+        let results = try await backend.publishStaged([first, second])
+        #expect(throws: BackendError.self) { try results[0].get() }
+        #expect(try results[1].get().entry.path.string == "IMG_2.jpg")
+        #expect(FileManager.default.fileExists(atPath: root.child("IMG_2.jpg")))
+        #expect(FileManager.default.fileExists(atPath: root.child("IMG_1.jpg/inside")), "the folder in the way is left alone")
+    }
+}
