@@ -1,4 +1,5 @@
 import Crypto
+import CurlTransport
 import FerryPluginAPI
 import Foundation
 
@@ -24,7 +25,7 @@ enum DeleteObjectsMessage {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
             + "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
         for key in keys {
-            xml += "<Object><Key>" + escaped(key) + "</Key></Object>"
+            xml += "<Object><Key>" + XMLText.escaped(key) + "</Key></Object>"
         }
         xml += "</Delete>"
         return Data(xml.utf8)
@@ -58,23 +59,5 @@ enum DeleteObjectsMessage {
                                cause: String(decoding: body.prefix(200), as: UTF8.self))
         }
         return failures
-    }
-
-    /// Text as XML character data: the five characters XML reserves, escaped. (Keys with
-    /// control characters cannot be named in XML 1.0 at all; S3 refuses them too.)
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
     }
 }
