@@ -24,6 +24,8 @@ public struct S3Backend: Backend {
     var addressing: S3Addressing { configuration.addressing }
     /// Folders whose marker this backend has written or seen, so each is written once.
     let knownFolders = KnownFolders()
+    /// Set once the store refuses DeleteObjects; deletes go one key at a time after that.
+    let deleteObjectsRefusal = DeleteObjectsRefusal()
     /// Keys per listing page (`max-keys`); nil leaves it to the store (1,000 on AWS).
     var listPageSize: Int?
     public let multipart: MultipartSettings
@@ -54,11 +56,17 @@ public struct S3Backend: Backend {
 
     public var displayName: String { addressing.displayName }
 
-    public var capabilities: BackendCapabilities { Self.staticCapabilities }
+    public var capabilities: BackendCapabilities {
+        var capabilities = Self.staticCapabilities
+        // A store without DeleteObjects deletes a key per request: the core then sends
+        // deletes as separate jobs, several at once, rather than a batch one by one.
+        if deleteObjectsRefusal.isRefused { capabilities.maxDeleteBatch = 1 }
+        return capabilities
+    }
 
     static let staticCapabilities = BackendCapabilities(
         resumableUpload: true, rangedDownload: true, serverSideMove: true, preservesModificationTime: true, listingHasETags: true,
-        atomicUpload: true, serverSideCopy: true)
+        atomicUpload: true, serverSideCopy: true, maxDeleteBatch: DeleteObjectsMessage.maxKeys)
 
     // MARK: Requests
 

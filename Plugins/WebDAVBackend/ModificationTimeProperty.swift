@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 
 /// Ferry's own WebDAV properties, which keep a file's modification time on servers that
@@ -67,22 +68,8 @@ enum ModificationTimeProperty {
         <?xml version="1.0" encoding="utf-8"?>
         <D:propertyupdate xmlns:D="DAV:" xmlns:f="\(namespace)"><D:set><D:prop>\
         <f:\(mtimeName)>\(format(nanos: nanos))</f:\(mtimeName)>\
-        <f:\(versionName)>\(escaped(versionStamp))</f:\(versionName)>\
+        <f:\(versionName)>\(XMLText.escaped(versionStamp))</f:\(versionName)>\
         </D:prop></D:set></D:propertyupdate>
         """
-    }
-
-    /// ETags are quoted strings that may hold `&` or `<`; text content must escape them.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

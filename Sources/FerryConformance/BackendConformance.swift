@@ -255,6 +255,18 @@ public enum BackendConformance {
             try await backend.delete(path("gone"))
             try require(try await backend.stat(path("gone")) == nil, "deleted folder still stats")
         },
+        Check(name: "deleteFiles removes every file it is given, and a missing one counts as deleted") { backend, scratch in
+            let names = ["batch/a.jpg", "batch/b & c.jpg", "batch/sub/d.gpx"]
+            for (index, name) in names.enumerated() {
+                let (request, _) = try source(scratch, size: 10 + index, seed: 40 + UInt64(index), to: name)
+                _ = try await backend.upload(request, observer: NullTransferObserver())
+            }
+            let failures = try await backend.deleteFiles(try (names + ["batch/missing.jpg"]).map(path))
+            try require(failures.isEmpty, "deleteFiles failed for \(failures.map { "\($0.key): \($0.value)" })")
+            for name in names {
+                try require(try await backend.stat(path(name)) == nil, "\(name) still stats after deleteFiles")
+            }
+        },
         Check(name: "makeDirectory creates parents and is idempotent") { backend, _ in
             try await backend.makeDirectory(path("p/q/r"))
             try await backend.makeDirectory(path("p/q/r"))

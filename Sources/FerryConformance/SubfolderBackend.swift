@@ -71,6 +71,14 @@ public struct SubfolderBackend: Backend {
         try await base.delete(inner(path))
     }
 
+    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+        var failures: [RemotePath: BackendError] = [:]
+        for (path, error) in try await base.deleteFiles(paths.map(inner)) {
+            if let relative = path.relative(to: folder) { failures[relative] = error }
+        }
+        return failures
+    }
+
     public func checkReachable() async throws(BackendError) {
         try await base.checkReachable()
     }

@@ -213,4 +213,26 @@ public final class EncryptedBackend: Backend {
         let keys = try await unlock.keys()
         try await inner.delete(try stored(path, keys))
     }
+
+    /// The inner backend's batches, with names encrypted; a name that cannot be encrypted
+    /// fails alone.
+    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+        let keys = try await unlock.keys()
+        var failures: [RemotePath: BackendError] = [:]
+        var storedPaths: [RemotePath] = []
+        var plaintextPaths: [RemotePath: RemotePath] = [:]
+        for path in paths {
+            do {
+                let storedPath = try stored(path, keys)
+                storedPaths.append(storedPath)
+                plaintextPaths[storedPath] = path
+            } catch {
+                failures[path] = error
+            }
+        }
+        for (storedPath, error) in try await inner.deleteFiles(storedPaths) {
+            if let path = plaintextPaths[storedPath] { failures[path] = error }
+        }
+        return failures
+    }
 }

@@ -35,6 +35,13 @@ public protocol Backend: Sendable {
     /// throws `unsupported`.
     func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
 
+    /// Removes files (not folders), as many per request as the backend takes
+    /// (`capabilities.maxDeleteBatch`). Returns the paths that were not deleted, each with
+    /// its own error; a missing file counts as deleted, as with `delete`. A failure of the
+    /// whole request (no answer, a refusal of the request itself) throws, and then no path
+    /// is known to be deleted. The default deletes one path at a time.
+    func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError]
+
     /// `capabilities` plus what can only be learnt by asking the backend (a server that
     /// honours partial uploads, keeps modification times, …). The first call may send
     /// requests (a WebDAV backend writes and removes a small probe file in its root); the
@@ -62,6 +69,28 @@ extension Backend {
 
     public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
         throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
+    }
+
+    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+        try await deleteOneAtATime(paths) { path throws(BackendError) in try await delete(path) }
+    }
+
+    /// `deleteFiles` as one request per path, each sent by `remove`: a path's failure is
+    /// kept for that path, except one that suggests the backend is gone, which is the whole
+    /// call's failure and throws.
+    public func deleteOneAtATime(_ paths: [RemotePath],
+                                 with remove: (RemotePath) async throws(BackendError) -> Void) async throws(BackendError) -> [RemotePath: BackendError] {
+        var failures: [RemotePath: BackendError] = [:]
+        for path in paths {
+            do {
+                try await remove(path)
+            } catch where error.suggestsOutage {
+                throw error
+            } catch {
+                failures[path] = error
+            }
+        }
+        return failures
     }
 
     public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {

@@ -18,6 +18,10 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     /// Listings leave out names that start with `.` although the files are stored and
     /// served (nginx's WebDAV module): the core then reads its remote catalog of such names.
     public var listingOmitsHiddenNames: Bool
+    /// The most files one `Backend.deleteFiles` call removes in a single request (S3's
+    /// DeleteObjects: 1,000); 1 means one request per file, and the core sends deletes one
+    /// by one.
+    public var maxDeleteBatch: Int
 
     public init(
         resumableUpload: Bool = false,
@@ -27,7 +31,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         listingHasETags: Bool = false,
         atomicUpload: Bool = false,
         serverSideCopy: Bool = false,
-        listingOmitsHiddenNames: Bool = false
+        listingOmitsHiddenNames: Bool = false,
+        maxDeleteBatch: Int = 1
     ) {
         self.resumableUpload = resumableUpload
         self.rangedDownload = rangedDownload
@@ -37,22 +42,24 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         self.atomicUpload = atomicUpload
         self.serverSideCopy = serverSideCopy
         self.listingOmitsHiddenNames = listingOmitsHiddenNames
+        self.maxDeleteBatch = max(1, maxDeleteBatch)
     }
 
     private enum CodingKeys: String, CodingKey {
         case resumableUpload, rangedDownload, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
-        case serverSideCopy, listingOmitsHiddenNames
+        case serverSideCopy, listingOmitsHiddenNames, maxDeleteBatch
     }
 
-    /// Capabilities written before a flag existed decode with that flag off, so an external
-    /// plugin built against an older Ferry keeps working.
+    /// Capabilities written before a flag existed decode with that flag off (and deletes
+    /// one at a time), so an external plugin built against an older Ferry keeps working.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func flag(_ key: CodingKeys) throws -> Bool { try container.decodeIfPresent(Bool.self, forKey: key) ?? false }
         self.init(resumableUpload: try flag(.resumableUpload), rangedDownload: try flag(.rangedDownload),
                   serverSideMove: try flag(.serverSideMove), preservesModificationTime: try flag(.preservesModificationTime),
                   listingHasETags: try flag(.listingHasETags), atomicUpload: try flag(.atomicUpload),
-                  serverSideCopy: try flag(.serverSideCopy), listingOmitsHiddenNames: try flag(.listingOmitsHiddenNames))
+                  serverSideCopy: try flag(.serverSideCopy), listingOmitsHiddenNames: try flag(.listingOmitsHiddenNames),
+                  maxDeleteBatch: try container.decodeIfPresent(Int.self, forKey: .maxDeleteBatch) ?? 1)
     }
 
     /// Names of the capabilities that are on, for display.
@@ -66,6 +73,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         if atomicUpload { names.append("atomic-upload") }
         if serverSideCopy { names.append("server-side-copy") }
         if listingOmitsHiddenNames { names.append("hides-dot-names") }
+        if maxDeleteBatch > 1 { names.append("delete-batches") }
         return names
     }
 }

@@ -19,6 +19,7 @@ sequence, as before the other kinds existed):
   stall     take the request, then send nothing for 60 s (a server that hangs); the
             request never reaches the server
   409       answer 409 Conflict; the request never reaches the server
+  501       answer 501 with an S3 NotImplemented error; the request never reaches the server
   conflict  forward the request (the server does the work), then answer 409 Conflict
             instead of the server's answer (another client won a race for the same thing)
 --script METHOD=KIND,... (repeatable) replays a sequence exactly: the first request with
@@ -31,6 +32,14 @@ some WebDAV servers answer when clients create one new folder at the same moment
 is logged as `race 409`.
 --ignore-ranges drops Range and If-Range from every request it forwards: the server
 answers 200 with the whole file while it still says `Accept-Ranges: bytes`.
+--keep-host forwards the client's Host header unchanged, so a request signed for the
+proxy's address (S3 SigV4 signs Host) still checks out at a store that verifies it.
+--deny-delete TEXT plays an S3 store whose policy forbids deleting some keys: from a
+DeleteObjects request (POST ?delete) it leaves out every key containing TEXT before
+forwarding it, and adds an AccessDenied <Error> for each to the store's answer. Logged
+as `denied N STATUS`.
+Kind 501 answers as an S3 store that lacks the operation: 501 with a NotImplemented
+<Error> document.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -38,11 +47,11 @@ client gets its answer (a test that counts requests once it has an answer needs 
 Every answer closes its connection (no keep-alive), which keeps the proxy simple and
 makes clients reconnect often.
 """
-import argparse, http.client, random, socket, threading, time
+import argparse, base64, hashlib, http.client, random, re, socket, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-KINDS = ["500", "503", "reset", "delay", "lost", "stall", "409", "conflict"]
+KINDS = ["500", "503", "reset", "delay", "lost", "stall", "409", "conflict", "501"]
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
 
@@ -62,6 +71,10 @@ def parse_arguments():
     parser.add_argument("--ignore-ranges", action="store_true",
                         help="drop Range and If-Range from every request: the server answers 200 with the "
                              "whole file while it still says Accept-Ranges: bytes (a server that lies about ranges)")
+    parser.add_argument("--keep-host", action="store_true",
+                        help="forward the client's Host header unchanged (requests signed for the proxy's address)")
+    parser.add_argument("--deny-delete", metavar="TEXT",
+                        help="DeleteObjects: leave out keys containing TEXT and answer AccessDenied for each")
     arguments = parser.parse_args()
     scripts = {}
     for item in arguments.script:
@@ -112,7 +125,9 @@ class Proxy(BaseHTTPRequestHandler):
             if scripted:
                 kind = scripted.pop(0)
             pause = rng.uniform(0.2, 1.0) if kind == "delay" else 0
-        if kind == "ok":
+        if kind == "ok" and arguments.deny_delete and self.command == "POST" and re.search(r"[?&]delete(=|&|$)", self.path):
+            self.deny_delete(body)
+        elif kind == "ok":
             self.forward_and_reply(body, "ok")
         elif kind == "reset":
             log(self.command, self.path, kind)
@@ -123,6 +138,17 @@ class Proxy(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.send_header("Connection", "close")
             self.end_headers()
+            self.close_connection = True
+        elif kind == "501":
+            log(self.command, self.path, kind)
+            payload = (b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code>'
+                       b'<Message>A header or query you provided implies functionality that is not implemented.</Message></Error>')
+            self.send_response(501)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(payload)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(payload)
             self.close_connection = True
         elif kind == "delay":
             time.sleep(pause)
@@ -143,6 +169,42 @@ class Proxy(BaseHTTPRequestHandler):
             (status, _), _, _ = self.forward(body)
             log(self.command, self.path, f"lost {status}")
             self.drop(reset=False)
+
+    def deny_delete(self, body):
+        """A DeleteObjects request where the store's policy forbids some keys: those are
+        not deleted and come back as AccessDenied errors."""
+        text = (body or b"").decode("utf-8")
+        denied = []
+
+        def keep(match):
+            key = match.group(1)
+            if arguments.deny_delete in key:
+                denied.append(key)
+                return ""
+            return match.group(0)
+
+        forwarded = re.sub(r"<Object><Key>(.*?)</Key></Object>", keep, text).encode("utf-8")
+        self.replaced_md5 = base64.b64encode(hashlib.md5(forwarded).digest()).decode("ascii")
+        (status, reason), headers, payload = self.forward(forwarded)
+        if status == 200 and denied:
+            errors = "".join(f"<Error><Key>{key}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>"
+                             for key in denied)
+            answer = payload.decode("utf-8")
+            if re.search(r"<DeleteResult[^>]*/>", answer):
+                answer = re.sub(r"<DeleteResult([^>]*)/>", lambda m: f"<DeleteResult{m.group(1)}>{errors}</DeleteResult>", answer)
+            else:
+                answer = answer.replace("</DeleteResult>", errors + "</DeleteResult>")
+            payload = answer.encode("utf-8")
+        log(self.command, self.path, f"denied {len(denied)} {status}")
+        self.send_response(status, reason)
+        for key, value in headers:
+            if key.lower() not in HOP and key.lower() != "content-length":
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+        self.close_connection = True
 
     def race_mkcol(self, body):
         """What some servers do when clients create the same new folder at once: the
@@ -175,7 +237,13 @@ class Proxy(BaseHTTPRequestHandler):
     def forward(self, body):
         """Sends the request upstream; returns (status line, headers, payload)."""
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
-        headers["Host"] = upstream.netloc
+        headers["Host"] = self.headers.get("Host") if arguments.keep_host else upstream.netloc
+        replaced_md5 = getattr(self, "replaced_md5", None)
+        if replaced_md5:
+            # A body rewritten by deny_delete: its own digest and length.
+            headers = {k: v for k, v in headers.items() if k.lower() not in ("content-md5", "content-length")}
+            headers["Content-MD5"] = replaced_md5
+            headers["Content-Length"] = str(len(body))
         if arguments.ignore_ranges:
             headers = {k: v for k, v in headers.items() if k.lower() not in ("range", "if-range")}
         if "Destination" in headers:

@@ -28,7 +28,8 @@ struct SingleOperation: Sendable {
             var next: TransferStateMachine.Event?
             for action in actions {
                 switch action {
-                case .start:
+                case .start, .startBatch:
+                    // One job that is never batchable: it only ever starts alone.
                     do {
                         return try await body()
                     } catch {

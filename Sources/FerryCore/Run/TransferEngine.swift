@@ -12,6 +12,10 @@ import Foundation
 /// `batchLimit` results wait in memory. A kill in that window loses only the record of
 /// transfers that did happen; the next run finds those files on the other side and adopts
 /// them, or sends them again where it cannot tell.
+///
+/// Remote deletes that destroy the copy (no trash) start as batches of up to the backend's
+/// `maxDeleteBatch` from the jobs already loaded, one `Backend.deleteFiles` call each; every
+/// file still has its own outcome, booking and retries.
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
     /// The run's one journal writer, shared with the executor's marks.
@@ -38,6 +42,8 @@ struct TransferEngine: Sendable {
 
     private enum Event: Sendable {
         case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
+        /// A batch of remote deletes is over: each job's outcome.
+        case finishedBatch([(job: SchedulerState.Job, record: FileRecord, outcome: Outcome)])
         case timer
         case probed(BackendError?)
         case fed([FileRecord])
@@ -57,8 +63,9 @@ struct TransferEngine: Sendable {
         var errors: [String: BackendError] = [:]
 
         /// Records loaded or fed in, as the machine's jobs; records already known are left out.
+        /// With `batchesDeletes`, remote deletes are marked batchable.
         mutating func take(_ loaded: [FileRecord], outsidePages: Bool, classifier: QueueClassifier,
-                           progress: RunProgress) -> [SchedulerState.Job] {
+                           progress: RunProgress, batchesDeletes: Bool) -> [SchedulerState.Job] {
             var taken: [SchedulerState.Job] = []
             for record in loaded {
                 let rank = classifier.rank(of: record.queue)
@@ -70,7 +77,8 @@ struct TransferEngine: Sendable {
                     continue
                 }
                 records[record.path] = record
-                taken.append(SchedulerState.Job(path: record.path, rank: rank))
+                taken.append(SchedulerState.Job(path: record.path, rank: rank,
+                                                batchable: batchesDeletes && TransferExecutor.joinsDeleteBatch(record)))
             }
             return taken
         }
@@ -81,8 +89,12 @@ struct TransferEngine: Sendable {
     func run(pages: PendingJobPages, summary: inout RunSummary) async throws(JournalError) {
         var pages = pages
         var jobs = Jobs()
+        // Remote deletes go to the backend as many to a request as it takes (S3: 1,000).
+        let deleteBatchSize = executor.pair.backend.capabilities.maxDeleteBatch
+        let batchesDeletes = deleteBatchSize > 1
         var machine = TransferStateMachine(queueCaps: queueCaps, globalCap: globalCap, retry: retry,
-                                           batchWindow: Self.batchWindow, batchLimit: Self.batchLimit)
+                                           batchWindow: Self.batchWindow, batchLimit: Self.batchLimit,
+                                           jobBatchSize: deleteBatchSize)
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
@@ -150,6 +162,19 @@ struct TransferEngine: Sendable {
                             let outcome = await executor.attempt(record, observer: observer)
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
+                    case let .startBatch(batch):
+                        let members = batch.compactMap { job in jobs.records[job.path].map { (job: job, record: $0) } }
+                        for member in members { progress.began(queue: member.record.queue, path: member.record.path) }
+                        group.addTask { [executor, progress] in
+                            defer {
+                                for member in members { progress.left(queue: member.record.queue, path: member.record.path) }
+                            }
+                            let outcomes = await executor.deleteRemote(batch: members.map(\.record))
+                            return .finishedBatch(members.map { member in
+                                (member.job, member.record, outcomes[member.record.path]
+                                    ?? .failure(.backend(BackendError(.io, "the delete batch gave no outcome", path: member.record.path))))
+                            })
+                        }
                     case let .recordSuccess(job):
                         guard let record = jobs.records.removeValue(forKey: job.path),
                               let success = jobs.successes.removeValue(forKey: job.path) else { continue }
@@ -216,8 +241,29 @@ struct TransferEngine: Sendable {
                 // A rename's follow-up transfers run in this same run. Their rows are
                 // pending in the journal too: the page reader must not hand them out again.
                 if !followUps.isEmpty {
-                    let arrived = jobs.take(followUps, outsidePages: true, classifier: classifier, progress: progress)
+                    let arrived = jobs.take(followUps, outsidePages: true, classifier: classifier, progress: progress,
+                                            batchesDeletes: batchesDeletes)
                     try await perform(machine.handle(.jobsArrived(arrived), now: now()))
+                }
+            }
+
+            /// Hands an attempt's outcome to the machine (a failed one with its error kept for
+            /// the booking) and carries out what it decides.
+            func settle(_ job: SchedulerState.Job, _ record: FileRecord, _ outcome: Outcome,
+                        moved: Int64) async throws(JournalError) {
+                switch outcome {
+                case let .success(success):
+                    jobs.successes[job.path] = success
+                    try await perform(machine.handle(.jobSucceeded(job), now: now()))
+                case let .failure(.journal(error)):
+                    progress.ended(queue: record.queue, succeeded: false)
+                    throw error
+                case let .failure(.backend(error)):
+                    progress.ended(queue: record.queue, succeeded: false, final: false)
+                    progress.rewind(queue: record.queue, bytes: moved)
+                    jobs.errors[job.path] = error
+                    let failure = TransferStateMachine.Failure(error)
+                    try await perform(machine.handle(.jobFailed(job, failures: record.attempts + 1, failure), now: now()))
                 }
             }
 
@@ -235,7 +281,8 @@ struct TransferEngine: Sendable {
                     // pages are read to the end.
                     while machine.acceptsJobs, !pages.isExhausted {
                         let loaded = try await pages.refill(waiting: { machine.readyCount(rank: $0) })
-                        let arrived = jobs.take(loaded, outsidePages: false, classifier: classifier, progress: progress)
+                        let arrived = jobs.take(loaded, outsidePages: false, classifier: classifier, progress: progress,
+                                                batchesDeletes: batchesDeletes)
                         if !arrived.isEmpty {
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
@@ -264,27 +311,20 @@ struct TransferEngine: Sendable {
                         try await perform(machine.handle(.timerFired, now: now()))
                     case let .fed(records):
                         if !Task.isCancelled {
-                            let arrived = jobs.take(records, outsidePages: true, classifier: classifier, progress: progress)
+                            let arrived = jobs.take(records, outsidePages: true, classifier: classifier, progress: progress,
+                                                    batchesDeletes: batchesDeletes)
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
                         if let feed, !records.isEmpty, !Task.isCancelled {
                             group.addTask { .fed(await feed.next()) }
                         }
                     case let .finished(job, record, outcome, moved):
-                        switch outcome {
-                        case let .success(success):
-                            jobs.successes[job.path] = success
-                            try await perform(machine.handle(.jobSucceeded(job), now: now()))
-                        case let .failure(.journal(error)):
-                            progress.ended(queue: record.queue, succeeded: false)
-                            throw error
-                        case let .failure(.backend(error)):
-                            progress.ended(queue: record.queue, succeeded: false, final: false)
-                            progress.rewind(queue: record.queue, bytes: moved)
-                            jobs.errors[job.path] = error
-                            let failure = TransferStateMachine.Failure(error)
-                            try await perform(machine.handle(.jobFailed(job, failures: record.attempts + 1, failure),
-                                                             now: now()))
+                        try await settle(job, record, outcome, moved: moved)
+                    case let .finishedBatch(members):
+                        // Each file of the batch is its own job to the machine: booked,
+                        // retried or failed on its own.
+                        for member in members {
+                            try await settle(member.job, member.record, member.outcome, moved: 0)
                         }
                     case let .probed(failure):
                         lastProbeFailure = failure

@@ -2,6 +2,10 @@
 /// starts before any job of a lower one), FIFO within a queue, a concurrency cap per queue
 /// and one over all. A capped queue does not block lower queues from using free slots.
 ///
+/// Batchable jobs (remote deletes the backend takes many to a request) start together:
+/// when one is next in its queue, up to `jobBatchSize` of its queue's ready batchable jobs
+/// start with it as one batch, which takes one slot until each of its jobs has finished.
+///
 /// A pure state machine over values: time comes in as seconds on a monotonic clock, so
 /// tests drive it without waiting.
 public struct SchedulerState: Sendable {
@@ -9,27 +13,86 @@ public struct SchedulerState: Sendable {
         public var path: String
         /// Index of the job's queue in priority order (0 is highest).
         public var rank: Int
+        /// The job may start in a batch with others of its queue (a remote delete).
+        public var batchable: Bool
 
-        public init(path: String, rank: Int) {
+        public init(path: String, rank: Int, batchable: Bool = false) {
             self.path = path
             self.rank = rank
+            self.batchable = batchable
         }
     }
 
-    private var ready: [[Job]]
-    private var readyHeads: [Int]
+    /// What takes one slot: a job, or a batch of batchable jobs of one queue.
+    public enum Slot: Sendable, Equatable {
+        case single(Job)
+        case batch([Job])
+
+        public var jobs: [Job] {
+            switch self {
+            case let .single(job): [job]
+            case let .batch(jobs): jobs
+            }
+        }
+    }
+
+    /// One queue's ready jobs in arrival order, taken from the front without moving the rest.
+    private struct ReadyLine: Sendable {
+        private var entries: [(order: Int, job: Job)] = []
+        private var head = 0
+
+        var count: Int { entries.count - head }
+        /// When the first job arrived, compared across lines to keep a queue's order.
+        var firstOrder: Int? { head < entries.count ? entries[head].order : nil }
+
+        mutating func append(_ job: Job, order: Int) {
+            entries.append((order, job))
+        }
+
+        mutating func removeFirst() -> Job? {
+            guard head < entries.count else { return nil }
+            let job = entries[head].job
+            head += 1
+            if head > 1024 && head * 2 > entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+
+        mutating func removeAll() -> [(order: Int, job: Job)] {
+            let rest = Array(entries[head...])
+            entries.removeAll()
+            head = 0
+            return rest
+        }
+    }
+
+    /// Ready jobs per rank: those that start alone, and those that start in batches.
+    private var ready: [ReadyLine]
+    private var readyBatchable: [ReadyLine]
+    /// Arrival counter, so a queue's two lines start in the order their jobs arrived.
+    private var arrivals = 0
     private var delayed: [(readyAt: Double, job: Job)] = []
     private var running: [Int]
+    /// Batches under way: which batch a running job belongs to, and how many of each
+    /// batch's jobs have not finished yet.
+    private var batchOfJob: [Job: Int] = [:]
+    private var unfinishedInBatch: [Int: Int] = [:]
+    private var batchesStarted = 0
     private let caps: [Int]
     private let globalCap: Int
+    private let jobBatchSize: Int
     public private(set) var runningCount = 0
 
-    /// `queueCaps[i]` is the concurrency cap of the queue ranked `i`.
-    public init(queueCaps: [Int], globalCap: Int) {
+    /// `queueCaps[i]` is the concurrency cap of the queue ranked `i`; `jobBatchSize` the
+    /// most batchable jobs that start together.
+    public init(queueCaps: [Int], globalCap: Int, jobBatchSize: Int = 1) {
         caps = queueCaps.map { max(1, $0) }
         self.globalCap = max(1, globalCap)
-        ready = Array(repeating: [], count: queueCaps.count)
-        readyHeads = Array(repeating: 0, count: queueCaps.count)
+        self.jobBatchSize = max(1, jobBatchSize)
+        ready = Array(repeating: ReadyLine(), count: queueCaps.count)
+        readyBatchable = Array(repeating: ReadyLine(), count: queueCaps.count)
         running = Array(repeating: 0, count: queueCaps.count)
     }
 
@@ -41,32 +104,52 @@ public struct SchedulerState: Sendable {
         if let readyAt {
             delayed.append((readyAt, job))
         } else {
-            ready[rank].append(job)
+            makeReady(job)
         }
     }
 
     /// Takes the jobs to start now, in the order to start them, and counts them as running.
     public mutating func start(now: Double) -> [Job] {
+        startSlots(now: now).flatMap(\.jobs)
+    }
+
+    /// Takes what starts now, one element per slot it fills, in the order to start them.
+    public mutating func startSlots(now: Double) -> [Slot] {
         promoteDelayed(now: now)
-        var started: [Job] = []
+        var started: [Slot] = []
         while runningCount < globalCap {
-            guard let rank = ready.indices.first(where: { readyHeads[$0] < ready[$0].count && running[$0] < caps[$0] })
+            guard let rank = ready.indices.first(where: { readyCount(rank: $0) > 0 && running[$0] < caps[$0] })
             else { break }
-            let job = ready[rank][readyHeads[rank]]
-            readyHeads[rank] += 1
-            if readyHeads[rank] > 1024 && readyHeads[rank] * 2 > ready[rank].count {
-                ready[rank].removeFirst(readyHeads[rank])
-                readyHeads[rank] = 0
+            // Within a queue, whichever line's first job arrived first goes next.
+            let batchGoesFirst = readyBatchable[rank].firstOrder.map { batchable in
+                ready[rank].firstOrder.map { batchable < $0 } ?? true
+            } ?? false
+            if batchGoesFirst {
+                var jobs: [Job] = []
+                while jobs.count < jobBatchSize, let job = readyBatchable[rank].removeFirst() { jobs.append(job) }
+                batchesStarted += 1
+                for job in jobs { batchOfJob[job] = batchesStarted }
+                unfinishedInBatch[batchesStarted] = jobs.count
+                started.append(.batch(jobs))
+            } else if let job = ready[rank].removeFirst() {
+                started.append(.single(job))
             }
             running[rank] += 1
             runningCount += 1
-            started.append(job)
         }
         return started
     }
 
-    /// Records that a started job ended (done, failed, or handed back for a retry).
+    /// Records that a started job ended (done, failed, or handed back for a retry). A
+    /// batch's slot is free once its last job has ended.
     public mutating func finish(_ job: Job) {
+        if let batch = batchOfJob.removeValue(forKey: job), let unfinished = unfinishedInBatch[batch] {
+            guard unfinished <= 1 else {
+                unfinishedInBatch[batch] = unfinished - 1
+                return
+            }
+            unfinishedInBatch[batch] = nil
+        }
         guard running.indices.contains(job.rank), running[job.rank] > 0 else { return }
         running[job.rank] -= 1
         runningCount -= 1
@@ -77,9 +160,8 @@ public struct SchedulerState: Sendable {
     public mutating func drainWaiting() -> [Job] {
         var drained: [Job] = []
         for rank in ready.indices {
-            drained.append(contentsOf: ready[rank][readyHeads[rank]...])
-            ready[rank].removeAll()
-            readyHeads[rank] = 0
+            let waiting = ready[rank].removeAll() + readyBatchable[rank].removeAll()
+            drained.append(contentsOf: waiting.sorted { $0.order < $1.order }.map(\.job))
         }
         drained.append(contentsOf: delayed.sorted { $0.readyAt < $1.readyAt }.map(\.job))
         delayed.removeAll()
@@ -93,12 +175,12 @@ public struct SchedulerState: Sendable {
 
     /// Jobs waiting (ready or delayed), not counting running ones.
     public var waitingCount: Int {
-        zip(ready, readyHeads).reduce(0) { $0 + $1.0.count - $1.1 } + delayed.count
+        ready.indices.reduce(0) { $0 + readyCount(rank: $1) } + delayed.count
     }
 
     /// Jobs of one rank ready to start (not delayed, not running).
     public func readyCount(rank: Int) -> Int {
-        ready.indices.contains(rank) ? ready[rank].count - readyHeads[rank] : 0
+        ready.indices.contains(rank) ? ready[rank].count + readyBatchable[rank].count : 0
     }
 
     /// Nothing running and nothing waiting.
@@ -109,11 +191,20 @@ public struct SchedulerState: Sendable {
         var still: [(readyAt: Double, job: Job)] = []
         for entry in delayed.sorted(by: { $0.readyAt < $1.readyAt }) {
             if entry.readyAt <= now {
-                ready[entry.job.rank].append(entry.job)
+                makeReady(entry.job)
             } else {
                 still.append(entry)
             }
         }
         delayed = still
+    }
+
+    private mutating func makeReady(_ job: Job) {
+        arrivals += 1
+        if job.batchable {
+            readyBatchable[job.rank].append(job, order: arrivals)
+        } else {
+            ready[job.rank].append(job, order: arrivals)
+        }
     }
 }

@@ -40,6 +40,9 @@ public struct TransferStateMachine: Sendable {
     public enum Action: Sendable, Equatable {
         /// Start an attempt of this job.
         case start(Job)
+        /// Start one attempt of all these jobs together, in one slot (remote deletes sent
+        /// to the backend as one request); each job's outcome comes back as its own event.
+        case startBatch([Job])
         /// Book a success.
         case recordSuccess(Job)
         /// Book a failure that will be tried again `delay` seconds from now.
@@ -82,8 +85,12 @@ public struct TransferStateMachine: Sendable {
     private var uncommitted = 0
     private var oldestUncommittedAt: Double?
 
-    public init(queueCaps: [Int], globalCap: Int, retry: RetryPolicy, batchWindow: Double, batchLimit: Int) {
-        scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap)
+    /// `batchWindow` and `batchLimit` bound the results waiting to be committed;
+    /// `jobBatchSize` is the most batchable jobs that start together (the backend's
+    /// largest delete request).
+    public init(queueCaps: [Int], globalCap: Int, retry: RetryPolicy, batchWindow: Double, batchLimit: Int,
+                jobBatchSize: Int = 1) {
+        scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap, jobBatchSize: jobBatchSize)
         self.retry = retry
         outage = OutageTracker(probeDelay: { retry.delay(afterFailures: $0).inSeconds },
                                giveUpAfter: retry.offlineWait?.inSeconds)
@@ -161,7 +168,12 @@ public struct TransferStateMachine: Sendable {
             probeDueAt = nil
         }
         if !stopping && outage.isDispatching {
-            actions += scheduler.start(now: now).map(Action.start)
+            actions += scheduler.startSlots(now: now).map { slot in
+                switch slot {
+                case let .single(job): .start(job)
+                case let .batch(jobs): .startBatch(jobs)
+                }
+            }
         }
         // The same sum as `nextWake`'s deadline, so a timer set for it always finds it due.
         if let oldest = oldestUncommittedAt, uncommitted >= batchLimit || now >= oldest + batchWindow {
