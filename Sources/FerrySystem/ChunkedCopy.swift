@@ -16,14 +16,16 @@ public enum ChunkedCopy {
         to destination: OpenFile, at destinationOffset: Int64,
         count: Int64, observer: any TransferObserver
     ) throws(BackendError) {
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        // Sized to the file: zeroing a whole chunk for a 4 KiB file was a tenth of a small-file
+        // push's CPU. Only the last chunk is shorter, and shrinking keeps the storage.
+        var buffer = [UInt8](repeating: 0, count: Int(min(Int64(chunkSize), max(count, 0))))
         var done: Int64 = 0
         while done < count {
             if observer.isCancelled {
                 throw BackendError(.cancelled, "transfer cancelled", path: source.path)
             }
             let want = Int(min(Int64(chunkSize), count - done))
-            if buffer.count != want { buffer = [UInt8](repeating: 0, count: want) }
+            if buffer.count > want { buffer.removeLast(buffer.count - want) }
             let got: Int
             do {
                 got = try source.read(into: &buffer, at: sourceOffset + done)
