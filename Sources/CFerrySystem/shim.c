@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -20,4 +21,8 @@ int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdi
 
 int CFerrySystem_spawn_closefrom(void *actions, int lowfd) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowfd);
+}
+
+int CFerrySystem_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
 }

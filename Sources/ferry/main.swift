@@ -1,4 +1,8 @@
+import FerrySystem
 import Foundation
+
+// Before any thread starts.
+MallocArenas.limit(to: 2)
 
 // Entry point: parsing and exit codes are handled by `CommandLineEntry` so that usage and
 // configuration errors exit 2 (argument-parser's default would be 64).

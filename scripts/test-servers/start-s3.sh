@@ -88,6 +88,9 @@ for attempt in 1 2 3; do
     fi
     sleep 0.1
   done
+  # Keep each attempt's log: a Go panic's cause is at its top, not in its last lines.
+  cp "$dir/server.log" "$dir/server-attempt-$attempt.log" 2>/dev/null || true
   "$here/stop.sh" "$dir" >/dev/null 2>&1 || true
 done
-ts_die "$kind did not start in $dir: $(ts_last_errors "$dir/server.log")"
+cause=$(grep -h -m1 -E 'panic:|fatal|^F[0-9]{4} |address already in use' "$dir"/server-attempt-*.log 2>/dev/null | head -n 3 | tr '\n' ' ')
+ts_die "$kind did not start in $dir (3 attempts): ${cause:-$(ts_last_errors "$dir/server.log")}"

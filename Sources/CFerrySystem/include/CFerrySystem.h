@@ -23,4 +23,8 @@ int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdi
  * second time for Swift). */
 int CFerrySystem_spawn_closefrom(void *actions, int lowfd);
 
+/* mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. glibc's default (8 per core)
+ * lets each thread that allocates keep freed memory in an arena of its own. */
+int CFerrySystem_limit_malloc_arenas(int count);
+
 #endif
