@@ -52,12 +52,14 @@ for attempt in 1 2 3; do
   case "$kind" in
     seaweedfs)
       command -v weed >/dev/null || ts_die "weed is not installed (run: bash scripts/bootstrap.sh test)"
+      # The Iceberg and Lance listeners take fixed ports (8181, 9101): a second server
+      # started meanwhile (tests run in parallel) died on "address already in use".
       ports=()
       for _ in 1 2 3 4 5 6 7; do ports+=("$(ts_free_port "$dir")"); done
       "${clean_env[@]}" weed mini -dir "$marker" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
         -s3.port="$port" -s3.port.grpc="${ports[0]}" -master.port="${ports[1]}" -master.port.grpc="${ports[2]}" \
         -filer.port="${ports[3]}" -filer.port.grpc="${ports[4]}" -volume.port="${ports[5]}" \
-        -volume.port.grpc="${ports[6]}" -webdav=false -admin.ui=false \
+        -volume.port.grpc="${ports[6]}" -webdav=false -admin.ui=false -s3.port.iceberg=0 -s3.port.lance=0 \
         </dev/null >"$dir/server.log" 2>&1 &
       ;;
     moto)
