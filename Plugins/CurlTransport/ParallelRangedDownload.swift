@@ -23,15 +23,49 @@ import Synchronization
 ///   fails cuts the file back to that and removes the ledger, and after a SIGKILL the
 ///   core does the same before it continues.
 public enum ParallelRangedDownload {
+    /// What a backend with its own protocol (S3) changes: headers every request carries,
+    /// how the downloaded file's entry is read from the `HEAD` (S3 keeps the time in its
+    /// metadata), and the one-stream download used when several streams do not apply.
+    public struct Dialect: Sendable {
+        public var headers: [(String, String)]
+        public var entry: @Sendable (_ head: HTTPResponse, _ request: DownloadRequest) -> RemoteEntry
+        public var singleStream: @Sendable (DownloadRequest) async throws(BackendError) -> DownloadResult
+
+        public init(headers: [(String, String)],
+                    entry: @escaping @Sendable (_ head: HTTPResponse, _ request: DownloadRequest) -> RemoteEntry,
+                    singleStream: @escaping @Sendable (DownloadRequest) async throws(BackendError) -> DownloadResult) {
+            self.headers = headers
+            self.entry = entry
+            self.singleStream = singleStream
+        }
+
+        /// Plain HTTP: no extra headers, the time from `Last-Modified`, `RangedDownload`.
+        static func http(transport: CurlTransport, url: String, observer: any TransferObserver) -> Dialect {
+            Dialect(headers: [], entry: { head, request in
+                RemoteEntry(path: request.source, kind: .file, size: request.expected.size,
+                            modifiedNanos: head.header("last-modified").flatMap(HTTPDate.parse) ?? request.expected.modifiedNanos,
+                            etag: head.header("etag") ?? request.expected.etag)
+            }, singleStream: { request throws(BackendError) in
+                try await RangedDownload.run(transport: transport, url: url, request: request, observer: observer)
+            })
+        }
+    }
+
     public static func run(transport: CurlTransport, url: String, request: DownloadRequest,
                            observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        try await run(transport: transport, url: url, request: request, observer: observer,
+                      dialect: .http(transport: transport, url: url, observer: observer))
+    }
+
+    public static func run(transport: CurlTransport, url: String, request: DownloadRequest, observer: any TransferObserver,
+                           dialect proto: Dialect) async throws(BackendError) -> DownloadResult {
         let settings = transport.settings
         let size = request.expected.size
         guard settings.downloadStreams > 1, size >= settings.multiStreamCutoff,
               size - request.offset > SegmentQueue.segmentLength(remaining: size - request.offset, streams: settings.downloadStreams),
-              let head = try? await transport.perform(HTTPRequest(method: "HEAD", url: url, responseBody: .discard)),
+              let head = try? await transport.perform(HTTPRequest(method: "HEAD", url: url, headers: proto.headers, responseBody: .discard)),
               let validator = rangeValidator(head, size: size) else {
-            return try await RangedDownload.run(transport: transport, url: url, request: request, observer: observer)
+            return try await proto.singleStream(request)
         }
         // The partial bytes belong to the listed version: keep them only if the server
         // still has it (RangedDownload's If-Range would decide the same).
@@ -46,8 +80,8 @@ public enum ParallelRangedDownload {
         let queue = SharedSegmentQueue(SegmentQueue(from: start, size: size,
                                                     segmentLength: SegmentQueue.segmentLength(remaining: size - start, streams: streams)))
         let streamObserver = StreamObserver(observer)
-        let job = SegmentJob(transport: transport, url: url, path: request.source.description, partialFile: partialFile, size: size,
-                             validator: validator, observer: streamObserver)
+        let job = SegmentJob(transport: transport, url: url, headers: proto.headers, path: request.source.description,
+                             partialFile: partialFile, size: size, validator: validator, observer: streamObserver)
         let failures = await withTaskGroup(of: BackendError?.self) { group in
             for _ in 0..<streams {
                 group.addTask {
@@ -87,11 +121,7 @@ public enum ParallelRangedDownload {
                 try BackendError.catching { try OpenFile(partialFile, mode: .writeExisting).sync() }
                 try ledger.remove()
             }
-            return DownloadResult(
-                entry: RemoteEntry(path: request.source, kind: .file, size: size,
-                                   modifiedNanos: head.header("last-modified").flatMap(HTTPDate.parse) ?? request.expected.modifiedNanos,
-                                   etag: head.header("etag") ?? request.expected.etag),
-                bytesReceived: size - start, resumedFrom: start)
+            return DownloadResult(entry: proto.entry(head, request), bytesReceived: size - start, resumedFrom: start)
         }
         // Whatever went wrong, the file keeps only its good prefix and says so by its size.
         let changed = failures.contains(where: isChangeSign)
@@ -106,10 +136,8 @@ public enum ParallelRangedDownload {
         }
         guard changed, !observer.isCancelled else { throw failure }
         // Another version, or a server that takes ranges only in words: one stream, from the start.
-        return try await RangedDownload.run(
-            transport: transport, url: url,
-            request: DownloadRequest(source: request.source, partialFile: partialFile, offset: 0, expected: request.expected),
-            observer: observer)
+        return try await proto.singleStream(
+            DownloadRequest(source: request.source, partialFile: partialFile, offset: 0, expected: request.expected))
     }
 
     /// What every segment's `If-Range` carries: a strong ETag, else the `Last-Modified`
@@ -163,6 +191,7 @@ private final class SharedSegmentQueue: Sendable {
 private struct SegmentJob: Sendable {
     let transport: CurlTransport
     let url: String
+    let headers: [(String, String)]
     /// The remote path, for messages.
     let path: String
     let partialFile: String
@@ -173,7 +202,7 @@ private struct SegmentJob: Sendable {
     func fetch(_ segment: ClosedRange<Int64>) async throws(BackendError) {
         let length = segment.upperBound - segment.lowerBound + 1
         let response = try await transport.perform(HTTPRequest(
-            method: "GET", url: url, headers: [("If-Range", validator)],
+            method: "GET", url: url, headers: headers + [("If-Range", validator)],
             responseBody: .fileRegion(path: partialFile, offset: segment.lowerBound),
             maxResponseBytes: length, range: segment), observer: observer)
         guard response.status == 206 else {

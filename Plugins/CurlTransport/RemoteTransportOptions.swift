@@ -16,6 +16,10 @@ public enum RemoteTransportOptions {
         .init("insecure", .boolean, summary: "skip TLS verification (warned about on every run)"),
         .init("connect_timeout", .integer, summary: "seconds to connect (default 15)"),
         .init("stall_timeout", .integer, summary: "seconds without progress before a transfer is retried (default 60)"),
+    ] + downloadStreamOptions
+
+    /// How large downloads are spread over ranged streams; the S3 plugin takes them too.
+    public static let downloadStreamOptions: [BackendPlugin.Option] = [
         .init("download_streams", .integer,
               summary: "ranged streams one large download is spread over where the server takes ranges (default 4; 1: one stream)"),
         .init("multi_stream_cutoff", .string,
@@ -28,6 +32,16 @@ public enum RemoteTransportOptions {
         let options = settings.options
         if let seconds = options["connect_timeout"].flatMap(Int.init) { result.connectTimeout = max(1, seconds) }
         if let seconds = options["stall_timeout"].flatMap(Int.init) { result.stallTimeout = max(1, seconds) }
+        try applyDownloadStreams(settings, to: &result)
+        result.caFile = options["ca_file"]
+        result.insecure = options["insecure"] == "true"
+        result.credentials = try credentials(settings, environment: environment)
+        return result
+    }
+
+    /// Reads `downloadStreamOptions` into `result`.
+    public static func applyDownloadStreams(_ settings: BackendSettings, to result: inout CurlTransportSettings) throws(BackendError) {
+        let options = settings.options
         if let text = options["download_streams"] {
             guard let streams = Int(text), (1...16).contains(streams) else {
                 throw BackendError(.invalidName, "remote '\(settings.remoteName)': download_streams must be a number from 1 to 16 (got '\(text)')")
@@ -41,10 +55,6 @@ public enum RemoteTransportOptions {
             }
             result.multiStreamCutoff = bytes
         }
-        result.caFile = options["ca_file"]
-        result.insecure = options["insecure"] == "true"
-        result.credentials = try credentials(settings, environment: environment)
-        return result
     }
 
     /// The credentials a remote's options name. Secrets come from the environment or a

@@ -66,9 +66,23 @@ extension S3Backend {
         }
     }
 
+    /// A large object over several ranged streams (`ParallelRangedDownload`, `If-Range` on
+    /// its ETag), as rclone does; the time comes from the `HEAD`'s metadata. Smaller ones,
+    /// and any sign that ranges do not hold, go in one stream.
+    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        let backend = self
+        let url = addressing.objectURL(key: addressing.key(request.source))
+        return try await ParallelRangedDownload.run(
+            transport: transport, url: url, request: request, observer: observer,
+            dialect: ParallelRangedDownload.Dialect(
+                headers: commonHeaders,
+                entry: { head, request in backend.entry(request.source, response: head, size: request.expected.size) },
+                singleStream: { request throws(BackendError) in try await backend.downloadInOneStream(request, observer: observer) }))
+    }
+
     /// `GET` into the partial file; a partial file is continued with `Range` only while
     /// the object is still the listed version (`If-Match` on its ETag), else fetched whole.
-    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+    func downloadInOneStream(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         let url = addressing.objectURL(key: addressing.key(request.source))
         let listed = request.expected.size
         if request.offset > 0, let etag = request.expected.etag {

@@ -37,10 +37,14 @@ public struct S3Backend: Backend {
     public static let maxSinglePutBytes: Int64 = 5 << 30
 
     public init(configuration: S3RemoteConfiguration, multipart: MultipartSettings = MultipartSettings(),
-                connectTimeout: Int? = nil, stallTimeout: Int? = nil, insecure: Bool = false) {
+                connectTimeout: Int? = nil, stallTimeout: Int? = nil, insecure: Bool = false,
+                downloadStreams: Int = CurlTransportSettings().downloadStreams,
+                multiStreamCutoff: Int64 = CurlTransportSettings().multiStreamCutoff) {
         self.configuration = configuration
         self.multipart = multipart
         var settings = CurlTransportSettings()
+        settings.downloadStreams = downloadStreams
+        settings.multiStreamCutoff = multiStreamCutoff
         if let connectTimeout { settings.connectTimeout = max(1, connectTimeout) }
         if let stallTimeout { settings.stallTimeout = max(1, stallTimeout) }
         settings.caFile = configuration.caFile

@@ -30,18 +30,21 @@ extension S3Backend {
             .init("insecure", .boolean, summary: "skip TLS verification (warned about on every run)"),
             .init("connect_timeout", .integer, summary: "seconds to connect (default 15)"),
             .init("stall_timeout", .integer, summary: "seconds without progress before a transfer is retried (default 60)"),
-        ],
+        ] + RemoteTransportOptions.downloadStreamOptions,
         urlSchemes: ["s3"],
         capabilities: S3Backend.staticCapabilities,
         make: { settings throws(BackendError) in
             let environment = ProcessInfo.processInfo.environment
             let configuration = try S3RemoteConfiguration(settings: settings, environment: environment,
                                                           files: .load(environment: environment))
+            var streams = CurlTransportSettings()
+            try RemoteTransportOptions.applyDownloadStreams(settings, to: &streams)
             return S3Backend(configuration: configuration,
                              multipart: try MultipartSettings(options: settings.options, remote: settings.remoteName),
                              connectTimeout: settings.options["connect_timeout"].flatMap(Int.init),
                              stallTimeout: settings.options["stall_timeout"].flatMap(Int.init),
-                             insecure: settings.options["insecure"] == "true")
+                             insecure: settings.options["insecure"] == "true",
+                             downloadStreams: streams.downloadStreams, multiStreamCutoff: streams.multiStreamCutoff)
         }
     )
 }

@@ -250,4 +250,41 @@ struct S3MultipartTests {
         }
         #expect(try await backend.stat(destination)?.size == 3000)
     }
+
+    /// Notes whether the ledger of a ranged download (which only the parallel streams keep)
+    /// was beside the partial file while bytes came in.
+    final class LedgerWatcher: TransferObserver {
+        let ledger: String
+        let seen = Mutex(false)
+        init(partialFile: String) { ledger = PartialFileLedger.path(forPartial: partialFile) }
+        func bytesTransferred(_ count: Int) -> Duration {
+            if FileManager.default.fileExists(atPath: ledger) { seen.withLock { $0 = true } }
+            return .zero
+        }
+        var isCancelled: Bool { false }
+    }
+
+    @Test("a large object comes back over ranged streams, whole and with its time", arguments: S3TestServer.Kind.singleProcess)
+    func parallelPull(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let plain = try server.backend(prefix: "ranged")
+        let backend = S3Backend(configuration: plain.configuration, multipart: Self.settings(concurrency: 4),
+                                downloadStreams: 4, multiStreamCutoff: 1 << 20)
+        let scratch = TemporaryDirectory("ferry-s3-ranged")
+        let (path, nanos) = try Self.source(scratch, seed: 11)
+        let destination = try RemotePath("big.mov")
+        _ = try await backend.upload(UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos,
+                                                   mayResume: false), observer: NullTransferObserver())
+        let listed = try #require(try await backend.list(.root).first)
+        let partial = scratch.child("partial")
+        _ = FileManager.default.createFile(atPath: partial, contents: nil)
+        let watcher = LedgerWatcher(partialFile: partial)
+        let result = try await backend.download(DownloadRequest(source: listed.path, partialFile: partial, offset: 0, expected: listed),
+                                                observer: watcher)
+        #expect(watcher.seen.withLock { $0 }, "the download did not go over ranged streams")
+        #expect(result.entry.modifiedNanos == nanos)
+        #expect(result.bytesReceived == Int64(Self.size))
+        #expect(try TreeComparison.sameContent(path, partial))
+        #expect(!FileManager.default.fileExists(atPath: watcher.ledger))
+    }
 }
