@@ -89,6 +89,29 @@ struct ParallelDownloadTests {
         return try HTTPBackend(baseURL: url, options: HTTPRemoteOptions(), settings: settings, limits: IndexLimits())
     }
 
+    /// nginx serving `size` random bytes at /files/big/big.bin, the file as listed, and an
+    /// empty partial file to fill.
+    struct ServedFile {
+        let server: TestServer
+        let scratch: TemporaryDirectory
+        let served: String
+        let backend: HTTPBackend
+        let path: RemotePath
+        let entry: RemoteEntry
+        let partial: String
+    }
+
+    static func servedFile(size: Int) async throws -> ServedFile {
+        let server = try await TestServer(.nginx)
+        let scratch = TemporaryDirectory("ferry-parallel")
+        let served = server.directory + "/root/big/big.bin"
+        try randomFile(served, size: size, modified: 1_700_000_000)
+        let backend = try backend(server.url("/files/big"))
+        let path = try RemotePath("big.bin")
+        return ServedFile(server: server, scratch: scratch, served: served, backend: backend, path: path,
+                          entry: try #require(try await backend.stat(path)), partial: try partial(scratch))
+    }
+
     /// An empty partial file, as the core makes it.
     static func partial(_ scratch: TemporaryDirectory) throws -> String {
         let path = scratch.child(".big.bin.ferry-part")
@@ -110,34 +133,22 @@ struct ParallelDownloadTests {
 
     @Test("a 96 MiB file comes over four ranged streams, byte for byte, leaving no ledger")
     func largeFile() async throws {
-        let server = try await TestServer(.nginx)
-        let scratch = TemporaryDirectory("ferry-parallel")
-        let served = server.directory + "/root/big/big.bin"
-        try Self.randomFile(served, size: 96 << 20, modified: 1_700_000_000)
-        let backend = try Self.backend(server.url("/files/big"))
-        let path = try RemotePath("big.bin")
-        let entry = try #require(try await backend.stat(path))
-        let partial = try Self.partial(scratch)
-        let mark = try await server.logMark()
+        let file = try await Self.servedFile(size: 96 << 20)
+        let (served, backend, path, entry, partial) = (file.served, file.backend, file.path, file.entry, file.partial)
+        let mark = try await file.server.logMark()
         let result = try await backend.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),
                                                 observer: NullTransferObserver())
         #expect(result.bytesReceived == 96 << 20 && result.resumedFrom == 0 && result.entry.size == 96 << 20)
         #expect(try TreeComparison.sameContent(partial, served))
         #expect(!FileManager.default.fileExists(atPath: PartialFileLedger.path(forPartial: partial)))
         // 16 segments of 6 MiB, each its own 206.
-        #expect(try await Self.rangedGets(server, since: mark, atLeast: 16) == 16)
+        #expect(try await Self.rangedGets(file.server, since: mark, atLeast: 16) == 16)
     }
 
     @Test("cancelled midway, the partial file keeps only its good prefix; continuing completes it")
     func resumeAfterCancel() async throws {
-        let server = try await TestServer(.nginx)
-        let scratch = TemporaryDirectory("ferry-parallel")
-        let served = server.directory + "/root/big/big.bin"
-        try Self.randomFile(served, size: 80 << 20, modified: 1_700_000_000)
-        let backend = try Self.backend(server.url("/files/big"))
-        let path = try RemotePath("big.bin")
-        let entry = try #require(try await backend.stat(path))
-        let partial = try Self.partial(scratch)
+        let file = try await Self.servedFile(size: 80 << 20)
+        let (served, backend, path, entry, partial) = (file.served, file.backend, file.path, file.entry, file.partial)
         let stopper = StoppingObserver(after: 50 << 20)
         do {
             _ = try await backend.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),
@@ -159,14 +170,8 @@ struct ParallelDownloadTests {
 
     @Test("a file replaced between attempts is fetched whole, never continued into a mix")
     func replacedBetweenAttempts() async throws {
-        let server = try await TestServer(.nginx)
-        let scratch = TemporaryDirectory("ferry-parallel")
-        let served = server.directory + "/root/big/big.bin"
-        try Self.randomFile(served, size: 80 << 20, modified: 1_700_000_000)
-        let backend = try Self.backend(server.url("/files/big"))
-        let path = try RemotePath("big.bin")
-        let entry = try #require(try await backend.stat(path))
-        let partial = try Self.partial(scratch)
+        let file = try await Self.servedFile(size: 80 << 20)
+        let (served, backend, path, entry, partial) = (file.served, file.backend, file.path, file.entry, file.partial)
         do {
             _ = try await backend.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),
                                            observer: StoppingObserver(after: 50 << 20))
@@ -176,7 +181,7 @@ struct ParallelDownloadTests {
         let kept = try #require(try LocalFileSystem.metadata(partial)).size
         #expect(kept > 0)
         // Another version of the same size, and a new date (so a new ETag).
-        let replacement = scratch.child("replacement")
+        let replacement = file.scratch.child("replacement")
         try Self.randomFile(replacement, size: 80 << 20, modified: 1_700_000_100)
         try FileManager.default.removeItem(atPath: served)
         try FileManager.default.copyItem(atPath: replacement, toPath: served)
@@ -190,16 +195,10 @@ struct ParallelDownloadTests {
 
     @Test("a file replaced while the streams run is fetched again whole, in one stream")
     func replacedDuringDownload() async throws {
-        let server = try await TestServer(.nginx)
-        let scratch = TemporaryDirectory("ferry-parallel")
-        let served = server.directory + "/root/big/big.bin"
-        try Self.randomFile(served, size: 80 << 20, modified: 1_700_000_000)
-        let replacement = scratch.child("replacement")
+        let file = try await Self.servedFile(size: 80 << 20)
+        let (served, backend, path, entry, partial) = (file.served, file.backend, file.path, file.entry, file.partial)
+        let replacement = file.scratch.child("replacement")
         try Self.randomFile(replacement, size: 80 << 20, modified: 1_700_000_100)
-        let backend = try Self.backend(server.url("/files/big"))
-        let path = try RemotePath("big.bin")
-        let entry = try #require(try await backend.stat(path))
-        let partial = try Self.partial(scratch)
         // Put in place by rename (instant, so the stream that does it asks for its next
         // segment after the file changed) once 20 MiB have arrived.
         try FileManager.default.copyItem(atPath: replacement, toPath: served + ".new")
@@ -209,7 +208,7 @@ struct ParallelDownloadTests {
                                                 observer: swapper)
         #expect(swapper.swapped)
         #expect(result.resumedFrom == 0 && result.entry.size == 80 << 20)
-        #expect(try TreeComparison.sameContent(partial, replacement), "\(server.accessLog.suffix(30).joined(separator: "\n"))")
+        #expect(try TreeComparison.sameContent(partial, replacement), "\(file.server.accessLog.suffix(30).joined(separator: "\n"))")
         #expect(!FileManager.default.fileExists(atPath: PartialFileLedger.path(forPartial: partial)))
     }
 
