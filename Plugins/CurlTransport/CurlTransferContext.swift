@@ -78,7 +78,7 @@ final class CurlTransferContext {
             responseFile = file
             responseFileOffset = offset
             pendingStart = offset
-            syncResponseFileAtEnd = true
+            syncResponseFileAtEnd = request.flushesResponseFile
         case let .fileRegion(path, offset):
             // Other streams write the rest of the file meanwhile: no truncation here.
             responseFile = try BackendError.catching { try OpenFile(path, mode: .writeExisting) }

@@ -54,6 +54,9 @@ public struct HTTPRequest: Sendable {
     /// transfer with a retryable `protocolViolation` before a byte is written, and the
     /// body of an error status is dropped.
     public var range: ClosedRange<Int64>?
+    /// Whether a `.file` response body is flushed to disk (`fsync`) when the transfer ends.
+    /// False when the caller flushes it with others (a batch of small downloads).
+    public var flushesResponseFile = true
 
     /// A body that is read and dropped is still read: an endless one would hold the
     /// transfer forever. No answer Ferry drops (MKCOL, MOVE, DELETE, HEAD) is this large.

@@ -13,6 +13,17 @@ import Foundation
 ///   that grew since the listing) has the transfer stopped before the excess is written,
 ///   with a retryable error.
 public enum RangedDownload {
+    /// A GET whose body goes into the request's partial file from `offset`, flushed as the
+    /// request asks.
+    private static func get(_ url: String, into request: DownloadRequest, from offset: Int64,
+                            headers: [(String, String)] = [], maxResponseBytes: Int64) -> HTTPRequest {
+        var get = HTTPRequest(method: "GET", url: url, headers: headers,
+                              responseBody: .file(path: request.partialFile, offset: offset),
+                              resumeFrom: offset > 0 ? offset : nil, maxResponseBytes: maxResponseBytes)
+        get.flushesResponseFile = request.flush
+        return get
+    }
+
     public static func run(transport: CurlTransport, url: String, request: DownloadRequest,
                            observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         var offset = request.offset
@@ -31,16 +42,13 @@ public enum RangedDownload {
         let listed = request.expected.size
         var response: HTTPResponse
         do {
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, headers: headers,
-                responseBody: .file(path: request.partialFile, offset: offset),
-                resumeFrom: offset > 0 ? offset : nil, maxResponseBytes: listed - offset), observer: observer)
+            response = try await transport.perform(get(url, into: request, from: offset, headers: headers,
+                                                       maxResponseBytes: listed - offset), observer: observer)
         } catch where offset > 0 && error.code == .protocolViolation && error.isRetryable {
             // The server sent the whole file (the remote changed, or it ignores ranges): start over.
             offset = 0
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
-                maxResponseBytes: listed), observer: observer)
+            response = try await transport.perform(get(url, into: request, from: 0, maxResponseBytes: listed),
+                                                   observer: observer)
         }
         guard response.isSuccess || (offset > 0 && response.status == 416) else {
             throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
@@ -51,9 +59,8 @@ public enum RangedDownload {
         if offset > 0, response.status == 416
             || response.header("content-range").flatMap(contentRangeTotal).map({ $0 != request.expected.size }) == true {
             offset = 0
-            response = try await transport.perform(HTTPRequest(
-                method: "GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
-                maxResponseBytes: listed), observer: observer)
+            response = try await transport.perform(get(url, into: request, from: 0, maxResponseBytes: listed),
+                                                   observer: observer)
             guard response.isSuccess else {
                 throw HTTPErrorMapping.error(status: response.status, method: "GET", path: request.source.description,
                                              retryAfter: response.header("retry-after"))

@@ -175,7 +175,7 @@ public struct LocalBackend: Backend {
                 if try output.metadata().size != start { try output.truncate(to: start) }
                 try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
                                      count: meta.size - start, observer: observer)
-                try output.sync()
+                if request.flush { try output.sync() }
                 let after = try source.metadata()
                 guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
                     throw BackendError(.changedDuringTransfer, "remote file changed while being read", path: source.path)

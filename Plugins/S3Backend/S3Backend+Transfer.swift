@@ -90,7 +90,7 @@ extension S3Backend {
                 let response = try await send(
                     "GET", url: url, headers: [("If-Match", etag)],
                     responseBody: .file(path: request.partialFile, offset: request.offset), resumeFrom: request.offset,
-                    maxResponseBytes: listed - request.offset, observer: observer)
+                    maxResponseBytes: listed - request.offset, flushesResponseFile: request.flush, observer: observer)
                 if response.status == 206 {
                     return result(request, response: response, offset: request.offset)
                 }
@@ -103,7 +103,8 @@ extension S3Backend {
             }
         }
         let response = try await send("GET", url: url, responseBody: .file(path: request.partialFile, offset: 0),
-                                      maxResponseBytes: max(listed, 0), observer: observer)
+                                      maxResponseBytes: max(listed, 0), flushesResponseFile: request.flush,
+                                      observer: observer)
         guard response.status == 200 else { throw await failure(ofDownload: response, request, offset: 0) }
         return result(request, response: response, offset: 0)
     }

@@ -84,11 +84,12 @@ public struct S3Backend: Backend {
 
     func send(_ method: String, url: String, headers: [(String, String)] = [], body: HTTPRequest.Body = .none,
               responseBody: HTTPRequest.ResponseBody = .memory(limit: S3Backend.maxAnswerBytes),
-              resumeFrom: Int64? = nil, maxResponseBytes: Int64? = nil,
+              resumeFrom: Int64? = nil, maxResponseBytes: Int64? = nil, flushesResponseFile: Bool = true,
               observer: any TransferObserver = NullTransferObserver()) async throws(BackendError) -> HTTPResponse {
-        try await transport.perform(HTTPRequest(method: method, url: url, headers: commonHeaders + headers, body: body,
-                                                responseBody: responseBody, resumeFrom: resumeFrom,
-                                                maxResponseBytes: maxResponseBytes), observer: observer)
+        var request = HTTPRequest(method: method, url: url, headers: commonHeaders + headers, body: body,
+                                  responseBody: responseBody, resumeFrom: resumeFrom, maxResponseBytes: maxResponseBytes)
+        request.flushesResponseFile = flushesResponseFile
+        return try await transport.perform(request, observer: observer)
     }
 
     /// The classified error of a failed answer.

@@ -159,7 +159,7 @@ public final class EncryptedBackend: Backend {
         expected.size = ContentFormat.ciphertextSize(plaintextSize: request.expected.size)
         let (file, _) = try scratch.newFile()
         defer { scratch.remove(file) }
-        let fetched = try await inner.download(DownloadRequest(source: source, partialFile: file, offset: 0, expected: expected),
+        let fetched = try await inner.download(DownloadRequest(source: source, partialFile: file, offset: 0, expected: expected, flush: false),
                                                observer: observer)
         let partial = request.partialFile
         let path = request.source.string
@@ -171,7 +171,7 @@ public final class EncryptedBackend: Backend {
                     try output.truncate(to: 0)
                     let size = try ContentStream.decrypt(input, cipherSize: try input.metadata().size, into: output, keys: keys,
                                                          path: path, observer: observer)
-                    try output.sync()
+                    if request.flush { try output.sync() }
                     return size
                 } catch {
                     // Nothing unchecked stays behind, not even in the partial file.

@@ -150,7 +150,7 @@ actor KeyUnlock {
         }
         let (file, _) = try scratch.newFile()
         defer { scratch.remove(file) }
-        _ = try await inner.download(DownloadRequest(source: path, partialFile: file, offset: 0, expected: entry),
+        _ = try await inner.download(DownloadRequest(source: path, partialFile: file, offset: 0, expected: entry, flush: false),
                                      observer: NullTransferObserver())
         let bytes = try BackendError.catching { try OpenFile(file, mode: .read).readAll() }
         guard let header = RemoteKeyHeader.decode(bytes), header.version == 1 else {

@@ -15,12 +15,17 @@ public struct DownloadRequest: Sendable {
     /// The remote file as listed when the job was planned: a remote that no longer matches
     /// (size, modification time or ETag) means the partial bytes are stale.
     public var expected: RemoteEntry
+    /// Whether the backend flushes the partial file to disk before it returns. False when
+    /// the core flushes a batch of small downloads at once (one `syncfs`) before it puts
+    /// any of them in place, or when the file is a scratch copy; a backend may flush anyway.
+    public var flush: Bool
 
-    public init(source: RemotePath, partialFile: String, offset: Int64, expected: RemoteEntry) {
+    public init(source: RemotePath, partialFile: String, offset: Int64, expected: RemoteEntry, flush: Bool = true) {
         self.source = source
         self.partialFile = partialFile
         self.offset = offset
         self.expected = expected
+        self.flush = flush
     }
 }
 

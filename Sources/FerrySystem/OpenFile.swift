@@ -71,6 +71,12 @@ public final class OpenFile: Sendable {
         if fsync(descriptor) != 0 { throw SystemError(errno, "cannot flush to disk", path: path) }
     }
 
+    /// Flushes everything written to the file's filesystem (`syncfs`), this file's bytes
+    /// and any other's: one call for a batch of files. Throws when a write-back failed.
+    public func syncFilesystem() throws(SystemError) {
+        if CFerrySystem_syncfs(descriptor) != 0 { throw SystemError(errno, "cannot flush to disk", path: path) }
+    }
+
     /// Writes the dirty pages of `length` bytes from `offset` to disk and waits for them,
     /// leaving the rest of the file and its metadata alone (Linux `sync_file_range`): what
     /// one stream of a download needs before it vouches for its range, without stalling on

@@ -26,7 +26,7 @@ public enum ArchiveContents {
         do {
             try LocalFileSystem.makeDirectories(scratchDirectory, permissions: 0o700)
             _ = try OpenFile(copy, mode: .writeTruncate, permissions: 0o600)
-            _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: copy, offset: 0, expected: entry),
+            _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: copy, offset: 0, expected: entry, flush: false),
                                            observer: NullTransferObserver())
         } catch {
             throw BundleError("cannot fetch \(entry.path): \(error)")

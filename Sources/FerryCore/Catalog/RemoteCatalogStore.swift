@@ -57,7 +57,7 @@ struct RemoteCatalogStore: Sendable {
             }
         }
         do {
-            _ = try await pair.backend.download(DownloadRequest(source: file.path, partialFile: scratch, offset: 0, expected: file),
+            _ = try await pair.backend.download(DownloadRequest(source: file.path, partialFile: scratch, offset: 0, expected: file, flush: false),
                                                 observer: NullTransferObserver())
         } catch where error.code == .notFound {
             return nil

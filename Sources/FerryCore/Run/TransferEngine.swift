@@ -107,7 +107,35 @@ struct TransferEngine: Sendable {
         /// Small uploads written under their temporary names, published (flushed once,
         /// renamed into place) and booked with the next commit.
         var staged: [(record: FileRecord, updated: FileRecord, upload: StagedUpload)] = []
+        /// Small downloads in their partial files, flushed once, put in place and booked
+        /// with the next commit.
+        var fetched: [(record: FileRecord, download: FetchedDownload)] = []
         func publishStaged() async {
+            await publishUploads()
+            await placeDownloads()
+        }
+        func placeDownloads() async {
+            guard !fetched.isEmpty else { return }
+            let batch = fetched
+            fetched = []
+            let results = await executor.placeFetched(batch.map(\.download))
+            for (entry, result) in zip(batch, results) {
+                switch result {
+                case let .success(placed):
+                    let received = entry.download.result
+                    _ = await bookSuccess(entry.record, .transferred(placed, bytes: received.bytesReceived,
+                                                                     resumedFrom: received.resumedFrom),
+                                          summary: &summary)
+                case let .failure(error):
+                    // Not in place: it stays queued (a local file that changed meanwhile is
+                    // planned again by the next run, which says what it finds).
+                    let message = error.code == .changedDuringTransfer
+                        ? error.description : "\(error.description); the next run fetches it again"
+                    await handBack(entry.record, message: message, summary: &summary)
+                }
+            }
+        }
+        func publishUploads() async {
             guard !staged.isEmpty, let stager = backend as? any StagedUploadBackend else { return }
             let batch = staged
             staged = []
@@ -181,6 +209,8 @@ struct TransferEngine: Sendable {
                         jobs.errors[job.path] = nil
                         if case let .staged(updated, upload) = success {
                             staged.append((record, updated, upload))
+                        } else if case let .fetched(download) = success {
+                            fetched.append((record, download))
                         } else {
                             followUps += await bookSuccess(record, success, summary: &summary)
                         }
@@ -368,9 +398,9 @@ struct TransferEngine: Sendable {
                 summary.movedFiles += 1
             }
             return followUps
-        case .staged:
+        case .staged, .fetched:
             // Booking it would record a file that is not yet under its name.
-            preconditionFailure("a staged upload is booked only once published (publishStaged)")
+            preconditionFailure("a staged upload or fetched download is booked only once in place (publishStaged)")
         case let .transferred(updated, bytes, resumedFrom):
             let direction = record.action ?? .upload
             await writer.book(updated, reporting: .transferred(path: updated.path, queue: updated.queue, direction: direction,

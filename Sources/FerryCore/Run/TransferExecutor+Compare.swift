@@ -59,7 +59,8 @@ extension TransferExecutor {
                                    etag: remote.etag)
         do {
             _ = try await pair.backend.download(
-                DownloadRequest(source: source, partialFile: folder.fullPath(copy), offset: 0, expected: expected),
+                DownloadRequest(source: source, partialFile: folder.fullPath(copy), offset: 0, expected: expected,
+                                flush: false),
                 observer: observer)
         } catch {
             // Only a remote copy that is gone makes the comparison moot; "not found" may be

@@ -120,7 +120,7 @@ public struct VerifyRun: Sendable {
         try await BlockingIO.run { () throws(BackendError) in
             _ = try BackendError.catching { try OpenFile(temporary, mode: .writeTruncate, permissions: 0o600) }
         }
-        _ = try await pair.backend.download(DownloadRequest(source: source, partialFile: temporary, offset: 0, expected: expected),
+        _ = try await pair.backend.download(DownloadRequest(source: source, partialFile: temporary, offset: 0, expected: expected, flush: false),
                                             observer: NullTransferObserver())
         return try await BlockingIO.run { () throws(BackendError) in try Self.sha256(ofFile: temporary) }
     }

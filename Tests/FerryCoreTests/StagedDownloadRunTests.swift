@@ -1,0 +1,126 @@
+import FerryPluginAPI
+import FerrySystem
+import FerryTestSupport
+import Foundation
+import LocalBackend
+import Synchronization
+import Testing
+
+@testable import FerryCore
+
+/// A real LocalBackend as a pull's remote, which records whether each download was asked
+/// to flush, checks at every download that no row the journal holds in sync lacks its
+/// local file, and can write a local file at a path while that path downloads (a user
+/// saving a file there meanwhile).
+final class WatchedDownloads: WrapsLocalBackend {
+    struct Seen {
+        var flushed: [String] = []
+        var unflushed: [String] = []
+        /// Rows in sync whose local file was missing or of another size.
+        var bookedBeforePlaced: [String] = []
+    }
+
+    let inner: LocalBackend
+    let localRoot: String
+    let journalPath: String
+    let meddleAt: String?
+    let seen = Mutex(Seen())
+
+    init(root: String, localRoot: String, journalPath: String, meddleAt: String? = nil) {
+        inner = LocalBackend(root: root)
+        self.localRoot = localRoot
+        self.journalPath = journalPath
+        self.meddleAt = meddleAt
+    }
+
+    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        let path = request.source.string
+        let unplaced = await inSyncButNotPlaced()
+        seen.withLock {
+            if request.flush { $0.flushed.append(path) } else { $0.unflushed.append(path) }
+            $0.bookedBeforePlaced += unplaced
+        }
+        let result = try await inner.download(request, observer: observer)
+        if path == meddleAt {
+            try? Data("the user's own".utf8).write(to: URL(fileURLWithPath: localRoot + "/" + path))
+        }
+        return result
+    }
+
+    private func inSyncButNotPlaced() async -> [String] {
+        guard let journal = try? Journal.openForReading(at: journalPath),
+              let pairId = try? await journal.folderPairs().first?.id,
+              let rows = try? await journal.records(pairId: pairId, status: .inSync) else { return [] }
+        return rows.filter { row in
+            let size = (try? FileManager.default.attributesOfItem(atPath: localRoot + "/" + row.path)[.size] as? Int).flatMap { $0 }
+            return size.map { Int64($0) != row.local?.size } ?? true
+        }.map(\.path)
+    }
+}
+
+@Suite("small downloads flushed in batches before they are put in place")
+struct StagedDownloadRunTests {
+    static func pull(_ backend: any Backend, into local: String, state: String) async throws -> RunSummary {
+        let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: .pull, ignore: [])
+        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
+                                 sink: DiscardingEventSink(), progress: RunProgress()).run()
+    }
+
+    static func remote(_ folder: TemporaryDirectory, small: Int) throws -> String {
+        let remote = folder.child("remote")
+        for index in 0..<small {
+            try TreeGenerator.write(at: remote + "/d\(index % 7)/IMG_\(index).jpg", size: 4096, seed: UInt64(index))
+        }
+        try TreeGenerator.write(at: remote + "/VID_1.mov", size: 3 << 20, seed: 99)
+        return remote
+    }
+
+    /// Names under `folder` that only a transfer in progress uses.
+    static func temporaryNames(under folder: String) -> [String] {
+        let names = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return names.filter { TemporaryName.isTemporary(($0 as NSString).lastPathComponent) }
+    }
+
+    @Test("small files are flushed with their batch and recorded only once in place; a large one is flushed on its own")
+    func placedBeforeRecorded() async throws {
+        let folder = TemporaryDirectory()
+        let remote = try Self.remote(folder, small: 300)
+        let local = folder.child("local")
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        let state = folder.child("state")
+        let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state))
+        let summary = try await Self.pull(backend, into: local, state: state)
+        #expect(summary.downloadedFiles == 301 && summary.failedFiles == 0)
+        #expect(try TreeComparison.differences(remote, local) == [])
+        let seen = backend.seen.withLock { $0 }
+        #expect(seen.flushed == ["VID_1.mov"])
+        #expect(seen.unflushed.count == 300)
+        #expect(seen.bookedBeforePlaced.isEmpty, "recorded in sync before being under its name: \(seen.bookedBeforePlaced)")
+        #expect(Self.temporaryNames(under: local) == [])
+        let again = try await Self.pull(LocalBackend(root: remote), into: local, state: state)
+        #expect(again.downloadedFiles == 0 && again.failedFiles == 0)
+    }
+
+    @Test("a local file written while its download waits to be placed is kept; the download stays queued")
+    func localChangeKept() async throws {
+        let folder = TemporaryDirectory()
+        let remote = try Self.remote(folder, small: 20)
+        let local = folder.child("local")
+        for index in 0..<7 { try FileManager.default.createDirectory(atPath: local + "/d\(index)", withIntermediateDirectories: true) }
+        let state = folder.child("state")
+        let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state),
+                                       meddleAt: "d3/IMG_3.jpg")
+        let summary = try await Self.pull(backend, into: local, state: state)
+        #expect(summary.downloadedFiles == 20 && summary.failedFiles == 1)
+        #expect(summary.failures.first?.message.contains("changed") == true)
+        #expect(try String(contentsOfFile: local + "/d3/IMG_3.jpg", encoding: .utf8) == "the user's own")
+        #expect(Self.temporaryNames(under: local) == [])
+        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let pairId = try #require(try await journal.folderPairs().first?.id)
+        for record in try await journal.records(pairId: pairId) where record.path != "d3/IMG_3.jpg" {
+            #expect(record.status == .inSync, "\(record.path)")
+        }
+        let kept = try #require(try await journal.record(pairId: pairId, path: "d3/IMG_3.jpg"))
+        #expect(kept.status != .inSync)
+    }
+}
