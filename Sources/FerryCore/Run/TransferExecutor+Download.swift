@@ -2,8 +2,8 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// A download written in full into its partial file and checked (identity, size, time),
-/// waiting to be flushed with others and put in place under its name. A small file is not
+/// A download written in full into its partial file, waiting to be checked (identity,
+/// size, time), flushed with others and put in place under its name. A small file is not
 /// flushed on its own: an `fsync` per file was most of a pull of small files, and the
 /// engine flushes a batch at once (`TransferExecutor.placeFetched`) before any rename.
 struct FetchedDownload: Sendable {
@@ -60,9 +60,17 @@ extension TransferExecutor {
                     let meta = try file.metadata()
                     return (meta.size, meta)
                 }
-                try folder.removeFile(ledger)
-                try folder.removeFile(partial)
-                let created = try folder.open(partial, .createNew).metadata()
+                let created: FileMetadata
+                // A small file never has a ledger (only ranged streams write one), and its
+                // partial file is there only after a crash: created directly, without two
+                // unlinks that lock the folder against the other transfers in it.
+                if remote.size < Self.resumableSize, let fresh = try? folder.open(partial, .createNew) {
+                    created = try fresh.metadata()
+                } else {
+                    try folder.removeFile(ledger)
+                    try folder.removeFile(partial)
+                    created = try folder.open(partial, .createNew).metadata()
+                }
                 let space = try folder.filesystemSpace()
                 if let refusal = reserve.refusal(needed: remote.size, available: space.available, totalBytes: space.total) {
                     try folder.removeFile(partial)
@@ -109,9 +117,12 @@ extension TransferExecutor {
         let fetched = FetchedDownload(
             record: record, relative: relative, partial: partial, partialFile: partialFile, expectedLocal: planned.local,
             trashTarget: planned.local != nil ? planned.moveTarget : nil, result: result, remote: remote)
-        try await BlockingIO.run { () throws(BackendError) in try checkFetched(fetched) }
+        // A small file is checked with its batch, on the same trip to a blocking thread.
         guard placedAlone else { return .fetched(fetched) }
-        let placed = try await BlockingIO.run { () throws(BackendError) in try place(fetched) }
+        let placed = try await BlockingIO.run { () throws(BackendError) -> FileRecord in
+            try checkFetched(fetched)
+            return try place(fetched)
+        }
         return .transferred(placed, bytes: result.bytesReceived, resumedFrom: result.resumedFrom)
     }
 
@@ -210,8 +221,8 @@ extension TransferExecutor {
         return record
     }
 
-    /// Puts a batch of fetched downloads in place, one result per download in the batch's
-    /// order: the filesystems they were written to are flushed once (`syncfs`) before any
+    /// Checks a batch of fetched downloads and puts them in place, one result per download
+    /// in the batch's order, in one trip to a blocking thread: the filesystems they were written to are flushed once (`syncfs`) before any
     /// rename, and once more after the renames, before the engine records them. A file is
     /// never under its name before its bytes are on disk, and no row says in sync before
     /// its rename is. A download that cannot be placed has its partial file removed (a
@@ -220,10 +231,15 @@ extension TransferExecutor {
         let folder = local.root
         return await BlockingIO.run { () -> [Result<FileRecord, BackendError>] in
             var results = [Result<FileRecord, BackendError>?](repeating: nil, count: batch.count)
+            // Checked (and given their times) before the flush, so that the times are on
+            // disk too before any rename.
+            for (index, item) in batch.enumerated() {
+                do throws(BackendError) { try checkFetched(item) } catch { results[index] = .failure(error) }
+            }
             // One open file per filesystem written to (a folder inside may be a mount point),
             // to flush that filesystem through.
             var flushers: [UInt64: OpenFile] = [:]
-            for (index, item) in batch.enumerated() where flushers[item.partialFile.device] == nil {
+            for (index, item) in batch.enumerated() where results[index] == nil && flushers[item.partialFile.device] == nil {
                 do throws(SystemError) {
                     flushers[item.partialFile.device] = try folder.open(item.partial, .read)
                 } catch {
