@@ -60,21 +60,6 @@ final class WatchedDownloads: WrapsLocalBackend {
 
 @Suite("small downloads flushed in batches before they are put in place")
 struct StagedDownloadRunTests {
-    static func pull(_ backend: any Backend, into local: String, state: String) async throws -> RunSummary {
-        let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: .pull, ignore: [])
-        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
-                                 sink: DiscardingEventSink(), progress: RunProgress()).run()
-    }
-
-    static func remote(_ folder: TemporaryDirectory, small: Int) throws -> String {
-        let remote = folder.child("remote")
-        for index in 0..<small {
-            try TreeGenerator.write(at: remote + "/d\(index % 7)/IMG_\(index).jpg", size: 4096, seed: UInt64(index))
-        }
-        try TreeGenerator.write(at: remote + "/VID_1.mov", size: 3 << 20, seed: 99)
-        return remote
-    }
-
     /// Names under `folder` that only a transfer in progress uses.
     static func temporaryNames(under folder: String) -> [String] {
         let names = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
@@ -84,12 +69,12 @@ struct StagedDownloadRunTests {
     @Test("small files are flushed with their batch and recorded only once in place; a large one is flushed on its own")
     func placedBeforeRecorded() async throws {
         let folder = TemporaryDirectory()
-        let remote = try Self.remote(folder, small: 300)
+        let remote = try SmallFileRun.tree(folder, "remote", small: 300)
         let local = folder.child("local")
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
         let state = folder.child("state")
         let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state))
-        let summary = try await Self.pull(backend, into: local, state: state)
+        let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
         #expect(summary.downloadedFiles == 301 && summary.failedFiles == 0)
         #expect(try TreeComparison.differences(remote, local) == [])
         let seen = backend.seen.withLock { $0 }
@@ -97,20 +82,20 @@ struct StagedDownloadRunTests {
         #expect(seen.unflushed.count == 300)
         #expect(seen.bookedBeforePlaced.isEmpty, "recorded in sync before being under its name: \(seen.bookedBeforePlaced)")
         #expect(Self.temporaryNames(under: local) == [])
-        let again = try await Self.pull(LocalBackend(root: remote), into: local, state: state)
+        let again = try await SmallFileRun.run(.pull, local: local, remote: LocalBackend(root: remote), state: state)
         #expect(again.downloadedFiles == 0 && again.failedFiles == 0)
     }
 
     @Test("a local file written while its download waits to be placed is kept; the download stays queued")
     func localChangeKept() async throws {
         let folder = TemporaryDirectory()
-        let remote = try Self.remote(folder, small: 20)
+        let remote = try SmallFileRun.tree(folder, "remote", small: 20)
         let local = folder.child("local")
         for index in 0..<7 { try FileManager.default.createDirectory(atPath: local + "/d\(index)", withIntermediateDirectories: true) }
         let state = folder.child("state")
         let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state),
                                        meddleAt: "d3/IMG_3.jpg")
-        let summary = try await Self.pull(backend, into: local, state: state)
+        let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
         #expect(summary.downloadedFiles == 20 && summary.failedFiles == 1)
         #expect(summary.failures.first?.message.contains("changed") == true)
         #expect(try String(contentsOfFile: local + "/d3/IMG_3.jpg", encoding: .utf8) == "the user's own")

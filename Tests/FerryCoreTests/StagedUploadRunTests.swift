@@ -68,28 +68,13 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
 
 @Suite("small uploads staged and published in batches")
 struct StagedUploadRunTests {
-    static func run(_ backend: any Backend, source: String, state: String) async throws -> RunSummary {
-        let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
-                                 sink: DiscardingEventSink(), progress: RunProgress()).run()
-    }
-
-    static func source(_ folder: TemporaryDirectory, small: Int) throws -> String {
-        let source = folder.child("src")
-        for index in 0..<small {
-            try TreeGenerator.write(at: source + "/d\(index % 7)/IMG_\(index).jpg", size: 4096, seed: UInt64(index))
-        }
-        try TreeGenerator.write(at: source + "/VID_1.mov", size: 3 << 20, seed: 99)
-        return source
-    }
-
     @Test("small files are staged and published before the journal records them; a large one goes on its own")
     func publishedBeforeRecorded() async throws {
         let folder = TemporaryDirectory()
-        let source = try Self.source(folder, small: 700)
+        let source = try SmallFileRun.tree(folder, "src", small: 700)
         let state = folder.child("state")
         let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state))
-        let summary = try await Self.run(backend, source: source, state: state)
+        let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state)
         #expect(summary.uploadedFiles == 701 && summary.failedFiles == 0)
         #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
         let seen = backend.seen.withLock { $0 }
@@ -102,11 +87,11 @@ struct StagedUploadRunTests {
     @Test("a file that cannot be published stays queued with its error; the others are in sync")
     func refusedPublishStaysQueued() async throws {
         let folder = TemporaryDirectory()
-        let source = try Self.source(folder, small: 20)
+        let source = try SmallFileRun.tree(folder, "src", small: 20)
         let state = folder.child("state")
         let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state),
                                      refused: "d3/IMG_3.jpg")
-        let summary = try await Self.run(backend, source: source, state: state)
+        let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state)
         #expect(summary.uploadedFiles == 20 && summary.failedFiles == 1)
         #expect(!FileManager.default.fileExists(atPath: folder.child("dst/d3/IMG_3.jpg")))
         let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
@@ -120,7 +105,7 @@ struct StagedUploadRunTests {
             }
         }
         // The next run sends it.
-        let again = try await Self.run(LocalBackend(root: folder.child("dst")), source: source, state: state)
+        let again = try await SmallFileRun.run(.push, local: source, remote: LocalBackend(root: folder.child("dst")), state: state)
         #expect(again.uploadedFiles == 1 && again.failedFiles == 0)
         #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
     }

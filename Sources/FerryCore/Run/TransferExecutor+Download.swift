@@ -214,19 +214,19 @@ extension TransferExecutor {
         }
         var record = fetched.record
         let result = fetched.result
-        record.markInSync(local: LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode)),
-                          remote: RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos,
-                                                etag: result.entry.etag ?? fetched.remote.etag),
-                          at: currentTime())
+        let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
+        let remoteVersion = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos,
+                                          etag: result.entry.etag ?? fetched.remote.etag)
+        record.markInSync(local: localVersion, remote: remoteVersion, at: currentTime())
         return record
     }
 
     /// Checks a batch of fetched downloads and puts them in place, one result per download
-    /// in the batch's order, in one trip to a blocking thread: the filesystems they were written to are flushed once (`syncfs`) before any
-    /// rename, and once more after the renames, before the engine records them. A file is
-    /// never under its name before its bytes are on disk, and no row says in sync before
-    /// its rename is. A download that cannot be placed has its partial file removed (a
-    /// small file is simply fetched again).
+    /// in the batch's order, in one trip to a blocking thread: the filesystems they were
+    /// written to are flushed once (`syncfs`) before any rename, and once more after the
+    /// renames, before the engine records them. A file is never under its name before its
+    /// bytes are on disk, and no row says in sync before its rename is. A download that
+    /// cannot be placed has its partial file removed (a small file is simply fetched again).
     func placeFetched(_ batch: [FetchedDownload]) async -> [Result<FileRecord, BackendError>] {
         let folder = local.root
         return await BlockingIO.run { () -> [Result<FileRecord, BackendError>] in
@@ -255,7 +255,11 @@ extension TransferExecutor {
                 if let failure = flushFailures[item.partialFile.device] {
                     results[index] = .failure(failure)
                 } else {
-                    do throws(BackendError) { results[index] = .success(try place(item)) } catch { results[index] = .failure(error) }
+                    do throws(BackendError) {
+                        results[index] = .success(try place(item))
+                    } catch {
+                        results[index] = .failure(error)
+                    }
                 }
             }
             for (device, file) in flushers where flushFailures[device] == nil {

@@ -1,0 +1,24 @@
+import FerryPluginAPI
+import FerryTestSupport
+
+@testable import FerryCore
+
+/// The tree and the run the staging tests share: many small photos in seven folders and
+/// one video above the staging size, moved by a real `SyncRun`.
+enum SmallFileRun {
+    /// Writes `small` 4 KiB photos and one 3 MiB video into `folder`'s child `name`.
+    static func tree(_ folder: TemporaryDirectory, _ name: String, small: Int) throws -> String {
+        let root = folder.child(name)
+        for index in 0..<small {
+            try TreeGenerator.write(at: root + "/d\(index % 7)/IMG_\(index).jpg", size: 4096, seed: UInt64(index))
+        }
+        try TreeGenerator.write(at: root + "/VID_1.mov", size: 3 << 20, seed: 99)
+        return root
+    }
+
+    static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String) async throws -> RunSummary {
+        let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: mode, ignore: [])
+        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
+                                 sink: DiscardingEventSink(), progress: RunProgress()).run()
+    }
+}
