@@ -10,7 +10,12 @@ public struct GlobSet: Sendable {
 
     public func matches(_ relativePath: String) -> Bool {
         guard !patterns.isEmpty else { return false }
-        let components = GlobPattern.components(of: relativePath)
-        return patterns.contains { $0.matches(components: components) }
+        return matches(components: GlobPattern.components(of: relativePath))
+    }
+
+    /// The same on a path already split (`GlobPattern.components(of:)`), for a caller that
+    /// tries several sets on one path.
+    func matches(components: [[Character]]) -> Bool {
+        patterns.contains { $0.matches(components: components) }
     }
 }
