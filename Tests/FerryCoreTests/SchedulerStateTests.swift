@@ -71,6 +71,47 @@ struct SchedulerStateTests {
         #expect(state.start(now: 0).map(\.path) == ["high-2"])
     }
 
+    @Test("small files pass their queue's cap: they are bound by the global cap only, in priority order")
+    func smallFilesPassTheQueueCap() {
+        var state = SchedulerState(queueCaps: [1, 2], globalCap: 4)
+        for index in 1...3 { state.add(Job(path: "thumb-\(index)", rank: 0, small: true)) }
+        state.add(Job(path: "video-1", rank: 1))
+        state.add(Job(path: "video-2", rank: 1))
+        state.add(Job(path: "video-3", rank: 1))
+        for index in 1...4 { state.add(Job(path: "photo-\(index)", rank: 1, small: true)) }
+        let first = state.start(now: 0)
+        #expect(first.map(\.path) == ["thumb-1", "thumb-2", "thumb-3", "video-1"],
+                "three small thumbnails over a cap of 1; the higher queue fills the slots first")
+        #expect(state.start(now: 0).isEmpty, "the global cap is full")
+        state.finish(first[0])
+        #expect(state.start(now: 0).map(\.path) == ["video-2"], "FIFO within the queue while it is under its cap")
+        state.finish(first[1])
+        #expect(state.start(now: 0).map(\.path) == ["photo-1"], "media is at its cap of 2: a small photo passes video-3")
+        state.finish(first[2])
+        #expect(state.start(now: 0).map(\.path) == ["photo-2"])
+        state.finish(first[3])
+        #expect(state.start(now: 0).map(\.path) == ["video-3"], "a large file goes again once its queue has room")
+        #expect(state.runningCount == 4)
+    }
+
+    @Test("a small job finished twice frees one slot")
+    func smallFinishIsSafe() {
+        var state = SchedulerState(queueCaps: [1], globalCap: 2)
+        let small = Job(path: "small", rank: 0, small: true)
+        state.add(small)
+        state.add(Job(path: "large", rank: 0))
+        #expect(state.start(now: 0).map(\.path) == ["small", "large"])
+        state.finish(small)
+        state.finish(small)
+        #expect(state.runningCount == 1)
+        #expect(state.isIdle == false)
+    }
+
+    @Test("a batchable job is never small: batches stay under the queue's cap")
+    func batchesStayCapped() {
+        #expect(Job(path: "delete", rank: 0, batchable: true, small: true).small == false)
+    }
+
     @Test("per-queue caps fill in priority order")
     func capsFillInOrder() {
         var state = SchedulerState(queueCaps: [2, 3, 1], globalCap: 10)

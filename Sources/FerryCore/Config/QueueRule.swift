@@ -6,7 +6,8 @@ public struct QueueRule: Sendable, Equatable {
     /// Size bounds in bytes, inclusive; a file outside them is not in this queue.
     public var minSize: Int64?
     public var maxSize: Int64?
-    /// Most transfers of this queue running at once.
+    /// Most transfers of this queue's files of 1 MiB or more running at once; smaller files
+    /// are bound only by the global cap (`transfers.max`), see `SchedulerState`.
     public var concurrency: Int
     /// How a two-way sync settles this queue's conflicts, unless the folder says otherwise.
     public var conflict: ConflictPolicy?

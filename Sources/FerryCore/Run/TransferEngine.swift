@@ -78,7 +78,8 @@ struct TransferEngine: Sendable {
                 }
                 records[record.path] = record
                 taken.append(SchedulerState.Job(path: record.path, rank: rank,
-                                                batchable: batchesDeletes && TransferExecutor.joinsDeleteBatch(record)))
+                                                batchable: batchesDeletes && TransferExecutor.joinsDeleteBatch(record),
+                                                small: record.transferBytes < TransferExecutor.resumableSize))
             }
             return taken
         }

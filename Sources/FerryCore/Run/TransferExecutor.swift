@@ -51,6 +51,8 @@ struct TransferExecutor: Sendable {
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
+    /// Smaller ones are flushed in batches, and their queue's cap does not count them
+    /// (`SchedulerState`).
     static let resumableSize: Int64 = 1 << 20
 
     func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
