@@ -28,6 +28,15 @@ public final class CurlTransport: Sendable {
         return try result.get()
     }
 
+    /// The same on the calling thread, which must be a blocking one (`BlockingIO`): for a
+    /// request that goes with other blocking work (hashing the file it sends), so that a
+    /// small file takes one trip to a blocking thread instead of two.
+    public func performNow(_ request: HTTPRequest, observer: any TransferObserver = NullTransferObserver()) throws(BackendError) -> HTTPResponse {
+        let pooled = try checkOut()
+        defer { checkIn(pooled) }
+        return try pooled.handle.perform(request, settings: settings, observer: observer).get()
+    }
+
     private func checkOut() throws(BackendError) -> PooledHandle {
         if let handle = idle.withLock({ $0.popLast() }) { return handle }
         return PooledHandle(handle: try CurlEasyHandle())

@@ -192,7 +192,7 @@ extension S3Backend {
     private func createUpload(key: String, request: UploadRequest) async throws(BackendError) -> String {
         let response = try await send(
             "POST", url: addressing.objectURL(key: key, query: S3Query([("uploads", "")])),
-            headers: [("Content-Type", "application/octet-stream"), ("x-amz-meta-mtime", String(request.modifiedNanos))],
+            headers: [("Content-Type", "application/octet-stream"), ("x-amz-meta-mtime", S3ModificationTime.header(nanos: request.modifiedNanos))],
             body: .data(Data()))
         guard response.isSuccess else { throw failure(response, method: "POST (CreateMultipartUpload)", path: request.destination) }
         return try MultipartAnswers.uploadID(response.body)

@@ -14,22 +14,25 @@ extension S3Backend {
             try await checkSource(request)
             return try await uploadInParts(request, observer: observer)
         }
-        // One trip to a blocking thread per small file, not three: the hash is of the
-        // version the job planned only if the file is that version before and after.
-        let digest = try await BlockingIO.run { () throws(BackendError) -> FileDigest.Result in
+        // One trip to a blocking thread per small file: the hash is of the version the job
+        // planned only if the file is that version before and after, and the store refuses
+        // a body that is not what was hashed (Content-MD5).
+        let backend = self
+        let url = addressing.objectURL(key: addressing.key(path))
+        let (digest, response) = try await BlockingIO.run { () throws(BackendError) -> (FileDigest.Result, HTTPResponse) in
             try Self.checkSourceNow(request)
             let digest = try FileDigest.md5Now(path: request.source, length: request.size)
             try Self.checkSourceNow(request)
-            return digest
+            var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
+                           ("x-amz-meta-mtime", S3ModificationTime.header(nanos: request.modifiedNanos))]
+            // A key the listing did not have is created only if it is still free: another
+            // machine's new object is never overwritten silently (stores without conditional
+            // writes ignore the header).
+            if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+            let put = backend.request("PUT", url: url, headers: headers,
+                                      body: .file(path: request.source, offset: 0, length: request.size))
+            return (digest, try backend.transport.performNow(put, observer: observer))
         }
-        var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
-                       ("x-amz-meta-mtime", String(request.modifiedNanos))]
-        // A key the listing did not have is created only if it is still free: another
-        // machine's new object is never overwritten silently (stores without conditional
-        // writes ignore the header).
-        if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
-        let response = try await send("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
-                                      body: .file(path: request.source, offset: 0, length: request.size), observer: observer)
         if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "PUT") }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)

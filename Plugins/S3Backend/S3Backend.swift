@@ -12,7 +12,7 @@ import Foundation
 ///   (continuation tokens). An empty folder made by `makeDirectory` is a zero-byte marker
 ///   object `KEY/`.
 /// - Uploads are one `PUT` to the final key (S3 makes an object visible whole or not at
-///   all), with the modification time in `x-amz-meta-mtime` (nanoseconds), which `HEAD`
+///   all), with the modification time in `x-amz-meta-mtime` (seconds with nine decimals, as rclone writes it), which `HEAD`
 ///   and `GET` give back, so pull restores it.
 /// - Downloads continue a partial file with a `Range` guarded by `If-Match` on the listed
 ///   ETag; a changed object is fetched from the start.
@@ -86,10 +86,18 @@ public struct S3Backend: Backend {
               responseBody: HTTPRequest.ResponseBody = .memory(limit: S3Backend.maxAnswerBytes),
               resumeFrom: Int64? = nil, maxResponseBytes: Int64? = nil, flushesResponseFile: Bool = true,
               observer: any TransferObserver = NullTransferObserver()) async throws(BackendError) -> HTTPResponse {
-        var request = HTTPRequest(method: method, url: url, headers: commonHeaders + headers, body: body,
-                                  responseBody: responseBody, resumeFrom: resumeFrom, maxResponseBytes: maxResponseBytes)
+        var request = request(method, url: url, headers: headers, body: body, responseBody: responseBody,
+                              resumeFrom: resumeFrom, maxResponseBytes: maxResponseBytes)
         request.flushesResponseFile = flushesResponseFile
         return try await transport.perform(request, observer: observer)
+    }
+
+    /// A request to the store, with the headers every request carries.
+    func request(_ method: String, url: String, headers: [(String, String)] = [], body: HTTPRequest.Body = .none,
+                 responseBody: HTTPRequest.ResponseBody = .memory(limit: S3Backend.maxAnswerBytes),
+                 resumeFrom: Int64? = nil, maxResponseBytes: Int64? = nil) -> HTTPRequest {
+        HTTPRequest(method: method, url: url, headers: commonHeaders + headers, body: body,
+                    responseBody: responseBody, resumeFrom: resumeFrom, maxResponseBytes: maxResponseBytes)
     }
 
     /// The classified error of a failed answer.
@@ -175,7 +183,7 @@ public struct S3Backend: Backend {
     /// A file's entry from the headers of a `HEAD` or `GET`: the modification time Ferry
     /// stored (`x-amz-meta-mtime`), else `Last-Modified`.
     func entry(_ path: RemotePath, response: HTTPResponse, size: Int64) -> RemoteEntry {
-        let stored = response.header("x-amz-meta-mtime").flatMap { Int64($0) }
+        let stored = response.header("x-amz-meta-mtime").flatMap(S3ModificationTime.nanos(header:))
         let modified = stored ?? response.header("last-modified").flatMap(HTTPDate.parse)
         return RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: modified,
                            etag: response.header("etag").map(ETag.normalized))

@@ -53,6 +53,33 @@ struct S3StoreBehaviourTests {
         #expect(result.entry.etag == listed.etag)
     }
 
+    @Test("the time is stored as rclone stores it, and times rclone or earlier Ferry builds stored come back", arguments: S3TestServer.Kind.singleProcess)
+    func modificationTimeAsRcloneWritesIt(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "mtime-format")
+        let scratch = TemporaryDirectory("ferry-s3-mtime-format")
+        let request = try await Self.upload(backend, "ferry.jpg", size: 100, seed: 3, in: scratch)
+        let written = try await backend.send("HEAD", url: backend.addressing.objectURL(key: backend.addressing.key(try RemotePath("ferry.jpg"))),
+                                             responseBody: .discard)
+        let seconds = request.modifiedNanos / 1_000_000_000
+        let fraction = String(request.modifiedNanos % 1_000_000_000)
+        #expect(written.header("x-amz-meta-mtime") == "\(seconds)." + String(repeating: "0", count: 9 - fraction.count) + fraction)
+
+        let stored: [(name: String, header: String, nanos: Int64)] = [
+            ("rclone.jpg", "1709633472.123456789", 1_709_633_472_123_456_789),
+            ("rclone-short.jpg", "1709633472.5", 1_709_633_472_500_000_000),
+            ("seconds.jpg", "1709633472", 1_709_633_472_000_000_000),
+            ("earlier-ferry.jpg", "1709633472123456789", 1_709_633_472_123_456_789),
+        ]
+        for object in stored {
+            let put = try await backend.send("PUT", url: backend.addressing.objectURL(key: backend.addressing.key(try RemotePath(object.name))),
+                                             headers: [("x-amz-meta-mtime", object.header)], body: .data(Data("x".utf8)))
+            #expect(put.isSuccess, "\(put.status)")
+            let entry = try #require(try await backend.stat(try RemotePath(object.name)))
+            #expect(entry.modifiedNanos == object.nanos, "\(object.header)")
+        }
+    }
+
     @Test("a wrong secret is a permanent authentication failure that names what to check, never the secret")
     func wrongSecret() async throws {
         let server = try await S3TestServer(.seaweedfs)
