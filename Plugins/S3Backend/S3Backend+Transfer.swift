@@ -42,7 +42,7 @@ extension S3Backend {
         }
         return UploadResult(entry: RemoteEntry(path: path, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos,
                                                etag: etag ?? ETag.normalized(digest.hex)),
-                            bytesSent: response.bytesSent, resumedFrom: 0)
+                            bytesSent: response.bytesSent, resumedFrom: 0, verifiedSource: true)
     }
 
     /// A conditional create (`If-None-Match: *`) the store refused.
