@@ -9,30 +9,33 @@ extension S3Backend {
     /// other bytes) and the modification time in `x-amz-meta-mtime`; the answer's ETag
     /// must be the MD5 Ferry computed.
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        let path = request.destination
         if request.size > min(multipart.threshold, Self.maxSinglePutBytes) {
             try await checkSource(request)
             return try await uploadInParts(request, observer: observer)
         }
-        // One trip to a blocking thread per small file: the hash is of the version the job
-        // planned only if the file is that version before and after, and the store refuses
-        // a body that is not what was hashed (Content-MD5).
         let backend = self
-        let url = addressing.objectURL(key: addressing.key(path))
-        let (digest, response) = try await BlockingIO.run { () throws(BackendError) -> (FileDigest.Result, HTTPResponse) in
-            try Self.checkSourceNow(request)
-            let digest = try FileDigest.md5Now(path: request.source, length: request.size)
-            try Self.checkSourceNow(request)
-            var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
-                           ("x-amz-meta-mtime", S3ModificationTime.header(nanos: request.modifiedNanos))]
-            // A key the listing did not have is created only if it is still free: another
-            // machine's new object is never overwritten silently (stores without conditional
-            // writes ignore the header).
-            if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
-            let put = backend.request("PUT", url: url, headers: headers,
-                                      body: .file(path: request.source, offset: 0, length: request.size))
-            return (digest, try backend.transport.performNow(put, observer: observer))
-        }
+        return try await BlockingIO.run { () throws(BackendError) in try backend.uploadNow(request, observer: observer) }
+    }
+
+    public var directUploadLimit: Int64 { min(multipart.threshold, Self.maxSinglePutBytes) + 1 }
+
+    /// One `PUT` on the calling thread: the hash is of the version the job planned only if
+    /// the file is that version before and after, and the store refuses a body that is not
+    /// what was hashed (Content-MD5).
+    public func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult {
+        let path = request.destination
+        try Self.checkSourceNow(request)
+        let digest = try FileDigest.md5Now(path: request.source, length: request.size)
+        try Self.checkSourceNow(request)
+        var headers = [("Content-MD5", digest.base64), ("Content-Type", "application/octet-stream"),
+                       ("x-amz-meta-mtime", S3ModificationTime.header(nanos: request.modifiedNanos))]
+        // A key the listing did not have is created only if it is still free: another
+        // machine's new object is never overwritten silently (stores without conditional
+        // writes ignore the header).
+        if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+        let put = self.request("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
+                               body: .file(path: request.source, offset: 0, length: request.size))
+        let response = try transport.performNow(put, observer: observer)
         if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "PUT") }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)
@@ -124,3 +127,5 @@ extension S3Backend {
                        bytesReceived: response.bytesReceived, resumedFrom: offset)
     }
 }
+
+extension S3Backend: DirectUploadBackend {}

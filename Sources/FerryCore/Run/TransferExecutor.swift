@@ -94,57 +94,37 @@ struct TransferExecutor: Sendable {
     private func upload(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
         let source = localPath(planned)
         let destination = try remotePath(planned)
-        guard let meta = try await BlockingIO.run({ () throws(BackendError) in try BackendError.catching({ try LocalFileSystem.metadata(source) }) }),
-              meta.kind == .file else {
-            return .vanished
+        // A small file's first attempt, with nothing to look at or move aside first, goes
+        // in the same trip to a blocking thread as the look at the file, on a backend that
+        // can send it from there.
+        let direct = Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned)
+            ? nil : pair.backend as? any DirectUploadBackend
+        let sentLimit = min(direct?.directUploadLimit ?? 0, Self.resumableSize)
+        let (meta, sent) = try await BlockingIO.run { () throws(BackendError) -> (FileMetadata?, UploadResult?) in
+            guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
+            guard let direct, meta.size < sentLimit else { return (meta, nil) }
+            let request = UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
+                                        mayResume: false, expectsNewFile: planned.remote == nil)
+            return (meta, try direct.uploadNow(request, observer: observer))
         }
+        guard let meta else { return .vanished }
         let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
-        // Continue an earlier partial upload only if it was made from this very version.
-        let mayResume = planned.transferLocal == version
-
         var record = planned
-        // An earlier attempt may have reached the server although its answer was lost (a
-        // dropped connection after the MOVE, a kill before the result was recorded): look
-        // before sending the file again.
-        if planned.attempts > 0 || planned.status == .uploading || planned.lastError != nil,
-           let landed = try await alreadyUploaded(version, to: destination) {
-            // A later attempt may have left its temporary file before failing (a lost
-            // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
-            if let parent = destination.parent, let temporary = try? parent.appending(TemporaryName.for(destination.name)) {
-                try? await pair.backend.delete(temporary)
-            }
-            record.markInSync(local: version, remote: landed, at: now())
-            return .transferred(record, bytes: 0, resumedFrom: version.size)
-        }
-        // Two-way sync: the remote version this upload replaces goes to the remote trash.
-        if planned.remote != nil, planned.moveTarget != nil {
-            try await trashRemote(planned)
-        }
-        record.beginUpload(of: version, at: now())
-        // The mark exists so an interrupted transfer can be continued; a small file is
-        // simply sent again, and its job is already on disk as needsUpload, so the extra
-        // transaction per file (half the journal's work on small files) is skipped.
-        let resumable = version.size >= Self.resumableSize
-        if resumable { try await writer.markNow(record) }
-
-        // The checkpoint of an earlier attempt goes back even for another version: the
-        // backend then discards the upload it names.
-        let request = UploadRequest(source: source, destination: destination, size: version.size,
-                                    modifiedNanos: version.modifiedNanos, mayResume: mayResume,
-                                    expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
         let result: UploadResult
         var staged: StagedUpload?
-        // A small file on a backend that flushes per file waits to be flushed with others;
-        // a large one (marked, resumable) goes on its own.
-        if !resumable, let stager = pair.backend as? any StagedUploadBackend {
-            let written = try await stager.stageUpload(request, observer: observer)
-            staged = written
-            result = written.result
+        if let sent {
+            record.beginUpload(of: version, at: now())
+            result = sent
         } else {
-            result = try await pair.backend.upload(
-                request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
+            switch try await send(planned, version: version, source: source, destination: destination, into: &record, observer: observer) {
+            case let .alreadyThere(landed):
+                record.markInSync(local: version, remote: landed, at: now())
+                return .transferred(record, bytes: 0, resumedFrom: version.size)
+            case let .sent(sentResult, stagedUpload):
+                result = sentResult
+                staged = stagedUpload
+            }
         }
-
         let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
         record.markInSync(local: version, remote: remote, at: now())
 
@@ -162,6 +142,65 @@ struct TransferExecutor: Sendable {
         }
         if let staged { return .staged(record, staged) }
         return .transferred(record, bytes: result.bytesSent, resumedFrom: result.resumedFrom)
+    }
+
+    /// What sending a file the usual way came to.
+    private enum Sending {
+        /// An earlier attempt's copy was found on the remote: nothing was sent.
+        case alreadyThere(RemoteVersion)
+        case sent(UploadResult, staged: StagedUpload?)
+    }
+
+    /// Sends `version` of the planned file the usual way: a retry first looks for what an
+    /// earlier attempt left, a two-way sync moves the replaced remote version aside, and a
+    /// large file is marked so it can be continued.
+    private func send(_ planned: FileRecord, version: LocalVersion, source: String, destination: RemotePath,
+                      into record: inout FileRecord, observer: JobObserver) async throws -> Sending {
+        // Continue an earlier partial upload only if it was made from this very version.
+        let mayResume = planned.transferLocal == version
+        // Look before sending the file again.
+        if Self.mayHaveLanded(planned), let landed = try await alreadyUploaded(version, to: destination) {
+            // A later attempt may have left its temporary file before failing (a lost
+            // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
+            if let parent = destination.parent, let temporary = try? parent.appending(TemporaryName.for(destination.name)) {
+                try? await pair.backend.delete(temporary)
+            }
+            return .alreadyThere(landed)
+        }
+        if Self.replacesTrashedVersion(planned) {
+            try await trashRemote(planned)
+        }
+        record.beginUpload(of: version, at: now())
+        // The mark exists so an interrupted transfer can be continued; a small file is
+        // simply sent again, and its job is already on disk as needsUpload, so the extra
+        // transaction per file (half the journal's work on small files) is skipped.
+        let resumable = version.size >= Self.resumableSize
+        if resumable { try await writer.markNow(record) }
+
+        // The checkpoint of an earlier attempt goes back even for another version: the
+        // backend then discards the upload it names.
+        let request = UploadRequest(source: source, destination: destination, size: version.size,
+                                    modifiedNanos: version.modifiedNanos, mayResume: mayResume,
+                                    expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
+        // A small file on a backend that flushes per file waits to be flushed with others;
+        // a large one (marked, resumable) goes on its own.
+        if !resumable, let stager = pair.backend as? any StagedUploadBackend {
+            let written = try await stager.stageUpload(request, observer: observer)
+            return .sent(written.result, staged: written)
+        }
+        return .sent(try await pair.backend.upload(
+            request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer), staged: nil)
+    }
+
+    /// An earlier attempt may have reached the server although its answer was lost (a
+    /// dropped connection after the MOVE, a kill before the result was recorded).
+    private static func mayHaveLanded(_ planned: FileRecord) -> Bool {
+        planned.attempts > 0 || planned.status == .uploading || planned.lastError != nil
+    }
+
+    /// Two-way sync: the remote version this upload replaces goes to the remote trash.
+    private static func replacesTrashedVersion(_ planned: FileRecord) -> Bool {
+        planned.remote != nil && planned.moveTarget != nil
     }
 
     /// The remote copy when it is this very version of the source (same size, and the
