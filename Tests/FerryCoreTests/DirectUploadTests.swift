@@ -9,16 +9,14 @@ import Testing
 
 /// An in-memory backend that sends small files on the caller's blocking thread, as S3
 /// does, and counts which way each upload went.
-final class DirectInMemoryBackend: DirectUploadBackend {
-    let stored = InMemoryBackend()
+final class DirectInMemoryBackend: DirectUploadBackend, WrapsBackend {
+    let inner = InMemoryBackend()
     /// Paths sent through `uploadNow` and through `upload`, in order.
     let directSends = Mutex<[String]>([])
     let usualSends = Mutex<[String]>([])
     /// The next direct sends of a path fail with these errors.
     let directFailures = Mutex<[String: [BackendError]]>([:])
 
-    var capabilities: BackendCapabilities { stored.capabilities }
-    var displayName: String { "direct memory" }
     var directUploadLimit: Int64 { 1 << 20 }
 
     func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult {
@@ -30,8 +28,8 @@ final class DirectInMemoryBackend: DirectUploadBackend {
               let data = FileManager.default.contents(atPath: request.source) else {
             throw BackendError(.changedDuringTransfer, "the file changed since it was scanned", path: request.source)
         }
-        stored.put(path, data, modifiedNanos: request.modifiedNanos)
-        let file = stored.files[path]!
+        inner.put(path, data, modifiedNanos: request.modifiedNanos)
+        let file = inner.files[path]!
         return UploadResult(entry: RemoteEntry(path: request.destination, kind: .file, size: Int64(data.count),
                                                modifiedNanos: file.modifiedNanos, etag: file.etag),
                             bytesSent: Int64(data.count), resumedFrom: 0, verifiedSource: true)
@@ -39,19 +37,8 @@ final class DirectInMemoryBackend: DirectUploadBackend {
 
     func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         usualSends.withLock { $0.append(request.destination.string) }
-        return try await stored.upload(request, observer: observer)
+        return try await inner.upload(request, observer: observer)
     }
-
-    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] { try await stored.list(directory) }
-    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? { try await stored.stat(path) }
-    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        try await stored.download(request, observer: observer)
-    }
-    func makeDirectory(_ path: RemotePath) async throws(BackendError) { try await stored.makeDirectory(path) }
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        try await stored.move(from: source, to: destination, overwrite: overwrite)
-    }
-    func delete(_ path: RemotePath) async throws(BackendError) { try await stored.delete(path) }
 }
 
 @Suite("small files sent in one trip to a blocking thread")
@@ -94,7 +81,7 @@ struct DirectUploadTests {
         for path in small + ["VID.mp4"] {
             let record = try #require(records[path])
             #expect(record.status == .inSync, "\(path)")
-            let stored = try #require(backend.stored.files[path])
+            let stored = try #require(backend.inner.files[path])
             #expect(stored.data == FileManager.default.contents(atPath: folder.child("src/" + path)), "\(path)")
             #expect(record.remote?.etag == stored.etag)
             #expect(record.local?.modifiedNanos == stored.modifiedNanos)

@@ -1,12 +1,16 @@
 import FerryPluginAPI
 import LocalBackend
 
-/// A test backend that hands every operation it does not watch to a real LocalBackend.
-protocol WrapsLocalBackend: Backend {
-    var inner: LocalBackend { get }
+/// A test backend that hands every operation it does not watch to another backend.
+protocol WrapsBackend: Backend {
+    associatedtype Inner: Backend
+    var inner: Inner { get }
 }
 
-extension WrapsLocalBackend {
+/// One that wraps a real LocalBackend.
+protocol WrapsLocalBackend: WrapsBackend where Inner == LocalBackend {}
+
+extension WrapsBackend {
     var capabilities: BackendCapabilities { inner.capabilities }
     var displayName: String { inner.displayName }
     func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] { try await inner.list(directory) }
