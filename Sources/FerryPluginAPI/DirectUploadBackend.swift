@@ -1,7 +1,7 @@
 /// A backend that sends a small file with blocking calls on the calling thread, so the
 /// core looks at the file and sends it in one trip to a blocking thread (`BlockingIO`)
 /// instead of two. Each trip wakes a blocking thread and then a cooperative one; for
-/// 2,000 photos of 4 KiB sent to S3 those wake-ups were a fifth of the push's CPU, on a
+/// 2,000 photos of 4 KiB sent to S3 those wake-ups were a quarter of the push's CPU, on a
 /// machine whose other core was serving the store.
 ///
 /// A wrapping backend (encryption) does not conform, and its uploads go the usual way.
