@@ -9,7 +9,7 @@ extension S3Backend {
     /// other bytes) and the modification time in `x-amz-meta-mtime`; the answer's ETag
     /// must be the MD5 Ferry computed.
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        if request.size > min(multipart.threshold, Self.maxSinglePutBytes) {
+        if request.size >= directUploadLimit {
             try await checkSource(request)
             return try await uploadInParts(request, observer: observer)
         }
@@ -17,6 +17,7 @@ extension S3Backend {
         return try await BlockingIO.run { () throws(BackendError) in try backend.uploadNow(request, observer: observer) }
     }
 
+    /// Files below this go in one `PUT`; the others in parts.
     public var directUploadLimit: Int64 { min(multipart.threshold, Self.maxSinglePutBytes) + 1 }
 
     /// One `PUT` on the calling thread: the hash is of the version the job planned only if
