@@ -285,7 +285,7 @@ public struct LocalBackend: Backend {
 }
 
 extension LocalBackend: StagedUploadBackend {
-    public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload {
+    public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
         try await write(request, observer: observer, flushing: false) { _, staged in staged }
     }
 

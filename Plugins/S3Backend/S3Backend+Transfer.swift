@@ -14,16 +14,21 @@ extension S3Backend {
             return try await uploadInParts(request, observer: observer)
         }
         let backend = self
-        return try await BlockingIO.run { () throws(BackendError) in try backend.uploadNow(request, observer: observer) }
+        return try await BlockingIO.run { () throws(BackendError) in try backend.putNow(request, observer: observer) }
     }
 
     /// Files below this go in one `PUT`; the others in parts.
     public var directUploadLimit: Int64 { min(multipart.threshold, Self.maxSinglePutBytes) + 1 }
 
+    /// Every file under `directUploadLimit` can go now: a `PUT` needs nothing first.
+    public func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult? {
+        try putNow(request, observer: observer)
+    }
+
     /// One `PUT` on the calling thread: the hash is of the version the job planned only if
     /// the file is that version before and after, and the store refuses a body that is not
     /// what was hashed (Content-MD5).
-    public func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult {
+    func putNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult {
         let path = request.destination
         try Self.checkSourceNow(request)
         let digest = try FileDigest.md5Now(path: request.source, length: request.size)

@@ -85,10 +85,7 @@ extension WebDAVBackend {
     /// file held. Returns the bytes sent.
     func putFirstPart(of request: UploadRequest, to temporary: RemotePath, length: Int64,
                       observer: any TransferObserver) async throws(BackendError) -> Int64 {
-        let put = HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
-                              headers: Self.modificationTimeHeaders(request.modifiedNanos),
-                              body: .file(path: request.source, offset: 0, length: length),
-                              responseBody: .memory(limit: 64 * 1024))
+        let put = plainPut(of: request, to: temporary, length: length)
         var response = try await transport.perform(put, observer: observer)
         if response.status == 409 || response.status == 404, let parent = temporary.parent {
             // The folder vanished since it was cached (or the cache was wrong): create it again.
@@ -101,6 +98,14 @@ extension WebDAVBackend {
                                          retryAfter: response.header("retry-after"))
         }
         return length
+    }
+
+    /// The `PUT` of the file's first `length` bytes to `temporary`, from the start.
+    func plainPut(of request: UploadRequest, to temporary: RemotePath, length: Int64) -> HTTPRequest {
+        HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
+                    headers: Self.modificationTimeHeaders(request.modifiedNanos),
+                    body: .file(path: request.source, offset: 0, length: length),
+                    responseBody: .memory(limit: 64 * 1024))
     }
 
     /// Ranged `PUT`s of the file from `offset` to its end, `uploadChunkSize` bytes each (one
@@ -218,11 +223,20 @@ extension WebDAVBackend {
 
     /// The source must still be the version that was sent before it goes under its final name.
     func checkSourceUnchanged(_ request: UploadRequest, temporary: RemotePath) async throws(BackendError) {
-        let source = try BackendError.catching { try LocalFileSystem.metadata(request.source) }
-        guard let source, source.size == request.size, source.modifiedNanos == request.modifiedNanos else {
+        guard try Self.sourceIsUnchanged(request) else {
             try? await delete(temporary)
-            throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+            throw Self.sourceChanged(request)
         }
+    }
+
+    static func sourceIsUnchanged(_ request: UploadRequest) throws(BackendError) -> Bool {
+        let source = try BackendError.catching { try LocalFileSystem.metadata(request.source) }
+        guard let source else { return false }
+        return source.size == request.size && source.modifiedNanos == request.modifiedNanos
+    }
+
+    static func sourceChanged(_ request: UploadRequest) -> BackendError {
+        BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
     }
 
     /// The file as the server lists it under its final name, with the size that was sent.

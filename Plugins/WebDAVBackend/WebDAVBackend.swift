@@ -250,10 +250,16 @@ public struct WebDAVBackend: Backend {
 
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
         if let parent = destination.parent { try await makeDirectory(parent) }
-        let response = try await transport.perform(HTTPRequest(
-            method: "MOVE", url: urls.url(source, isFolder: false),
-            headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F")],
-            responseBody: .discard))
+        try Self.checkMoved(try await transport.perform(moveRequest(from: source, to: destination, overwrite: overwrite)), source)
+    }
+
+    func moveRequest(from source: RemotePath, to destination: RemotePath, overwrite: Bool) -> HTTPRequest {
+        HTTPRequest(method: "MOVE", url: urls.url(source, isFolder: false),
+                    headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F")],
+                    responseBody: .discard)
+    }
+
+    static func checkMoved(_ response: HTTPResponse, _ source: RemotePath) throws(BackendError) {
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "MOVE", path: source.description,
                                          retryAfter: response.header("retry-after"))

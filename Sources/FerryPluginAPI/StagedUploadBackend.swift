@@ -5,10 +5,12 @@
 /// once. A file never stands under its final name before its bytes are on disk, and the
 /// core records a staged upload only after it is published.
 ///
-/// A wrapping backend (encryption) does not conform, and its uploads go one at a time.
+/// A wrapping backend (encryption) conforms, and stages when what it wraps does.
 public protocol StagedUploadBackend: Backend {
-    /// Everything `upload` does, except the flush to disk and the rename into place.
-    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload
+    /// Everything `upload` does, except the flush to disk and the rename into place; or
+    /// nil, having written nothing, when this backend cannot stage this upload (a wrapper
+    /// around one that does not stage), and the caller then sends it with `upload`.
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload?
 
     /// Makes staged uploads durable under their final names, one result per upload in
     /// `uploads`' order. Throws only when none could be published.

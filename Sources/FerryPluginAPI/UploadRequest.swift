@@ -39,10 +39,12 @@ public struct UploadResult: Sendable {
     public var bytesSent: Int64
     /// Where the upload continued from; 0 for a fresh one.
     public var resumedFrom: Int64
-    /// The backend checked that the source was the requested version after reading it,
-    /// and the store checked the bytes it received against that reading's hash (S3's
-    /// `Content-MD5`): the stored copy is that version, so the caller need not look at the
-    /// source again. A change after this is the next scan's to find, as for any upload.
+    /// The stored copy is the requested version of the source, so the caller need not look
+    /// at the source again: the backend checked the source's size and modification time
+    /// after reading all of it, and either the store checked the bytes it received against
+    /// that reading's hash (S3's `Content-MD5`), or the check came before the copy went
+    /// under its final name (a write to the source in between changes its modification
+    /// time). A change after this is the next scan's to find, as for any upload.
     public var verifiedSource: Bool
 
     public init(entry: RemoteEntry, bytesSent: Int64, resumedFrom: Int64, verifiedSource: Bool = false) {

@@ -16,11 +16,14 @@ final class DirectInMemoryBackend: DirectUploadBackend, WrapsBackend {
     let usualSends = Mutex<[String]>([])
     /// The next direct sends of a path fail with these errors.
     let directFailures = Mutex<[String: [BackendError]]>([:])
+    /// Paths whose direct send declines (as WebDAV does into a folder not yet created).
+    let declined = Mutex<Set<String>>([])
 
     var directUploadLimit: Int64 { 1 << 20 }
 
-    func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult {
+    func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult? {
         let path = request.destination.string
+        if declined.withLock({ $0.contains(path) }) { return nil }
         directSends.withLock { $0.append(path) }
         if let failure = directFailures.withLock({ $0[path]?.isEmpty == false ? $0[path]!.removeFirst() : nil }) { throw failure }
         guard let metadata = try BackendError.catching({ try LocalFileSystem.metadata(request.source) }),
@@ -60,7 +63,7 @@ struct DirectUploadTests {
         return Dictionary(uniqueKeysWithValues: try await journal.records(pairId: try #require(pair.id)).map { ($0.path, $0) })
     }
 
-    @Test("first attempts of small files go directly, a large file and a retry go the usual way, and every row ends in sync")
+    @Test("first attempts of small files go directly; a large file, a retry and a declined send go the usual way; every row ends in sync")
     func directAndUsual() async throws {
         let folder = TemporaryDirectory("ferry-direct")
         let small = (0..<20).map { "d\($0 % 3)/IMG_\($0).jpg" }
@@ -70,13 +73,15 @@ struct DirectUploadTests {
         try TreeGenerator.write(at: folder.child("src/VID.mp4"), size: 1 << 20, seed: 99)
         let backend = DirectInMemoryBackend()
         backend.directFailures.withLock { $0["d1/IMG_1.jpg"] = [BackendError(.serverError, "503 slow down", retryable: true)] }
+        backend.declined.withLock { $0 = ["d2/IMG_2.jpg"] }
 
         let summary = try await Self.push(backend, folder)
         #expect(summary.uploadedFiles == 21 && summary.failedFiles == 0)
-        #expect(Set(backend.directSends.withLock { $0 }) == Set(small))
-        #expect(backend.directSends.withLock { $0 }.count == small.count, "each small file went directly once")
-        #expect(backend.usualSends.withLock { $0 }.sorted() == ["VID.mp4", "d1/IMG_1.jpg"],
-                "the large file, and the retry after a failed direct send (which first looks for what landed)")
+        let direct = small.filter { $0 != "d2/IMG_2.jpg" }
+        #expect(Set(backend.directSends.withLock { $0 }) == Set(direct))
+        #expect(backend.directSends.withLock { $0 }.count == direct.count, "each small file went directly once")
+        #expect(backend.usualSends.withLock { $0 }.sorted() == ["VID.mp4", "d1/IMG_1.jpg", "d2/IMG_2.jpg"],
+                "the large file, the retry after a failed direct send (which first looks for what landed), and the declined one")
         let records = try await Self.records(folder)
         for path in small + ["VID.mp4"] {
             let record = try #require(records[path])

@@ -34,7 +34,7 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
         return try await inner.upload(request, observer: observer)
     }
 
-    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload {
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
         seen.withLock { $0.staged.append(request.destination.string) }
         return try await inner.stageUpload(request, observer: observer)
     }

@@ -25,7 +25,8 @@ struct LocalStagedUploadTests {
         let names = ["a/IMG_1.jpg", "a/IMG_2.jpg", "IMG_3.jpg"]
         var staged: [StagedUpload] = []
         for (index, name) in names.enumerated() {
-            staged.append(try await backend.stageUpload(try Self.request(scratch, name, seed: UInt64(index)), observer: NullTransferObserver()))
+            staged.append(try #require(try await backend.stageUpload(try Self.request(scratch, name, seed: UInt64(index)),
+                                                                     observer: NullTransferObserver())))
         }
         for (name, upload) in zip(names, staged) {
             #expect(!FileManager.default.fileExists(atPath: root.child(name)), "\(name) is under its name before publishing")
@@ -47,8 +48,8 @@ struct LocalStagedUploadTests {
         let root = TemporaryDirectory("ferry-staged-fail-root")
         let scratch = TemporaryDirectory("ferry-staged-fail-scratch")
         let backend = LocalBackend(root: root.path)
-        let first = try await backend.stageUpload(try Self.request(scratch, "IMG_1.jpg", seed: 1), observer: NullTransferObserver())
-        let second = try await backend.stageUpload(try Self.request(scratch, "IMG_2.jpg", seed: 2), observer: NullTransferObserver())
+        let first = try #require(try await backend.stageUpload(try Self.request(scratch, "IMG_1.jpg", seed: 1), observer: NullTransferObserver()))
+        let second = try #require(try await backend.stageUpload(try Self.request(scratch, "IMG_2.jpg", seed: 2), observer: NullTransferObserver()))
         // A folder with content appears under the first name between staging and publishing.
         try FileManager.default.createDirectory(atPath: root.child("IMG_1.jpg/inside"), withIntermediateDirectories: true)
         let results = try await backend.publishStaged([first, second])

@@ -184,8 +184,8 @@ struct TransferExecutor: Sendable {
                                     expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
         // A small file on a backend that flushes per file waits to be flushed with others;
         // a large one (marked, resumable) goes on its own.
-        if !resumable, let stager = pair.backend as? any StagedUploadBackend {
-            let written = try await stager.stageUpload(request, observer: observer)
+        if !resumable, let stager = pair.backend as? any StagedUploadBackend,
+           let written = try await stager.stageUpload(request, observer: observer) {
             return .sent(written.result, staged: written)
         }
         return .sent(try await pair.backend.upload(
