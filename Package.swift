@@ -199,7 +199,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryEncryptionTests",
-            dependencies: ["FerryEncryption", "FerryPluginAPI", "FerrySystem", "FerryTestSupport", "LocalBackend"]
+            dependencies: ["CurlTransport", "FerryEncryption", "FerryPluginAPI", "FerrySystem", "FerryTestSupport", "LocalBackend",
+                           "WebDAVBackend"]
         ),
         .testTarget(
             name: "ArchiveCodecTests",

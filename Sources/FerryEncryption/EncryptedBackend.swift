@@ -2,6 +2,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 import Logging
+import Synchronization
 
 /// Any backend with its contents (and, unless `names: plain`, its path components)
 /// encrypted on the way out and checked on the way in (docs/encryption.md). The backend
@@ -11,9 +12,10 @@ import Logging
 ///   (`ContentFormat.plaintextSize`), so listings and no-op runs read no file.
 /// - Modification times: the stored file carries the plaintext's (as a plain upload does),
 ///   so a pull into a fresh state gets them back where the backend keeps them.
-/// - Uploads encrypt into a scratch file, then send it; downloads fetch the stored file
-///   into a scratch file, then decrypt it into the core's partial file, every segment
-///   checked before its bytes are written. Encrypted transfers restart rather than resume.
+/// - Uploads encrypt into a scratch file, then send it (EncryptedBackend+Upload.swift);
+///   downloads fetch the stored file into a scratch file, then decrypt it into the core's
+///   partial file, every segment checked before its bytes are written. Encrypted
+///   transfers restart rather than resume.
 /// - A stored name that does not decrypt (a file Ferry did not put there) is left out of
 ///   listings with a warning.
 public final class EncryptedBackend: Backend {
@@ -22,6 +24,9 @@ public final class EncryptedBackend: Backend {
     let remoteName: String
     let scratch: ScratchFolder
     let unlock: KeyUnlock
+    /// The keys once an upload has unlocked them (and the remote's header is written):
+    /// what a direct upload, on a blocking thread, uses without waiting for `unlock`.
+    let writingKeys = Mutex<EncryptionKeys?>(nil)
     let logger = Logger(label: "ferry.encryption")
 
     public init(wrapping inner: any Backend, settings: EncryptionSettings, remoteName: String,
@@ -117,38 +122,6 @@ public final class EncryptedBackend: Backend {
         }
         result.path = path
         return result
-    }
-
-    public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        let keys = try await unlock.keys(writing: true)
-        let destination = try stored(request.destination, keys)
-        let (file, output) = try scratch.newFile()
-        defer { scratch.remove(file) }
-        let cipherSize = try await BlockingIO.run { () throws(BackendError) -> Int64 in
-            try BackendError.catching { () throws -> Int64 in
-                let source = try OpenFile(request.source, mode: .read)
-                let before = try source.metadata()
-                guard before.size == request.size, before.modifiedNanos == request.modifiedNanos else {
-                    throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
-                }
-                let written = try ContentStream.encrypt(source, size: request.size, into: output, keys: keys, observer: observer)
-                let after = try source.metadata()
-                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                      let current = try LocalFileSystem.metadata(request.source), current.inode == before.inode else {
-                    throw BackendError(.changedDuringTransfer, "the file changed while it was being encrypted", path: request.source)
-                }
-                try output.setModificationTime(nanos: request.modifiedNanos)
-                return written
-            }
-        }
-        let result = try await inner.upload(
-            UploadRequest(source: file, destination: destination, size: cipherSize, modifiedNanos: request.modifiedNanos,
-                          mayResume: false),
-            observer: observer)
-        var entry = result.entry
-        entry.path = request.destination
-        entry.size = request.size
-        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
     }
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
