@@ -8,7 +8,7 @@ enum ContentStream {
     /// Segments gathered before one write.
     static let segmentsPerWrite = 16
 
-    /// Encrypts the `size` bytes of `source` into `output` (which is empty) and returns the
+    /// Encrypts the `size` bytes of `source` into `output`, from its start, and returns the
     /// bytes written. A source shorter than `size` is `changedDuringTransfer`.
     static func encrypt(_ source: OpenFile, size: Int64, into output: OpenFile, keys: EncryptionKeys,
                         observer: any TransferObserver) throws(BackendError) -> Int64 {

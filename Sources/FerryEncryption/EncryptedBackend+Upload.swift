@@ -111,7 +111,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     /// blocking one. Returns the file, to be handed back to `scratch.remove`, and its size.
     func encryptNow(_ request: UploadRequest, observer: any TransferObserver,
                     keys: EncryptionKeys) throws(BackendError) -> (file: String, size: Int64) {
-        let (file, output) = try scratch.newFile()
+        let (file, output) = try scratch.fileToOverwrite()
         do {
             let size = try BackendError.catching { () throws -> Int64 in
                 let source = try OpenFile(request.source, mode: .read)
@@ -120,6 +120,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
                     throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
                 }
                 let written = try ContentStream.encrypt(source, size: request.size, into: output, keys: keys, observer: observer)
+                if try output.metadata().size > written { try output.truncate(to: written) }
                 let after = try source.metadata()
                 guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
                       let current = try LocalFileSystem.metadata(request.source), current.inode == before.inode else {

@@ -5,14 +5,18 @@ import Synchronization
 
 /// A private folder (mode 0700, in `$TMPDIR`) for the encrypted copies of files on their
 /// way to or from the remote: the plaintext never goes there, and nobody else can read or
-/// swap what does. A file whose transfer ended is kept for the next one (emptied first when
-/// large; creating an inode costs about a millisecond on a VM's disk, as much as sending a small
-/// file); the folder and all in it go with the value.
+/// swap what does. A small file whose transfer ended is kept for the next one (creating an
+/// inode costs about a millisecond on a VM's disk, as much as sending a small file); a
+/// large one is removed. The folder and all in it go with the value.
+///
+/// A file is never emptied by truncation to keep it: ext4 writes a file that was truncated
+/// to zero out to disk when it is next closed (`auto_da_alloc`, its guard for programs that
+/// rewrite a file in place), a disk write per encrypted upload for bytes nobody keeps.
 final class ScratchFolder: Sendable {
     let path: String
     /// Files no transfer uses now, to be reused.
     private let idle = Mutex<[String]>([])
-    /// Idle files up to this size keep their bytes until reused.
+    /// Idle files up to this size are kept, with their bytes, until reused.
     static let keptSize: Int64 = 1 << 20
 
     init() throws(BackendError) {
@@ -32,27 +36,37 @@ final class ScratchFolder: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    /// An empty file only this process writes, for one transfer at a time; handed back
-    /// by `remove`.
+    /// An empty file only this process writes, for one transfer at a time (another program
+    /// writes it: the backend underneath); handed back by `remove`.
     func newFile() throws(BackendError) -> (path: String, file: OpenFile) {
+        try open(.writeTruncate)
+    }
+
+    /// The same, possibly holding an earlier transfer's bytes: for a writer that writes it
+    /// from the start and then cuts it to the length it wrote (never zero), which leaves
+    /// ext4 nothing to flush.
+    func fileToOverwrite() throws(BackendError) -> (path: String, file: OpenFile) {
+        try open(.writeKeep)
+    }
+
+    private func open(_ mode: OpenFile.Mode) throws(BackendError) -> (path: String, file: OpenFile) {
         let file = idle.withLock { $0.popLast() } ?? path + "/" + UUID().uuidString.lowercased()
         do {
-            return (file, try OpenFile(file, mode: .writeTruncate, permissions: 0o600))
+            return (file, try OpenFile(file, mode: mode, permissions: 0o600))
         } catch {
             throw BackendError(error)
         }
     }
 
-    /// Keeps the file for the next transfer (which empties it when it opens it); a large
-    /// one is emptied now, so its blocks do not wait for that.
+    /// Keeps a small file for the next transfer; removes a large one, whose blocks (and dirty
+    /// pages, not yet written out) go with it.
     func remove(_ file: String) {
         do {
-            if let meta = try LocalFileSystem.metadata(file), meta.size > Self.keptSize {
-                try OpenFile(file, mode: .writeExisting).truncate(to: 0)
+            if let meta = try LocalFileSystem.metadata(file), meta.size <= Self.keptSize {
+                idle.withLock { $0.append(file) }
+                return
             }
-            idle.withLock { $0.append(file) }
-        } catch {
-            try? LocalFileSystem.removeFile(file)
-        }
+        } catch {}
+        try? LocalFileSystem.removeFile(file)
     }
 }

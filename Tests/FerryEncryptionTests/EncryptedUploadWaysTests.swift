@@ -65,6 +65,22 @@ import WebDAVBackend
         #expect(names.allSatisfy { !$0.contains("DCIM") && !$0.contains("IMG") && !TemporaryName.isTemporary($0) }, "\(names)")
     }
 
+    @Test("a scratch file kept from a longer upload is cut to the next, shorter ciphertext")
+    func reusedScratchIsCut() async throws {
+        let remote = directory.child("remote")
+        let backend = try encrypted(LocalBackend(root: remote))
+        let long = try request("long.bin", seed: 300_000)
+        let short = try request("short.bin", seed: 1)
+        for sent in [long, short] {
+            let result = try await backend.upload(sent, observer: NullTransferObserver())
+            #expect(result.entry.size == sent.size)
+            try await expectRoundTrip(backend, sent)
+        }
+        let storedSizes = try FileManager.default.subpathsOfDirectory(atPath: remote)
+            .compactMap { try LocalFileSystem.metadata(remote + "/" + $0)?.size }
+        #expect(storedSizes.contains(ContentFormat.ciphertextSize(plaintextSize: short.size)), "\(storedSizes)")
+    }
+
     @Test("over a backend that does not stage: declined, and sent with upload", .integration)
     func notStagedOverWebDAV() async throws {
         let server = try await TestServer(.apache)
