@@ -230,6 +230,7 @@ extension HTTPRequest.Body {
         case .none: return 0
         case let .data(data): return Int64(data.count)
         case let .file(_, _, length): return length
+        case let .content(_, _, length): return length
         case let .parts(parts): return parts.reduce(0) { $0 + $1.length }
         }
     }

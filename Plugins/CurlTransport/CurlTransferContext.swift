@@ -11,6 +11,10 @@ final class CurlTransferContext {
     private var requestData: Data?
     private var requestDataOffset = 0
     private var requestFile: OpenFile?
+    private var requestContent: (any UploadContent)?
+    /// What `requestContent` gives, on its way into libcurl's buffer.
+    private var contentBuffer: [UInt8] = []
+    /// Where the next bytes of `requestFile` or `requestContent` come from, and how many are left.
     private var requestFileOffset: Int64 = 0
     private var requestFileRemaining: Int64 = 0
     private var requestFileStart: Int64 = 0
@@ -64,6 +68,12 @@ final class CurlTransferContext {
         case let .data(data): requestData = data
         case let .file(path, offset, length):
             requestFile = try BackendError.catching { try OpenFile(path, mode: .read) }
+            requestFileOffset = offset
+            requestFileRemaining = length
+            requestFileStart = offset
+            requestFileLength = length
+        case let .content(content, offset, length):
+            requestContent = content
             requestFileOffset = offset
             requestFileRemaining = length
             requestFileStart = offset
@@ -122,6 +132,24 @@ final class CurlTransferContext {
             }
             requestFileOffset += Int64(count)
             requestFileRemaining -= Int64(count)
+        } else if let content = requestContent, requestFileRemaining > 0 {
+            let want = Int(min(Int64(buffer.count), requestFileRemaining))
+            if contentBuffer.count < want { contentBuffer = [UInt8](repeating: 0, count: want) }
+            do throws(BackendError) {
+                count = try content.read(into: &contentBuffer, count: want, at: requestFileOffset)
+            } catch {
+                failure = error
+                return nil
+            }
+            if count == 0 {
+                failure = BackendError(.changedDuringTransfer, "the upload's content ended early", retryable: true)
+                return nil
+            }
+            contentBuffer.withUnsafeBytes { source in
+                buffer.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: count)
+            }
+            requestFileOffset += Int64(count)
+            requestFileRemaining -= Int64(count)
         } else if let parts = requestParts {
             do {
                 count = try parts.fill(buffer)
@@ -143,7 +171,7 @@ final class CurlTransferContext {
             requestDataOffset = Int(position)
             return true
         }
-        if requestFile != nil {
+        if requestFile != nil || requestContent != nil {
             guard position >= 0, position <= requestFileLength else { return false }
             requestFileOffset = requestFileStart + position
             requestFileRemaining = requestFileLength - position

@@ -8,6 +8,8 @@ public struct HTTPRequest: Sendable {
         case data(Data)
         /// `length` bytes of a local file, starting at `offset`.
         case file(path: String, offset: Int64, length: Int64)
+        /// `length` bytes of an upload's content (an encrypted file), starting at `offset`.
+        case content(any UploadContent, offset: Int64, length: Int64)
         /// Pieces sent one after another (a multipart form: preamble, file, epilogue), each
         /// read only when libcurl asks for it, so a large file is never held in memory.
         case parts([BodyPart])
@@ -94,4 +96,13 @@ public struct HTTPResponse: Sendable {
     }
 
     public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+extension HTTPRequest.Body {
+    /// `length` bytes of an upload from `offset`: its content when it has one, else its
+    /// source file.
+    public static func upload(_ request: UploadRequest, offset: Int64, length: Int64) -> Self {
+        if let content = request.content { return .content(content, offset: offset, length: length) }
+        return .file(path: request.source, offset: offset, length: length)
+    }
 }

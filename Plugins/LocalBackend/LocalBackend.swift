@@ -117,9 +117,10 @@ public struct LocalBackend: Backend {
                 if let existing = try remote.metadata(final), existing.kind == .directory {
                     throw BackendError(.alreadyExists, "a folder is in the way of the file", path: remote.fullPath(final))
                 }
-                let source = try OpenFile(request.source, mode: .read)
-                let sourceMeta = try source.metadata()
-                guard sourceMeta.size == request.size, sourceMeta.modifiedNanos == request.modifiedNanos else {
+                // Content (an encrypted file) checks its own source; a plain source is looked at here.
+                let source = request.content == nil ? try OpenFile(request.source, mode: .read) : nil
+                let sourceMeta = try source?.metadata()
+                if let sourceMeta, sourceMeta.size != request.size || sourceMeta.modifiedNanos != request.modifiedNanos {
                     throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
                 }
                 var start: Int64 = 0
@@ -130,18 +131,27 @@ public struct LocalBackend: Backend {
                 if start == 0 { try remote.removeFile(temporary) }
                 let output = try remote.open(temporary, start > 0 ? .writeExisting : .createNew)
                 if start > 0 { try output.truncate(to: start) }
-                try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                     count: request.size - start, observer: observer)
+                if let content = request.content {
+                    try ChunkedCopy.copy(from: content, at: start, to: output, at: start, count: request.size - start,
+                                         observer: observer, sourceName: request.source)
+                } else if let source {
+                    try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
+                                         count: request.size - start, observer: observer)
+                }
                 guard try output.metadata().size == request.size else {
                     throw SystemError(EIO, "temporary file has the wrong size after writing", path: output.path)
                 }
                 // The source must still be the version that was copied before the copy goes
                 // under its final name: a file rewritten in place during the copy would
                 // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
-                let after = try source.metadata()
-                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                      let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
-                    throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+                if let content = request.content {
+                    try content.verifySource()
+                } else if let source, let sourceMeta {
+                    let after = try source.metadata()
+                    guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
+                          let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
+                        throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+                    }
                 }
                 if flushing { try output.sync() }
                 try output.setModificationTime(nanos: request.modifiedNanos)
@@ -283,6 +293,9 @@ public struct LocalBackend: Backend {
         }
     }
 }
+
+/// Encrypted uploads are encrypted straight into the temporary file, with no scratch copy.
+extension LocalBackend: ContentUploadBackend {}
 
 extension LocalBackend: StagedUploadBackend {
     public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {

@@ -104,7 +104,7 @@ extension WebDAVBackend {
     func plainPut(of request: UploadRequest, to temporary: RemotePath, length: Int64) -> HTTPRequest {
         HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
                     headers: Self.modificationTimeHeaders(request.modifiedNanos),
-                    body: .file(path: request.source, offset: 0, length: length),
+                    body: .upload(request, offset: 0, length: length),
                     responseBody: .memory(limit: 64 * 1024))
     }
 
@@ -123,7 +123,7 @@ extension WebDAVBackend {
                 method: "PUT", url: urls.url(temporary, isFolder: false),
                 headers: [("Content-Range", "bytes \(position)-\(end - 1)/\(request.size)")]
                     + Self.modificationTimeHeaders(request.modifiedNanos),
-                body: .file(path: request.source, offset: position, length: end - position),
+                body: .upload(request, offset: position, length: end - position),
                 responseBody: .memory(limit: 64 * 1024)), observer: observer)
             if response.status == 404 || response.status == 409 {
                 // Someone removed the partial file (or its folder) meanwhile: the next
@@ -162,7 +162,7 @@ extension WebDAVBackend {
     func verifiedPartialSize(of temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Int64? {
         guard request.size > 0, let partial = try await stat(temporary), partial.kind == .file,
               partial.size > 0, partial.size <= request.size else { return nil }
-        guard try await remoteBytesMatchLocal(temporary, source: request.source, range: Self.tail(endingAt: partial.size))
+        guard try await remoteBytesMatchLocal(temporary, of: request, range: Self.tail(endingAt: partial.size))
         else { return nil }
         return partial.size
     }
@@ -171,7 +171,7 @@ extension WebDAVBackend {
     func temporaryIsComplete(_ temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Bool {
         guard let stored = try await stat(temporary), stored.size == request.size else { return false }
         if request.size == 0 { return true }
-        return try await remoteBytesMatchLocal(temporary, source: request.source, range: Self.tail(endingAt: request.size))
+        return try await remoteBytesMatchLocal(temporary, of: request, range: Self.tail(endingAt: request.size))
     }
 
     static func tail(endingAt end: Int64) -> Range<Int64> {
@@ -179,9 +179,9 @@ extension WebDAVBackend {
     }
 
     /// Fetches `range` of a remote file with a ranged `GET` and compares it with the same
-    /// bytes of a local file. A server that ignores the range (200, or more bytes than
+    /// bytes of the upload. A server that ignores the range (200, or more bytes than
     /// asked) gives false: what it holds cannot be checked cheaply.
-    func remoteBytesMatchLocal(_ remote: RemotePath, source: String, range: Range<Int64>) async throws(BackendError) -> Bool {
+    func remoteBytesMatchLocal(_ remote: RemotePath, of request: UploadRequest, range: Range<Int64>) async throws(BackendError) -> Bool {
         let length = Int(range.upperBound - range.lowerBound)
         let response: HTTPResponse
         do {
@@ -193,24 +193,26 @@ extension WebDAVBackend {
             return false
         }
         guard response.status == 206, response.body.count == length else { return false }
-        let local = try await Self.readLocal(source, range: range)
+        let local = try await Self.readLocal(request, range: range)
         return local == response.body
     }
 
-    /// The bytes of a local file in `range` (fewer when the file is shorter).
-    static func readLocal(_ path: String, range: Range<Int64>) async throws(BackendError) -> Data {
+    /// The bytes of an upload in `range` (fewer when the file is shorter): its content's, or
+    /// its source file's.
+    static func readLocal(_ request: UploadRequest, range: Range<Int64>) async throws(BackendError) -> Data {
         try await BlockingIO.run { () throws(BackendError) -> Data in
-            let file = try BackendError.catching { try OpenFile(path, mode: .read) }
+            let read: (inout [UInt8], Int64) throws(BackendError) -> Int
+            if let content = request.content {
+                read = { buffer, position throws(BackendError) in try content.read(into: &buffer, count: buffer.count, at: position) }
+            } else {
+                let file = try BackendError.catching { try OpenFile(request.source, mode: .read) }
+                read = { buffer, position throws(BackendError) in try BackendError.catching { try file.read(into: &buffer, at: position) } }
+            }
             var result = Data()
             var position = range.lowerBound
             while position < range.upperBound {
                 var buffer = [UInt8](repeating: 0, count: Int(range.upperBound - position))
-                let count: Int
-                do throws(SystemError) {
-                    count = try file.read(into: &buffer, at: position)
-                } catch {
-                    throw BackendError(error)
-                }
+                let count = try read(&buffer, position)
                 if count == 0 { break }
                 result.append(contentsOf: buffer.prefix(count))
                 position += Int64(count)
@@ -230,6 +232,14 @@ extension WebDAVBackend {
     }
 
     static func sourceIsUnchanged(_ request: UploadRequest) throws(BackendError) -> Bool {
+        if let content = request.content {
+            do {
+                try content.verifySource()
+                return true
+            } catch where error.code == .changedDuringTransfer {
+                return false
+            }
+        }
         let source = try BackendError.catching { try LocalFileSystem.metadata(request.source) }
         guard let source else { return false }
         return source.size == request.size && source.modifiedNanos == request.modifiedNanos
@@ -292,3 +302,6 @@ extension WebDAVBackend {
             ? .supported : .unsupported("the server refused the property in its PROPPATCH answer")
     }
 }
+
+/// Encrypted uploads are encrypted as curl sends them, with no scratch copy.
+extension WebDAVBackend: ContentUploadBackend {}

@@ -86,7 +86,7 @@ enum ContentStream {
         }
     }
 
-    private static func readExactly(_ file: OpenFile, into buffer: inout [UInt8], count: Int, at offset: Int64) throws {
+    static func readExactly(_ file: OpenFile, into buffer: inout [UInt8], count: Int, at offset: Int64) throws {
         var done = 0
         var chunk = [UInt8](repeating: 0, count: 0)
         while done < count {

@@ -2,20 +2,21 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// Uploads: the source is encrypted into a scratch file, checked to be the planned version
-/// before and after, and the scratch file is sent by the backend underneath, under the
-/// stored name. The way it is sent is the inner backend's: in one trip to a blocking thread
-/// where it sends small files so (`DirectUploadBackend`: S3, WebDAV), staged and flushed in
-/// batches where it does that (`StagedUploadBackend`: a local disk), else one `upload`.
-/// Without that, each small encrypted file cost a flush or two thread trips more than a plain one.
+/// Uploads. To a backend that takes content (`ContentUploadBackend`: the local disk,
+/// WebDAV) the source is encrypted as the backend reads it (`EncryptedContent`); to the
+/// others (S3, which hashes a body before sending it; exec plugins, which read a path) it is
+/// encrypted into a scratch file first, checked to be the planned version before and after.
+/// Either way the upload goes the way the inner backend sends small files: in one trip to a
+/// blocking thread where it sends them so (`DirectUploadBackend`: S3, WebDAV), staged and
+/// flushed in batches where it does that (`StagedUploadBackend`: a local disk), else one
+/// `upload`. Without that, each small encrypted file cost a flush or two thread trips more
+/// than a plain one.
 extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         let keys = try await keysForWriting()
-        let stored = try storedRequest(request, keys)
-        let (file, size) = try await BlockingIO.run { () throws(BackendError) in try self.encryptNow(request, observer: observer, keys: keys) }
-        defer { scratch.remove(file) }
-        let result = try await inner.upload(sending(file, size: size, as: stored), observer: observer)
-        return plaintext(result, of: request)
+        let sent = try await outgoing(request, keys: keys, observer: observer)
+        defer { release(sent) }
+        return plaintext(try await inner.upload(sent, observer: observer), of: request)
     }
 
     // MARK: Direct
@@ -29,10 +30,9 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     public func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult? {
         guard let direct = inner as? any DirectUploadBackend, let keys = writingKeys.withLock({ $0 }),
               ContentFormat.ciphertextSize(plaintextSize: request.size) < direct.directUploadLimit else { return nil }
-        let stored = try storedRequest(request, keys)
-        let (file, size) = try encryptNow(request, observer: observer, keys: keys)
-        defer { scratch.remove(file) }
-        guard let result = try direct.uploadNow(sending(file, size: size, as: stored), observer: observer) else { return nil }
+        let sent = try outgoingNow(request, keys: keys, observer: observer)
+        defer { release(sent) }
+        guard let result = try direct.uploadNow(sent, observer: observer) else { return nil }
         return plaintext(result, of: request)
     }
 
@@ -42,10 +42,9 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
         guard let stager = inner as? any StagedUploadBackend else { return nil }
         let keys = try await keysForWriting()
-        let stored = try storedRequest(request, keys)
-        let (file, size) = try await BlockingIO.run { () throws(BackendError) in try self.encryptNow(request, observer: observer, keys: keys) }
-        defer { scratch.remove(file) }
-        guard let staged = try await stager.stageUpload(sending(file, size: size, as: stored), observer: observer) else { return nil }
+        let sent = try await outgoing(request, keys: keys, observer: observer)
+        defer { release(sent) }
+        guard let staged = try await stager.stageUpload(sent, observer: observer) else { return nil }
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
     }
 
@@ -81,21 +80,41 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         return keys
     }
 
-    /// The request as the inner backend gets it, without its source yet: the stored name.
-    private func storedRequest(_ request: UploadRequest, _ keys: EncryptionKeys) throws(BackendError) -> UploadRequest {
-        var stored = request
-        stored.destination = try self.stored(request.destination, keys)
-        // Each upload is a fresh ciphertext (a new nonce prefix): nothing to continue.
-        stored.mayResume = false
-        stored.resumeState = nil
-        return stored
+    /// The request as the inner backend gets it: the stored name, and the encrypted bytes as
+    /// content or in a scratch file (handed back with `release`).
+    private func outgoing(_ request: UploadRequest, keys: EncryptionKeys,
+                          observer: any TransferObserver) async throws(BackendError) -> UploadRequest {
+        // Content touches no file until the backend reads it.
+        if inner is any ContentUploadBackend { return try outgoingNow(request, keys: keys, observer: observer) }
+        return try await BlockingIO.run { () throws(BackendError) in try self.outgoingNow(request, keys: keys, observer: observer) }
     }
 
-    private func sending(_ file: String, size: Int64, as stored: UploadRequest) -> UploadRequest {
-        var request = stored
-        request.source = file
-        request.size = size
-        return request
+    /// The same on the calling thread, which must be a blocking one when the inner backend
+    /// takes no content (the file is encrypted into scratch here).
+    private func outgoingNow(_ request: UploadRequest, keys: EncryptionKeys,
+                             observer: any TransferObserver) throws(BackendError) -> UploadRequest {
+        guard ContentFormat.segmentCount(plaintextSize: request.size) <= Int64(UInt32.max) else {
+            throw BackendError(.unsupported, "the file is too large to encrypt", path: request.source)
+        }
+        var sent = request
+        sent.destination = try stored(request.destination, keys)
+        // Each upload is a fresh ciphertext (a new nonce prefix): nothing to continue.
+        sent.mayResume = false
+        sent.resumeState = nil
+        if inner is any ContentUploadBackend {
+            let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos, keys: keys)
+            sent.content = content
+            sent.size = content.size
+        } else {
+            let (file, size) = try encryptNow(request, observer: observer, keys: keys)
+            sent.source = file
+            sent.size = size
+        }
+        return sent
+    }
+
+    private func release(_ sent: UploadRequest) {
+        if sent.content == nil { scratch.remove(sent.source) }
     }
 
     /// The inner backend's result in the core's terms. The source was its planned version
@@ -109,7 +128,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
 
     /// Encrypts the source into a scratch file, on the calling thread, which must be a
     /// blocking one. Returns the file, to be handed back to `scratch.remove`, and its size.
-    func encryptNow(_ request: UploadRequest, observer: any TransferObserver,
+    private func encryptNow(_ request: UploadRequest, observer: any TransferObserver,
                     keys: EncryptionKeys) throws(BackendError) -> (file: String, size: Int64) {
         let (file, output) = try scratch.fileToOverwrite()
         do {

@@ -18,6 +18,10 @@ public struct UploadRequest: Sendable {
     /// earlier upload to `destination`: what the backend needs to continue it when
     /// `mayResume`, or to discard it (the version changed) when not.
     public var resumeState: String?
+    /// Set only for a `ContentUploadBackend`: the `size` bytes to send come from here, not
+    /// from `source`, which then only names the file in messages and is not looked at
+    /// (`content.verifySource()` is the look); `modifiedNanos` is still the time to keep.
+    public var content: (any UploadContent)?
 
     public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
                 expectsNewFile: Bool = false, resumeState: String? = nil) {

@@ -16,24 +16,43 @@ public enum ChunkedCopy {
         to destination: OpenFile, at destinationOffset: Int64,
         count: Int64, observer: any TransferObserver
     ) throws(BackendError) {
+        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: source.path) {
+            buffer, done throws(BackendError) in
+            try BackendError.catching { try source.read(into: &buffer, at: sourceOffset + done) }
+        }
+    }
+
+    /// The same from an upload's content (an encrypted file, made as it is read).
+    public static func copy(
+        from content: any UploadContent, at sourceOffset: Int64,
+        to destination: OpenFile, at destinationOffset: Int64,
+        count: Int64, observer: any TransferObserver, sourceName: String
+    ) throws(BackendError) {
+        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: sourceName) {
+            buffer, done throws(BackendError) in
+            try content.read(into: &buffer, count: buffer.count, at: sourceOffset + done)
+        }
+    }
+
+    /// `read` fills the buffer (as much of it as it can) with the source's bytes from `done`
+    /// bytes into the copy.
+    private static func copy(
+        count: Int64, to destination: OpenFile, at destinationOffset: Int64, observer: any TransferObserver,
+        sourceName: String, read: (inout [UInt8], Int64) throws(BackendError) -> Int
+    ) throws(BackendError) {
         // Sized to the file: zeroing a whole chunk for a 4 KiB file was a tenth of a small-file
         // push's CPU. Only the last chunk is shorter, and shrinking keeps the storage.
         var buffer = [UInt8](repeating: 0, count: Int(min(Int64(chunkSize), max(count, 0))))
         var done: Int64 = 0
         while done < count {
             if observer.isCancelled {
-                throw BackendError(.cancelled, "transfer cancelled", path: source.path)
+                throw BackendError(.cancelled, "transfer cancelled", path: sourceName)
             }
             let want = Int(min(Int64(chunkSize), count - done))
             if buffer.count > want { buffer.removeLast(buffer.count - want) }
-            let got: Int
-            do {
-                got = try source.read(into: &buffer, at: sourceOffset + done)
-            } catch {
-                throw BackendError(error)
-            }
+            let got = try read(&buffer, done)
             if got == 0 {
-                throw BackendError(.changedDuringTransfer, "source became shorter while being copied", path: source.path)
+                throw BackendError(.changedDuringTransfer, "source became shorter while being copied", path: sourceName)
             }
             do {
                 try destination.write(buffer, count: got, at: destinationOffset + done)
