@@ -10,24 +10,12 @@ import WebDAVBackend
 
 /// A local folder as a backend that reads an upload only from its source file (as S3 and
 /// exec plugins do): the encrypted backend must write a scratch file for it.
-struct FileOnlyBackend: Backend {
+struct FileOnlyBackend: WrapsBackend {
     let inner: LocalBackend
-    var capabilities: BackendCapabilities { inner.capabilities }
-    var displayName: String { inner.displayName }
-    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] { try await inner.list(directory) }
-    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? { try await inner.stat(path) }
     func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         precondition(request.content == nil, "content sent to a backend that does not take it")
         return try await inner.upload(request, observer: observer)
     }
-    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        try await inner.download(request, observer: observer)
-    }
-    func makeDirectory(_ path: RemotePath) async throws(BackendError) { try await inner.makeDirectory(path) }
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        try await inner.move(from: source, to: destination, overwrite: overwrite)
-    }
-    func delete(_ path: RemotePath) async throws(BackendError) { try await inner.delete(path) }
 }
 
 /// An encrypted upload goes the way the backend underneath sends small files: staged and
