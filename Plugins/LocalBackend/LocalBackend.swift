@@ -124,7 +124,9 @@ public struct LocalBackend: Backend {
                     throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
                 }
                 var start: Int64 = 0
-                if request.mayResume, let partial = try remote.metadata(temporary),
+                // Content is made afresh per upload (an encrypted file's new header): what an
+                // earlier upload left is never its prefix.
+                if request.mayResume, request.content == nil, let partial = try remote.metadata(temporary),
                    partial.kind == .file, partial.size <= request.size {
                     start = partial.size
                 }

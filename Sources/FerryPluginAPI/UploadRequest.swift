@@ -21,6 +21,8 @@ public struct UploadRequest: Sendable {
     /// Set only for a `ContentUploadBackend`: the `size` bytes to send come from here, not
     /// from `source`, which then only names the file in messages and is not looked at
     /// (`content.verifySource()` is the look); `modifiedNanos` is still the time to keep.
+    /// Content is its own bytes: a backend never continues an earlier upload with it
+    /// without checking that what is stored matches.
     public var content: (any UploadContent)?
 
     public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
