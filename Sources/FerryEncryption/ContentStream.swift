@@ -2,47 +2,11 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// Encrypts a local file into another and decrypts one back, a segment at a time: memory
-/// stays at about a megabyte whatever the file's size.
+/// Decrypts a stored file into a local one, a segment at a time: memory stays at about a
+/// megabyte whatever the file's size. (Encryption is `EncryptedContent`'s.)
 enum ContentStream {
     /// Segments gathered before one write.
     static let segmentsPerWrite = 16
-
-    /// Encrypts the `size` bytes of `source` into `output`, from its start, and returns the
-    /// bytes written. A source shorter than `size` is `changedDuringTransfer`.
-    static func encrypt(_ source: OpenFile, size: Int64, into output: OpenFile, keys: EncryptionKeys,
-                        observer: any TransferObserver) throws(BackendError) -> Int64 {
-        let cipher = SegmentCipher(keys: keys)
-        let segments = ContentFormat.segmentCount(plaintextSize: size)
-        guard segments <= Int64(UInt32.max) else {
-            throw BackendError(.unsupported, "the file is too large to encrypt", path: source.path)
-        }
-        var pending: [UInt8] = cipher.header
-        var written: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: ContentFormat.segmentSize)
-        do {
-            for index in 0..<segments {
-                if observer.isCancelled { throw BackendError(.cancelled, "stopped", path: source.path) }
-                let start = index * Int64(ContentFormat.segmentSize)
-                let count = Int(min(Int64(ContentFormat.segmentSize), size - start))
-                try readExactly(source, into: &buffer, count: count, at: start)
-                let sealed = try cipher.seal(buffer[0..<count], index: UInt32(index), isLast: index == segments - 1)
-                pending.append(contentsOf: sealed)
-                if index % Int64(segmentsPerWrite) == Int64(segmentsPerWrite - 1) || index == segments - 1 {
-                    try output.write(pending, count: pending.count, at: written)
-                    written += Int64(pending.count)
-                    pending.removeAll(keepingCapacity: true)
-                }
-            }
-        } catch let error as BackendError {
-            throw error
-        } catch let error as SystemError {
-            throw BackendError(error)
-        } catch {
-            throw BackendError(.io, "\(error)", path: source.path)
-        }
-        return written
-    }
 
     /// Decrypts `input` (a whole stored file of `cipherSize` bytes) into `output` from
     /// offset 0, checking every segment before its plaintext is written. Returns the

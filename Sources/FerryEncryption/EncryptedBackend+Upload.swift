@@ -126,29 +126,21 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0, verifiedSource: true)
     }
 
-    /// Encrypts the source into a scratch file, on the calling thread, which must be a
-    /// blocking one. Returns the file, to be handed back to `scratch.remove`, and its size.
+    /// The encrypted content written into a scratch file, on the calling thread, which must
+    /// be a blocking one. Returns the file, to be handed back to `scratch.remove`, and its size.
     private func encryptNow(_ request: UploadRequest, observer: any TransferObserver,
-                    keys: EncryptionKeys) throws(BackendError) -> (file: String, size: Int64) {
+                            keys: EncryptionKeys) throws(BackendError) -> (file: String, size: Int64) {
+        let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos, keys: keys)
         let (file, output) = try scratch.fileToOverwrite()
         do {
-            let size = try BackendError.catching { () throws -> Int64 in
-                let source = try OpenFile(request.source, mode: .read)
-                let before = try source.metadata()
-                guard before.size == request.size, before.modifiedNanos == request.modifiedNanos else {
-                    throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
-                }
-                let written = try ContentStream.encrypt(source, size: request.size, into: output, keys: keys, observer: observer)
-                if try output.metadata().size > written { try output.truncate(to: written) }
-                let after = try source.metadata()
-                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                      let current = try LocalFileSystem.metadata(request.source), current.inode == before.inode else {
-                    throw BackendError(.changedDuringTransfer, "the file changed while it was being encrypted", path: request.source)
-                }
+            try ChunkedCopy.copy(from: content, at: 0, to: output, at: 0, count: content.size, observer: observer,
+                                 sourceName: request.source)
+            try content.verifySource()
+            try BackendError.catching {
+                if try output.metadata().size > content.size { try output.truncate(to: content.size) }
                 try output.setModificationTime(nanos: request.modifiedNanos)
-                return written
             }
-            return (file, size)
+            return (file, content.size)
         } catch {
             scratch.remove(file)
             throw error
