@@ -12,8 +12,8 @@ import Synchronization
 ///   (`ContentFormat.plaintextSize`), so listings and no-op runs read no file.
 /// - Modification times: the stored file carries the plaintext's (as a plain upload does),
 ///   so a pull into a fresh state gets them back where the backend keeps them.
-/// - Uploads encrypt into a scratch file, then send it (EncryptedBackend+Upload.swift);
-///   downloads fetch the stored file into a scratch file, then decrypt it into the core's
+/// - Uploads are encrypted as the backend underneath reads them, or into a scratch file
+///   for a backend that reads only files (EncryptedBackend+Upload.swift); downloads fetch the stored file into a scratch file, then decrypt it into the core's
 ///   partial file, every segment checked before its bytes are written. Encrypted
 ///   transfers restart rather than resume.
 /// - A stored name that does not decrypt (a file Ferry did not put there) is left out of
