@@ -62,7 +62,7 @@ public enum BundlePlanner {
         }
         guard let rule, !candidates.isEmpty else { return partition }
 
-        candidates.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        candidates.sort { $0.path.precedesInUTF8Order($1.path) }
         var groups: [[FileRecord]] = []
         var current: [FileRecord] = []
         var bytes: Int64 = 0

@@ -39,7 +39,7 @@ public enum EvictionChoice {
             return Outcome(evict: [], bytesLeft: bytes, filesLeft: files, stillOver: false)
         }
         let ordered = candidates.sorted { lhs, rhs in
-            lhs.recency != rhs.recency ? lhs.recency < rhs.recency : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+            lhs.recency != rhs.recency ? lhs.recency < rhs.recency : lhs.path.precedesInUTF8Order(rhs.path)
         }
         for candidate in ordered {
             guard limit.isExceeded(bytes: bytes, files: files) else { break }

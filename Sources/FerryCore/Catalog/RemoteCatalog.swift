@@ -34,7 +34,7 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
 
     public init(entries: [Entry]) {
         version = Self.currentVersion
-        self.entries = entries.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        self.entries = entries.sorted { $0.path.precedesInUTF8Order($1.path) }
     }
 
     /// The catalog folder of a pair whose remote root is `remoteRoot`.

@@ -29,8 +29,8 @@ public struct MediaItem: Sendable, Equatable {
     public static func group(_ files: [FileState], by grouping: ItemGrouping) -> [MediaItem] {
         var byKey: [String: [FileState]] = [:]
         for file in files { byKey[grouping.itemKey(forPath: file.path), default: []].append(file) }
-        return byKey.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { key in
-            MediaItem(key: key, files: byKey[key]!.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) })
+        return byKey.keys.sorted { $0.precedesInUTF8Order($1) }.map { key in
+            MediaItem(key: key, files: byKey[key]!.sorted { $0.path.precedesInUTF8Order($1.path) })
         }
     }
 }

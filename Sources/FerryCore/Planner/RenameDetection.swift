@@ -53,7 +53,7 @@ public enum RenameDetection {
             guard sources.count == 1, let targets = appeared[key], targets.count == 1 else { continue }
             found.append(Rename(from: sources[0], to: targets[0]))
         }
-        return found.sorted { $0.to.utf8.lexicographicallyPrecedes($1.to.utf8) }
+        return found.sorted { $0.to.precedesInUTF8Order($1.to) }
     }
 
     /// The jobs with each rename's deletion turned into a `moveRemote` and its upload dropped.

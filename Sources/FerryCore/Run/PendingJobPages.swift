@@ -72,7 +72,7 @@ struct PendingJobPages: Sendable {
                                                      after: cursors[index].after, limit: pageSize)
             case let .list(byQueue):
                 page = (byQueue[cursors[index].queue] ?? [])
-                    .sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+                    .sorted { $0.path.precedesInUTF8Order($1.path) }
             }
             cursors[index].after = page.last?.path ?? cursors[index].after
             cursors[index].exhausted = page.count < pageSize

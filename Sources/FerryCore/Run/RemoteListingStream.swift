@@ -27,7 +27,7 @@ actor RemoteListingStream {
 
     /// A listing in hand, by relative path (already filtered).
     init(files: [String: RemoteEntry]) {
-        source = .entries(files.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }, next: 0)
+        source = .entries(files.sorted { $0.key.precedesInUTF8Order($1.key) }, next: 0)
         top = .root
         ignore = nil
     }

@@ -115,7 +115,7 @@ struct RemoteTreeWalk: Sendable {
             children.removeAll { clashing.contains($0.path.name) }
         }
         func key(_ entry: RemoteEntry) -> String { entry.kind == .directory ? entry.path.name + "/" : entry.path.name }
-        children.sort { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) }
+        children.sort { key($0).precedesInUTF8Order(key($1)) }
         return Frame(children: children)
     }
 

@@ -30,7 +30,7 @@ public actor LocalScanStream {
 
     /// A scan already in hand (tests, and callers that looked at a part of a folder).
     public init(scan: ScanResult) {
-        let sorted = scan.entries.sorted { $0.path.string.utf8.lexicographicallyPrecedes($1.path.string.utf8) }
+        let sorted = scan.entries.sorted { $0.path.string.precedesInUTF8Order($1.path.string) }
         self.source = .entries(sorted, next: 0)
         self.holdBack = []
         self.settledBeforeNanos = nil

@@ -45,7 +45,7 @@ public enum Verification {
             findings.append(VerificationFinding(path: path, kind: .remoteOrphan, detail: "not in the journal"))
         }
         return findings.sorted { lhs, rhs in
-            lhs.path != rhs.path ? lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8) : lhs.kind.rawValue < rhs.kind.rawValue
+            lhs.path != rhs.path ? lhs.path.precedesInUTF8Order(rhs.path) : lhs.kind.rawValue < rhs.kind.rawValue
         }
     }
 
