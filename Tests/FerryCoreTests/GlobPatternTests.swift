@@ -289,6 +289,52 @@ struct GlobPatternTests {
         #expect(glob.description == "./DCIM/*.{JPG,jpeg}")
     }
 
+    // MARK: The byte and character matchers
+
+    static let allCases = basenameCases + questionMarkCases + anchoredCases + doubleStarCases + classCases
+        + braceCases + escapeCases + unicodeAndCaseCases
+
+    @Test("ASCII paths matched byte by byte give what the character matcher gives")
+    func byteMatcherAgreesOnTables() throws {
+        for row in Self.allCases {
+            let glob = try GlobPattern(row.pattern)
+            #expect(glob.matches(GlobSubject(row.path)) == row.matches, "\(row.testDescription)")
+            #expect(glob.matches(GlobSubject(characters: row.path)) == row.matches, "\(row.testDescription)")
+        }
+    }
+
+    @Test("the byte and character matchers agree on 20,000 generated patterns and paths")
+    func byteMatcherAgreesOnGeneratedCases() {
+        var random = SplitMix(seed: 0x6C0B)
+        let patternAlphabet = Array("aAb.*?*[]!-/{},\\z")
+        let pathAlphabet = Array("aAbBz.-/[]*?")
+        var compared = 0
+        for _ in 0..<20_000 {
+            let pattern = String((0..<random.below(9) + 1).map { _ in patternAlphabet[random.below(patternAlphabet.count)] })
+            let path = String((0..<random.below(12)).map { _ in pathAlphabet[random.below(pathAlphabet.count)] })
+            guard let glob = try? GlobPattern(pattern) else { continue }
+            compared += 1
+            #expect(glob.matches(GlobSubject(path)) == glob.matches(GlobSubject(characters: path)),
+                    "'\(pattern)' on '\(path)'")
+        }
+        #expect(compared > 5_000)
+    }
+
+    @Test("a path with a non-ASCII or control character takes the character matcher")
+    func nonASCIIPathsUseCharacters() throws {
+        for path in ["été/a.jpg", "a\r\nb", "日本/写真.PNG"] {
+            guard case .characters = GlobSubject(path).form else {
+                Issue.record("'\(path)' was prepared as bytes")
+                continue
+            }
+        }
+        guard case .bytes = GlobSubject("DCIM/IMG_0001.JPG").form else {
+            Issue.record("an ASCII path was prepared as characters")
+            return
+        }
+        #expect(try GlobPattern("a?b").matches("a\r\nb"))
+    }
+
     // MARK: Syntax errors
 
     @Test("invalid patterns throw SyntaxError naming the pattern", arguments: [
@@ -336,4 +382,18 @@ struct GlobPatternTests {
         #expect(!set.matches("IMG_0001.JPG"))
         #expect(!set.matches("ferry-part"))
     }
+}
+
+/// A small seeded generator (SplitMix64), so generated cases are the same in every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

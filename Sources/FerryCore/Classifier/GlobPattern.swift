@@ -26,6 +26,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         /// only the last component.
         var anchored: Bool
         var components: [Component]
+        /// The same for ASCII paths (`GlobSubject`).
+        var byteComponents: [ByteComponent]
     }
 
     enum Component: Hashable, Sendable {
@@ -60,7 +62,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
             anchored = anchored || GlobPattern.containsUnescapedSlash(body)
             let components = try GlobPattern.compile(body.lowercased(), original: text)
             if components == [.anyDepth] { anchored = true }
-            compiled.append(Alternative(anchored: anchored, components: components))
+            compiled.append(Alternative(
+                anchored: anchored, components: components, byteComponents: GlobPattern.byteComponents(components)))
         }
         alternatives = compiled
     }
@@ -90,26 +93,35 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the relative path (components joined by `/`) matches.
     public func matches(_ relativePath: String) -> Bool {
-        matches(components: Self.components(of: relativePath))
+        matches(GlobSubject(relativePath))
     }
 
-    /// A path as matching works on it: lower-cased components, each as characters. Made once
-    /// per path when many patterns are tried on it (`GlobSet`).
-    static func components(of relativePath: String) -> [[Character]] {
-        relativePath.lowercased().split(separator: "/", omittingEmptySubsequences: true).map { Array($0) }
-    }
-
-    func matches(components parts: [[Character]]) -> Bool {
-        guard !parts.isEmpty else { return false }
-        for alternative in alternatives {
-            if alternative.anchored {
-                if GlobPattern.match(alternative.components[...], parts[...]) { return true }
-            } else if case let .segment(tokens) = alternative.components.first,
-                      GlobPattern.matchSegment(tokens[...], parts[parts.count - 1][...]) {
-                return true
+    /// The same on a path prepared once for several patterns (`GlobSet`, `QueueClassifier`).
+    func matches(_ subject: GlobSubject) -> Bool {
+        switch subject.form {
+        case let .bytes(bytes, parts):
+            guard let last = parts.last else { return false }
+            for alternative in alternatives {
+                if alternative.anchored {
+                    if GlobPattern.matchBytes(alternative.byteComponents, from: 0, bytes, parts, from: 0) { return true }
+                } else if case let .segment(tokens) = alternative.byteComponents.first,
+                          GlobPattern.matchSegment(tokens, bytes, last) {
+                    return true
+                }
             }
+            return false
+        case let .characters(parts):
+            guard !parts.isEmpty else { return false }
+            for alternative in alternatives {
+                if alternative.anchored {
+                    if GlobPattern.match(alternative.components[...], parts[...]) { return true }
+                } else if case let .segment(tokens) = alternative.components.first,
+                          GlobPattern.matchSegment(tokens[...], parts[parts.count - 1][...]) {
+                    return true
+                }
+            }
+            return false
         }
-        return false
     }
 
     // MARK: Compilation

@@ -10,12 +10,11 @@ public struct GlobSet: Sendable {
 
     public func matches(_ relativePath: String) -> Bool {
         guard !patterns.isEmpty else { return false }
-        return matches(components: GlobPattern.components(of: relativePath))
+        return matches(GlobSubject(relativePath))
     }
 
-    /// The same on a path already split (`GlobPattern.components(of:)`), for a caller that
-    /// tries several sets on one path.
-    func matches(components: [[Character]]) -> Bool {
-        patterns.contains { $0.matches(components: components) }
+    /// The same on a path prepared once, for a caller that tries several sets on one path.
+    func matches(_ subject: GlobSubject) -> Bool {
+        patterns.contains { $0.matches(subject) }
     }
 }
