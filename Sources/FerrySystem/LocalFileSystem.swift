@@ -87,6 +87,39 @@ public enum LocalFileSystem {
         return listing
     }
 
+    /// A folder's entries with what `lstat` says of each.
+    public struct MetadataListing: Sendable {
+        public struct Entry: Sendable {
+            public var name: String
+            /// Nil when the entry went between the listing and its `lstat`, or cannot be read.
+            public var metadata: FileMetadata?
+        }
+
+        public var entries: [Entry]
+        /// Lossy renderings of the names that are not valid UTF-8, for messages.
+        public var undecodableNames: [String]
+    }
+
+    /// The names in a folder, without `.` and `..`, each with its `lstat` made relative to
+    /// the open folder: a tree walk then costs no path lookup from the root per file (4% of
+    /// a 100,000-file no-op push went to the kernel walking absolute paths).
+    public static func directoryListingWithMetadata(_ path: String) throws(SystemError) -> MetadataListing {
+        guard let dir = opendir(path) else {
+            throw SystemError(errno, "cannot list folder", path: path)
+        }
+        defer { closedir(dir) }
+        let listing = names(in: dir)
+        let folder = dirfd(dir)
+        var entries: [MetadataListing.Entry] = []
+        entries.reserveCapacity(listing.names.count)
+        for name in listing.names {
+            var info = stat()
+            let found = fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0
+            entries.append(MetadataListing.Entry(name: name, metadata: found ? metadata(from: info) : nil))
+        }
+        return MetadataListing(entries: entries, undecodableNames: listing.undecodableNames)
+    }
+
     /// The valid UTF-8 names of the folders in a folder (not links to folders), read from
     /// the directory entries' types where the file system gives them, so that finding the
     /// folders of a large tree costs a read per folder rather than a `stat` per file.

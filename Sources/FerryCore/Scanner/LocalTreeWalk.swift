@@ -31,21 +31,50 @@ public struct LocalTreeWalk: Sendable {
         public var files: [LocalEntry]
     }
 
-    private enum Found: Sendable {
-        case file(LocalVersion)
-        case folder(identity: [UInt64])
+    /// A folder as the kernel knows it, to notice a followed link that loops back.
+    private struct FolderIdentity: Hashable, Sendable {
+        var device: UInt64
+        var inode: UInt64
     }
 
+    private enum Found: Sendable {
+        case file(LocalVersion)
+        case folder(FolderIdentity)
+    }
+
+    /// One entry of a folder, kept small: a folder's thousand children are sorted, and
+    /// their paths are made only when they are handed out.
     private struct Child: Sendable {
-        var path: RemotePath
-        var text: String
+        var name: String
         var found: Found
-        /// The name's sort key: a folder's name ends in `/`.
-        var key: String
+
+        var isFolder: Bool {
+            if case .folder = found { return true }
+            return false
+        }
+
+        /// Path order among siblings: the bytes of the name, a folder's followed by `/`.
+        static func precedes(_ lhs: Child, _ rhs: Child) -> Bool {
+            let left = lhs.name.utf8.span
+            let right = rhs.name.utf8.span
+            let common = Swift.min(left.count, right.count)
+            var index = 0
+            while index < common {
+                if left[index] != right[index] { return left[index] < right[index] }
+                index += 1
+            }
+            // One name starts the other: compare what follows, `/` for a folder, nothing
+            // (below every byte) for a file. A name never holds a `/`.
+            let slash = Int(UInt8(ascii: "/"))
+            let nextLeft = left.count > common ? Int(left[common]) : (lhs.isFolder ? slash : -1)
+            let nextRight = right.count > common ? Int(right[common]) : (rhs.isFolder ? slash : -1)
+            return nextLeft < nextRight
+        }
     }
 
     private struct Frame: Sendable {
-        var ancestors: [[UInt64]]
+        var folder: RemotePath
+        var ancestors: [FolderIdentity]
         var children: [Child]
         var next = 0
     }
@@ -56,7 +85,7 @@ public struct LocalTreeWalk: Sendable {
     private let realRoot: String
     private var stack: [Frame] = []
     /// The root, before the first batch lists it.
-    private var pendingRoot: [UInt64]?
+    private var pendingRoot: FolderIdentity?
 
     public var isFinished: Bool { pendingRoot == nil && stack.isEmpty }
 
@@ -72,7 +101,7 @@ public struct LocalTreeWalk: Sendable {
         self.ignore = ignore
         self.followSymlinks = followSymlinks
         self.realRoot = LocalFileSystem.resolvedPath(root) ?? root
-        self.pendingRoot = [rootInfo.device, rootInfo.inode]
+        self.pendingRoot = FolderIdentity(device: rootInfo.device, inode: rootInfo.inode)
     }
 
     /// Up to `limit` files (fewer only at the end), with what was passed over on the way.
@@ -91,12 +120,14 @@ public struct LocalTreeWalk: Sendable {
             }
             let child = stack[top].children[stack[top].next]
             stack[top].next += 1
+            // The name was checked when its folder was listed.
+            guard let path = try? stack[top].folder.appending(child.name) else { continue }
             switch child.found {
             case let .file(version):
-                batch.entries.append(LocalEntry(path: child.path, version: version))
+                batch.entries.append(LocalEntry(path: path, version: version))
             case let .folder(identity):
                 let ancestors = stack[top].ancestors + [identity]
-                if let frame = try enter(child.path, ancestors: ancestors, batch: &batch) { stack.append(frame) }
+                if let frame = try enter(path, ancestors: ancestors, batch: &batch) { stack.append(frame) }
             }
         }
         return batch
@@ -104,30 +135,31 @@ public struct LocalTreeWalk: Sendable {
 
     /// Lists and sorts one folder's children; nil when it cannot be read (noted), and
     /// throws only for the root.
-    private func enter(_ folder: RemotePath, ancestors: [[UInt64]], batch: inout Batch) throws(BackendError) -> Frame? {
-        let absoluteFolder = LocalFileSystem.join(root, folder.string)
-        let listing: LocalFileSystem.DirectoryListing
+    private func enter(_ folder: RemotePath, ancestors: [FolderIdentity], batch: inout Batch) throws(BackendError) -> Frame? {
+        let folderText = folder.string
+        let absoluteFolder = LocalFileSystem.join(root, folderText)
+        let listing: LocalFileSystem.MetadataListing
         do {
-            listing = try LocalFileSystem.directoryListing(absoluteFolder)
+            listing = try LocalFileSystem.directoryListingWithMetadata(absoluteFolder)
         } catch {
             if folder.isRoot { throw BackendError(error) }
-            batch.notes.append(ScanNote(path: folder.string, reason: .unreadable, detail: error.reason))
+            batch.notes.append(ScanNote(path: folderText, reason: .unreadable, detail: error.reason))
             return nil
         }
         for raw in listing.undecodableNames {
-            batch.notes.append(ScanNote(path: LocalFileSystem.join(folder.string, raw), reason: .unsupportedName))
+            batch.notes.append(ScanNote(path: LocalFileSystem.join(folderText, raw), reason: .unsupportedName))
         }
         var children: [Child] = []
-        children.reserveCapacity(listing.names.count)
-        for name in listing.names {
-            guard let path = try? folder.appending(name) else {
-                batch.notes.append(ScanNote(path: LocalFileSystem.join(folder.string, name), reason: .unsupportedName))
+        children.reserveCapacity(listing.entries.count)
+        for entry in listing.entries {
+            let name = entry.name
+            let text = folder.isRoot ? name : folderText + "/" + name
+            guard (try? RemotePath.validate(name: name, in: text)) != nil else {
+                batch.notes.append(ScanNote(path: text, reason: .unsupportedName))
                 continue
             }
-            let text = path.string
             if ignore.matches(text) { continue }
-            let absolute = LocalFileSystem.join(root, text)
-            guard var info = try? LocalFileSystem.metadata(absolute) else {
+            guard var info = entry.metadata else {
                 batch.notes.append(ScanNote(path: text, reason: .unreadable))
                 continue
             }
@@ -136,6 +168,7 @@ public struct LocalTreeWalk: Sendable {
                     batch.notes.append(ScanNote(path: text, reason: .symbolicLink))
                     continue
                 }
+                let absolute = LocalFileSystem.join(root, text)
                 guard let target = LocalFileSystem.resolvedPath(absolute),
                       target == realRoot || target.hasPrefix(realRoot == "/" ? "/" : realRoot + "/"),
                       let targetInfo = try? LocalFileSystem.metadataFollowingLinks(absolute) else {
@@ -146,45 +179,48 @@ public struct LocalTreeWalk: Sendable {
             }
             switch info.kind {
             case .directory:
-                let identity = [info.device, info.inode]
+                let identity = FolderIdentity(device: info.device, inode: info.inode)
                 // A followed link back to a folder above is a loop; a link to a sibling
                 // folder is walked (its files appear under both names, as `cp -rL` copies).
                 if !ancestors.contains(identity) {
-                    children.append(Child(path: path, text: text, found: .folder(identity: identity), key: name + "/"))
+                    children.append(Child(name: name, found: .folder(identity)))
                 }
             case .file:
-                children.append(Child(path: path, text: text, found: .file(LocalVersion(
-                    size: info.size, modifiedNanos: info.modifiedNanos, inode: Int64(bitPattern: info.inode))), key: name))
+                children.append(Child(name: name, found: .file(LocalVersion(
+                    size: info.size, modifiedNanos: info.modifiedNanos, inode: Int64(bitPattern: info.inode)))))
             case .symbolicLink, .other:
                 batch.notes.append(ScanNote(path: text, reason: .specialFile))
             }
         }
-        children = withoutClashes(children, batch: &batch)
-        children.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        return Frame(ancestors: ancestors, children: children)
+        children = withoutClashes(children, in: folder, batch: &batch)
+        children.sort(by: Child.precedes)
+        return Frame(folder: folder, ancestors: ancestors, children: children)
     }
 
     /// The children without the names that clash by Unicode normalization, which go into
     /// the batch's clashes. Only siblings can clash: paths that differ above their last
     /// component differ in some folder's name, and those folders were siblings.
-    private func withoutClashes(_ children: [Child], batch: inout Batch) -> [Child] {
-        // Strings compare canonically: a plain-ASCII folder (the usual case) has no
-        // group larger than one and costs one set insertion per name.
-        let groups = NormalizationClash.groups(in: children.lazy.map(\.text))
+    private func withoutClashes(_ children: [Child], in folder: RemotePath, batch: inout Batch) -> [Child] {
+        // Different ASCII names are never canonically equivalent: a plain-ASCII folder (the
+        // usual case) costs one look at each name's bytes.
+        guard children.contains(where: { child in child.name.utf8.contains { $0 >= 0x80 } }) else { return children }
+        let groups = NormalizationClash.groups(in: children.lazy.map(\.name))
         guard !groups.isEmpty else { return children }
         var clashing: Set<String> = []
         for group in groups {
-            let members = children.filter { child in group.contains { $0.utf8.elementsEqual(child.text.utf8) } }
-            var clash = Clash(paths: group, hasFolder: false, files: [])
+            let members = children.filter { child in group.contains { $0.utf8.elementsEqual(child.name.utf8) } }
+            var clash = Clash(paths: [], hasFolder: false, files: [])
             for member in members {
+                guard let path = try? folder.appending(member.name) else { continue }
+                clash.paths.append(path.string)
                 switch member.found {
-                case let .file(version): clash.files.append(LocalEntry(path: member.path, version: version))
+                case let .file(version): clash.files.append(LocalEntry(path: path, version: version))
                 case .folder: clash.hasFolder = true
                 }
             }
             batch.clashes.append(clash)
             clashing.formUnion(group)
         }
-        return children.filter { !clashing.contains($0.text) }
+        return children.filter { !clashing.contains($0.name) }
     }
 }

@@ -4,6 +4,7 @@ import FerryPluginAPI
 /// local view, vanished files lose theirs. Unchanged files are left untouched, so an
 /// unchanged tree produces no writes at all.
 public enum ScanReconciler {
+    /// The scan holds each path once (a walk gives each file once).
     /// `unsettled` are paths left out of the scan because they are still being written:
     /// their rows keep the local version they had, so a file being rewritten never looks
     /// deleted (which a mirror push or a two-way sync would carry to the remote).
@@ -12,13 +13,14 @@ public enum ScanReconciler {
         classifier: QueueClassifier, now: Double, unsettled: Set<String> = []
     ) -> [String: FileRecord] {
         var merged = records
-        var seen: Set<String> = []
-        seen.reserveCapacity(scan.entries.count)
+        // Rows with a local version that the scan found again. When that is all of them
+        // (the usual run), nothing vanished, and the scan's paths need no set of their own.
+        var foundAgain = 0
         for entry in scan.entries {
             let path = entry.path.string
-            seen.insert(path)
             let queue = classifier.queue(forPath: path, size: entry.version.size)
             if var record = merged[path] {
+                if record.local != nil { foundAgain += 1 }
                 if record.local == entry.version && record.queue == queue { continue }
                 if record.local != entry.version { record.localHash = nil }
                 record.local = entry.version
@@ -31,6 +33,8 @@ public enum ScanReconciler {
                 merged[path] = record
             }
         }
+        guard foundAgain < records.values.count(where: { $0.local != nil }) else { return merged }
+        let seen = Set(scan.entries.lazy.map(\.path.string))
         for (path, record) in records where record.local != nil && !seen.contains(path) && !unsettled.contains(path) {
             var updated = record
             updated.local = nil
