@@ -144,7 +144,7 @@ struct PagedPlanningTests {
         planning.pageSize = pageSize
         // A push between listings: the remote side is the journal's, read with its rows.
         let plan = try await planning.plan(local: LocalScanStream(scan: ScanResult(entries: data.scan, notes: [])),
-                                           remote: .journal(root: .root))
+                                           remote: .journal)
         #expect(plan.unchangedCount == files - files / 10)
         #expect(try await journal.pendingJobTotals(pairId: pairId).reduce(0) { $0 + $1.files } == files / 10)
         // A page of rows, the scanned files of the part and those read ahead, and the

@@ -1,3 +1,5 @@
+import FerryPluginAPI
+
 /// A local file's version as metadata tells it.
 public struct LocalVersion: Hashable, Sendable, Codable {
     public var size: Int64
@@ -21,6 +23,11 @@ public struct RemoteVersion: Hashable, Sendable, Codable {
         self.size = size
         self.modifiedNanos = modifiedNanos
         self.etag = etag
+    }
+
+    /// What a listing says of a file's version.
+    public init(_ entry: RemoteEntry) {
+        self.init(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
     }
 
     /// Whether two observations of the remote are the same version: same size, and the

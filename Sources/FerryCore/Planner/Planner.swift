@@ -30,7 +30,7 @@ public enum Planner {
         pairId: Int64, records: [String: FileRecord], remote: [String: RemoteEntry],
         options: PlanOptions, classifier: QueueClassifier, now: Double
     ) throws(PlanError) -> Plan {
-        var plan = planPart(pairId: pairId, records: records, remote: remote, options: options,
+        var plan = planPart(pairId: pairId, records: records, remote: remote.mapValues(RemoteVersion.init), options: options,
                             classifier: classifier, now: now)
         try checkDeletions(plan.jobs, remoteFiles: remote.count, localFiles: plan.localFileCount, options: options)
         plan.jobs = ranked(plan.jobs, classifier: classifier)
@@ -42,7 +42,7 @@ public enum Planner {
     /// path order and the deletion guard is not applied: `checkDeletions` and `ranked`
     /// do that over all the parts.
     public static func planPart(
-        pairId: Int64, records: [String: FileRecord], remote: [String: RemoteEntry],
+        pairId: Int64, records: [String: FileRecord], remote: [String: RemoteVersion],
         options: PlanOptions, classifier: QueueClassifier, now: Double
     ) -> Plan {
         var changed: [FileRecord] = []
@@ -52,19 +52,21 @@ public enum Planner {
         var unchanged = 0
         var adopted = 0
         var localFiles = 0
-        var paths = Set(records.keys)
-        paths.formUnion(remote.keys)
+        var paths = Array(records.keys)
+        paths.reserveCapacity(records.count + remote.count)
+        for path in remote.keys where records[path] == nil { paths.append(path) }
+        paths.sort { $0.precedesInUTF8Order($1) }
 
-        for path in paths.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for path in paths {
             let original = records[path]
-            let remoteEntry = remote[path]
+            let remoteVersion = remote[path]
             var record = original ?? FileRecord(
                 pairId: pairId, path: path,
-                queue: classifier.queue(forPath: path, size: remoteEntry?.size ?? 0),
+                queue: classifier.queue(forPath: path, size: remoteVersion?.size ?? 0),
                 status: .localOnly, updatedAt: now)
-            record.remote = remoteEntry.map { RemoteVersion(size: $0.size, modifiedNanos: $0.modifiedNanos, etag: $0.etag) }
-            if record.local == nil, let remoteEntry {
-                record.queue = classifier.queue(forPath: path, size: remoteEntry.size)
+            record.remote = remoteVersion
+            if record.local == nil, let remoteVersion {
+                record.queue = classifier.queue(forPath: path, size: remoteVersion.size)
             }
 
             if record.local != nil { localFiles += 1 }
@@ -186,7 +188,7 @@ public enum Planner {
         jobs.sorted { lhs, rhs in
             let left = classifier.rank(of: lhs.queue)
             let right = classifier.rank(of: rhs.queue)
-            return left != right ? left < right : lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+            return left != right ? left < right : lhs.path.precedesInUTF8Order(rhs.path)
         }
     }
 

@@ -46,8 +46,8 @@ struct PagedPlanning {
         /// A listing walked as planning goes.
         case stream(RemoteListingStream)
         /// The journal's rows: what Ferry put there and last saw (a push folder between
-        /// full listings, `remote_check`); each row's remote version, under `root`.
-        case journal(root: RemotePath)
+        /// full listings, `remote_check`); each row's remote version.
+        case journal
     }
 
     /// A scan in hand and a listing in hand (tests, and callers that have them).
@@ -57,13 +57,13 @@ struct PagedPlanning {
 
     /// Merges the local stream, the remote side and the journal's rows part by part.
     func plan(local: LocalScanStream, remote side: consuming RemoteSide) async throws(Failure) -> Plan {
-        func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+        func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.precedesInUTF8Order(rhs) }
         var listing: RemoteListingStream?
-        var journalRoot: RemotePath?
+        var fromJournal = false
         switch consume side {
         case let .listed(remote): listing = RemoteListingStream(files: remote)
         case let .stream(stream): listing = stream
-        case let .journal(root): journalRoot = root
+        case .journal: fromJournal = true
         }
         // Listed files read ahead of the part being planned (at most a page).
         var listed: [(key: String, value: RemoteEntry)] = []
@@ -130,17 +130,18 @@ struct PagedPlanning {
             let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
             let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
             scanned.removeSubrange(..<scanEnd)
-            var partRemote: [String: RemoteEntry] = [:]
+            var partRemote: [String: RemoteVersion] = [:]
             let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
-            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) { partRemote[key] = value }
+            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) { partRemote[key] = RemoteVersion(value) }
             remoteCount += listedEnd
             listed.removeSubrange(..<listedEnd)
             var records: [String: FileRecord] = [:]
+            records.reserveCapacity(page.count)
+            if fromJournal { partRemote.reserveCapacity(partRemote.count + page.count) }
             for record in page where !frozen.contains(record.path) {
                 records[record.path] = record
-                if let journalRoot, let version = record.remote, let relative = try? RemotePath(record.path) {
-                    partRemote[record.path] = RemoteEntry(path: journalRoot.appending(relative), kind: .file, size: version.size,
-                                                          modifiedNanos: version.modifiedNanos, etag: version.etag)
+                if fromJournal, let version = record.remote {
+                    partRemote[record.path] = version
                     remoteCount += 1
                 }
             }

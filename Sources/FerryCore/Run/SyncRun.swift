@@ -105,10 +105,10 @@ public struct SyncRun: Sendable {
         var checksCatalogAfterListing = false
 
         /// Hands the files over (to planning, which lets go of them part by part).
-        mutating func takeRemoteSide(root: RemotePath) -> PagedPlanning.RemoteSide {
+        mutating func takeRemoteSide() -> PagedPlanning.RemoteSide {
             defer { files = [:] }
             if let stream { return .stream(stream) }
-            return fromJournal ? .journal(root: root) : .listed(files)
+            return fromJournal ? .journal : .listed(files)
         }
     }
 
@@ -126,7 +126,7 @@ public struct SyncRun: Sendable {
         let now = Date().timeIntervalSince1970
         var snapshot = try await snapshotRemote(opened: opened, rules: rules, now: now)
         if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
-        let plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(root: pair.remoteRoot), snapshot: snapshot,
+        let plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(), snapshot: snapshot,
                                       opened: opened, rules: rules, now: now, summary: &summary)
         if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
             var none: [String: RemoteEntry] = [:]

@@ -35,7 +35,7 @@ extension TransferExecutor {
         guard var moved = try await journal.record(pairId: planned.pairId, path: target), let local = moved.local else {
             return .vanished
         }
-        moved.markInSync(local: local, remote: RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag),
+        moved.markInSync(local: local, remote: RemoteVersion(entry),
                          at: currentTime())
         return .moved(saved: [moved], removed: [planned.path], next: [])
     }
@@ -92,7 +92,7 @@ extension TransferExecutor {
         winner.updatedAt = now
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
         loser.action = .download
-        loser.remote = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+        loser.remote = RemoteVersion(entry)
         return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
     }
 

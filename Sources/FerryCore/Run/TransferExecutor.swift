@@ -125,7 +125,7 @@ struct TransferExecutor: Sendable {
                 staged = stagedUpload
             }
         }
-        let remote = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos, etag: result.entry.etag)
+        let remote = RemoteVersion(result.entry)
         record.markInSync(local: version, remote: remote, at: now())
 
         // The backend checked the source up to the rename; a change after that leaves a
@@ -207,7 +207,7 @@ struct TransferExecutor: Sendable {
     /// modification time the upload gave it), or nil when it has to be sent.
     private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath) async throws -> RemoteVersion? {
         guard let entry = try await pair.backend.stat(destination), entry.kind == .file else { return nil }
-        let remote = RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+        let remote = RemoteVersion(entry)
         return remote.matches(version) ? remote : nil
     }
 

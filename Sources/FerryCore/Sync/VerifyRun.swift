@@ -51,7 +51,7 @@ public struct VerifyRun: Sendable {
             let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds)
             var remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
-                RemoteVersion(size: entry.size, modifiedNanos: entry.modifiedNanos, etag: entry.etag)
+                RemoteVersion(entry)
             }
             try await addUnlistedHiddenFiles(to: &remote, journal: journal, pairId: pairId)
 
@@ -107,7 +107,7 @@ public struct VerifyRun: Sendable {
         for path in Set(cataloged.map(\.path)).sorted() where remote[path] == nil {
             guard let relative = try? RemotePath(path),
                   let found = try await pair.backend.stat(pair.remoteRoot.appending(relative)), found.kind == .file else { continue }
-            remote[path] = RemoteVersion(size: found.size, modifiedNanos: found.modifiedNanos, etag: found.etag)
+            remote[path] = RemoteVersion(found)
         }
     }
 
