@@ -26,3 +26,7 @@ int CFerrySystem_spawn_closefrom(void *actions, int lowfd) {
 int CFerrySystem_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
+
+int CFerrySystem_keep_malloc_blocks(int mmap_threshold, int trim_threshold) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) && mallopt(M_TRIM_THRESHOLD, trim_threshold);
+}

@@ -2,7 +2,7 @@ import FerrySystem
 import Foundation
 
 // Before any thread starts.
-MallocArenas.limit(to: 2)
+MallocSettings.apply(arenaCount: 2)
 
 // Entry point: parsing and exit codes are handled by `CommandLineEntry` so that usage and
 // configuration errors exit 2 (argument-parser's default would be 64).

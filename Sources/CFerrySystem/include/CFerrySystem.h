@@ -26,5 +26,8 @@ int CFerrySystem_spawn_closefrom(void *actions, int lowfd);
 /* mallopt(M_ARENA_MAX, count): at most `count` malloc arenas. glibc's default (8 per core)
  * lets each thread that allocates keep freed memory in an arena of its own. */
 int CFerrySystem_limit_malloc_arenas(int count);
+/* mallopt(M_MMAP_THRESHOLD) and mallopt(M_TRIM_THRESHOLD): blocks up to the first size come
+ * from the heap, and the heap keeps up to the second size free; non-zero when both took. */
+int CFerrySystem_keep_malloc_blocks(int mmap_threshold, int trim_threshold);
 
 #endif
