@@ -25,11 +25,12 @@ final class EncryptedContent: UploadContent {
         let cipher: SegmentCipher
         var source: OpenFile?
         var sourceInode: UInt64 = 0
-        /// The sealed segment last made, and its index (-1: none yet): reads come in pieces
-        /// smaller than a segment, in order.
+        /// The sealed segment last made (ciphertext ‖ tag, `SegmentCipher.seal`'s slice), and
+        /// its index (-1: none yet): reads come in pieces smaller than a segment, in order.
         var sealedIndex: Int64 = -1
-        var sealed: [UInt8] = []
-        var plaintext = [UInt8](repeating: 0, count: ContentFormat.segmentSize)
+        var sealed = Data()
+        /// Sized to the file's first segment: a small file's upload zeroed 64 KiB for a few.
+        var plaintext: [UInt8]
     }
 
     init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys) {
@@ -38,25 +39,26 @@ final class EncryptedContent: UploadContent {
         self.modifiedNanos = modifiedNanos
         size = ContentFormat.ciphertextSize(plaintextSize: plaintextSize)
         segments = ContentFormat.segmentCount(plaintextSize: plaintextSize)
-        state = Mutex(State(cipher: SegmentCipher(keys: keys)))
+        let plaintextBuffer = [UInt8](repeating: 0, count: Int(min(Int64(ContentFormat.segmentSize), plaintextSize)))
+        state = Mutex(State(cipher: SegmentCipher(keys: keys), plaintext: plaintextBuffer))
     }
 
     func read(into buffer: inout [UInt8], count: Int, at offset: Int64) throws(BackendError) -> Int {
         try state.withLock { state throws(BackendError) -> Int in
+            precondition(count <= buffer.count, "the buffer is smaller than the count asked for")
             var filled = 0
             var position = offset
             while filled < count && position < size {
-                let piece: ArraySlice<UInt8>
+                let taken: Int
                 if position < Int64(ContentFormat.headerSize) {
-                    piece = state.cipher.header[Int(position)...]
+                    taken = Self.copy(state.cipher.header, from: Int(position), into: &buffer, at: filled, upTo: count)
                 } else {
                     let stride = Int64(ContentFormat.segmentSize + ContentFormat.tagSize)
                     let index = (position - Int64(ContentFormat.headerSize)) / stride
                     if index != state.sealedIndex { try seal(index, in: &state) }
-                    piece = state.sealed[Int((position - Int64(ContentFormat.headerSize)) % stride)...]
+                    let within = Int((position - Int64(ContentFormat.headerSize)) % stride)
+                    taken = Self.copy(state.sealed, from: within, into: &buffer, at: filled, upTo: count)
                 }
-                let taken = min(piece.count, count - filled)
-                buffer[filled..<(filled + taken)] = piece.prefix(taken)
                 filled += taken
                 position += Int64(taken)
             }
@@ -95,7 +97,26 @@ final class EncryptedContent: UploadContent {
         let start = index * Int64(ContentFormat.segmentSize)
         let count = Int(min(Int64(ContentFormat.segmentSize), plaintextSize - start))
         try BackendError.catching { try ContentStream.readExactly(source, into: &state.plaintext, count: count, at: start) }
-        state.sealed = Array(try state.cipher.seal(state.plaintext[0..<count], index: UInt32(index), isLast: index == segments - 1))
+        // The segment before is let go first: while it lived, the new one's buffers went
+        // elsewhere on the heap and the sealed box's assembly (inside swift-crypto) copied
+        // them again (27% of a 1 GiB upload's samples in one profile, 4% without).
+        state.sealed = Data()
+        state.sealedIndex = -1
+        state.sealed = try state.cipher.seal(state.plaintext[0..<count], index: UInt32(index), isLast: index == segments - 1)
         state.sealedIndex = index
+    }
+
+    /// Copies `bytes` from offset `start` into `buffer` at `filled`, at most up to `limit`,
+    /// with one `memcpy`: the slice assignment this replaced went through generic code.
+    /// Returns the bytes copied.
+    private static func copy(_ bytes: some ContiguousBytes, from start: Int, into buffer: inout [UInt8],
+                             at filled: Int, upTo limit: Int) -> Int {
+        bytes.withUnsafeBytes { source in
+            let taken = min(source.count - start, limit - filled)
+            buffer.withUnsafeMutableBytes { target in
+                target.baseAddress!.advanced(by: filled).copyMemory(from: source.baseAddress!.advanced(by: start), byteCount: taken)
+            }
+            return taken
+        }
     }
 }

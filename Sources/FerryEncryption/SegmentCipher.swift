@@ -36,12 +36,14 @@ public struct SegmentCipher {
                   salt: Array(header[saltStart..<ContentFormat.headerSize]))
     }
 
-    /// Ciphertext ‖ tag of segment `index`.
+    /// Ciphertext ‖ tag of segment `index`: a slice of the sealed box (its indices start
+    /// after the box's nonce), since joining `ciphertext` and `tag` copied every segment
+    /// once more.
     public func seal(_ plaintext: some DataProtocol, index: UInt32, isLast: Bool) throws(BackendError) -> Data {
         do {
             let nonce = try ChaChaPoly.Nonce(data: ContentFormat.nonce(prefix: noncePrefix, index: index, isLast: isLast))
             let box = try ChaChaPoly.seal(plaintext, using: key, nonce: nonce, authenticating: header)
-            return box.ciphertext + box.tag
+            return box.combined.dropFirst(nonce.withUnsafeBytes { $0.count })
         } catch {
             throw BackendError(.io, "cannot encrypt: \(error)", retryable: false)
         }
