@@ -27,6 +27,10 @@ public final class EncryptedBackend: Backend {
     /// The keys once an upload has unlocked them (and the remote's header is written):
     /// what a direct upload, on a blocking thread, uses without waiting for `unlock`.
     let writingKeys = Mutex<EncryptionKeys?>(nil)
+    /// The folder last named and its stored path (`stored`): a folder's files are sent one
+    /// after another, and each file's upload and publication encrypted every component of
+    /// the folder's path again. One entry, so memory stays flat on any tree.
+    private let lastFolder = Mutex<(plain: RemotePath, stored: RemotePath)?>(nil)
     let logger = Logger(label: "ferry.encryption")
 
     public init(wrapping inner: any Backend, settings: EncryptionSettings, remoteName: String,
@@ -74,9 +78,17 @@ public final class EncryptedBackend: Backend {
             }
             return path
         }
-        var components: [String] = []
-        for component in path.components { components.append(try cipher.encrypt(component)) }
-        return try RemotePath(components: components)
+        guard let parent = path.parent, !parent.isRoot else {
+            return try RemotePath(components: path.components.map { component throws(BackendError) in try cipher.encrypt(component) })
+        }
+        let storedParent: RemotePath
+        if let last = lastFolder.withLock({ $0 }), last.plain == parent {
+            storedParent = last.stored
+        } else {
+            storedParent = try stored(parent, keys)
+            lastFolder.withLock { $0 = (parent, storedParent) }
+        }
+        return try storedParent.appending(try cipher.encrypt(path.name))
     }
 
     /// The plaintext entry of a stored one, or nil (with a warning) for one that is not Ferry's.

@@ -11,9 +11,14 @@ public struct SegmentCipher {
 
     /// A new file: a random nonce prefix and salt.
     public init(keys: EncryptionKeys) {
+        // Eight random bytes per draw: a draw per byte was 23 `getrandom` calls per file.
         var generator = SystemRandomNumberGenerator()
-        let prefix = (0..<ContentFormat.noncePrefixSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let salt = (0..<ContentFormat.saltSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var random: [UInt8] = []
+        while random.count < ContentFormat.noncePrefixSize + ContentFormat.saltSize {
+            withUnsafeBytes(of: generator.next() as UInt64) { random.append(contentsOf: $0) }
+        }
+        let prefix = Array(random[0..<ContentFormat.noncePrefixSize])
+        let salt = Array(random[ContentFormat.noncePrefixSize..<(ContentFormat.noncePrefixSize + ContentFormat.saltSize)])
         self.init(keys: keys, noncePrefix: prefix, salt: salt)
     }
 
