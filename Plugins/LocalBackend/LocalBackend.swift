@@ -90,78 +90,98 @@ public struct LocalBackend: Backend {
     }
 
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        try await write(request, observer: observer, flushing: true) { remote, staged throws -> UploadResult in
-            try remote.rename(staged.temporary.string, to: staged.result.entry.path.string)
+        try await write(request, observer: observer, flushing: true) { folder, staged throws -> UploadResult in
+            try folder.rename(staged.temporary.name, to: staged.result.entry.path.name)
             return staged.result
         }
     }
 
     /// Writes the source under its temporary name (continuing a partial one when the core
     /// allows), checks the source is still the version copied, gives the copy its time,
-    /// and hands the anchored remote and the staged copy to `finish`.
+    /// and hands the target's folder (anchored, opened once for all of the file's names)
+    /// and the staged copy to `finish`.
     private func write<Outcome: Sendable>(
         _ request: UploadRequest, observer: any TransferObserver, flushing: Bool,
         finish: @escaping @Sendable (AnchoredFolder, StagedUpload) throws -> Outcome
     ) async throws(BackendError) -> Outcome {
+        try await BlockingIO.run { () throws(BackendError) -> Outcome in
+            try writeNow(request, observer: observer, flushing: flushing, finish: finish)
+        }
+    }
+
+    /// `write` on the calling thread, which must be a blocking one.
+    private func writeNow<Outcome>(
+        _ request: UploadRequest, observer: any TransferObserver, flushing: Bool,
+        finish: (AnchoredFolder, StagedUpload) throws -> Outcome
+    ) throws(BackendError) -> Outcome {
         guard let parent = request.destination.parent else {
             throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
         }
-        let final = request.destination.string
-        let temporaryPath = try parent.appending(TemporaryName.for(request.destination.name))
-        let temporary = temporaryPath.string
+        let name = request.destination.name
+        let temporaryName = TemporaryName.for(name)
+        let temporaryPath = try parent.appending(temporaryName)
         let destination = request.destination
-        return try await BlockingIO.run { () throws(BackendError) -> Outcome in
-            try BackendError.catching { () throws -> Outcome in
-                let remote = try anchor(creating: true)
-                if !parent.isRoot { try remote.makeDirectories(parent.string) }
-                if let existing = try remote.metadata(final), existing.kind == .directory {
-                    throw BackendError(.alreadyExists, "a folder is in the way of the file", path: remote.fullPath(final))
-                }
-                // Content (an encrypted file) checks its own source; a plain source is looked at here.
-                let source = request.content == nil ? try OpenFile(request.source, mode: .read) : nil
-                let sourceMeta = try source?.metadata()
-                if let sourceMeta, sourceMeta.size != request.size || sourceMeta.modifiedNanos != request.modifiedNanos {
-                    throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
-                }
-                var start: Int64 = 0
-                // Content is made afresh per upload (an encrypted file's new header): what an
-                // earlier upload left is never its prefix.
-                if request.mayResume, request.content == nil, let partial = try remote.metadata(temporary),
-                   partial.kind == .file, partial.size <= request.size {
-                    start = partial.size
-                }
-                if start == 0 { try remote.removeFile(temporary) }
-                let output = try remote.open(temporary, start > 0 ? .writeExisting : .createNew)
-                if start > 0 { try output.truncate(to: start) }
-                if let content = request.content {
-                    try ChunkedCopy.copy(from: content, at: start, to: output, at: start, count: request.size - start,
-                                         observer: observer, sourceName: request.source)
-                } else if let source {
-                    try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                         count: request.size - start, observer: observer)
-                }
-                guard try output.metadata().size == request.size else {
-                    throw SystemError(EIO, "temporary file has the wrong size after writing", path: output.path)
-                }
-                // The source must still be the version that was copied before the copy goes
-                // under its final name: a file rewritten in place during the copy would
-                // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
-                if let content = request.content {
-                    try content.verifySource()
-                } else if let source, let sourceMeta {
-                    let after = try source.metadata()
-                    guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                          let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
-                        throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
-                    }
-                }
-                if flushing { try output.sync() }
-                try output.setModificationTime(nanos: request.modifiedNanos)
-                let result = UploadResult(
-                    entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
-                    bytesSent: request.size - start, resumedFrom: start)
-                return try finish(remote, StagedUpload(temporary: temporaryPath, result: result))
+        return try BackendError.catching { () throws -> Outcome in
+            let folder = try anchor(creating: true).folder(parent.string, creating: 0o755)
+            if let existing = try folder.metadata(name), existing.kind == .directory {
+                throw BackendError(.alreadyExists, "a folder is in the way of the file", path: folder.fullPath(name))
             }
+            // Content (an encrypted file) checks its own source; a plain source is looked at here.
+            let source = request.content == nil ? try OpenFile(request.source, mode: .read) : nil
+            let sourceMeta = try source?.metadata()
+            if let sourceMeta, sourceMeta.size != request.size || sourceMeta.modifiedNanos != request.modifiedNanos {
+                throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
+            }
+            var start: Int64 = 0
+            // Content is made afresh per upload (an encrypted file's new header): what an
+            // earlier upload left is never its prefix.
+            if request.mayResume, request.content == nil, let partial = try folder.metadata(temporaryName),
+               partial.kind == .file, partial.size <= request.size {
+                start = partial.size
+            }
+            let output = start > 0 ? try folder.open(temporaryName, .writeExisting) : try Self.createAfresh(temporaryName, in: folder)
+            if start > 0 { try output.truncate(to: start) }
+            if let content = request.content {
+                try ChunkedCopy.copy(from: content, at: start, to: output, at: start, count: request.size - start,
+                                     observer: observer, sourceName: request.source)
+            } else if let source {
+                try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
+                                     count: request.size - start, observer: observer)
+            }
+            guard try output.metadata().size == request.size else {
+                throw SystemError(EIO, "temporary file has the wrong size after writing", path: output.path)
+            }
+            // The source must still be the version that was copied before the copy goes
+            // under its final name: a file rewritten in place during the copy would
+            // otherwise appear torn (old bytes, then new ones). Found by the soak suite.
+            if let content = request.content {
+                try content.verifySource()
+            } else if let source, let sourceMeta {
+                let after = try source.metadata()
+                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
+                      let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
+                    throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
+                }
+            }
+            if flushing { try output.sync() }
+            try output.setModificationTime(nanos: request.modifiedNanos)
+            // The check above came before the copy goes under its final name, so the
+            // core need not look at the source again.
+            let result = UploadResult(
+                entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
+                bytesSent: request.size - start, resumedFrom: start, verifiedSource: true)
+            return try finish(folder, StagedUpload(temporary: temporaryPath, result: result))
+        }
+    }
+
+    /// A new, empty file at `name`: what an earlier attempt left under the name is removed
+    /// first, which is rare, so the removal is tried only when the create finds it.
+    private static func createAfresh(_ name: String, in folder: AnchoredFolder) throws(SystemError) -> OpenFile {
+        do {
+            return try folder.open(name, .createNew)
+        } catch where error.code == EEXIST {
+            try folder.removeFile(name)
+            return try folder.open(name, .createNew)
         }
     }
 
@@ -304,15 +324,26 @@ extension LocalBackend: StagedUploadBackend {
         try await write(request, observer: observer, flushing: false) { _, staged in staged }
     }
 
+    public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? {
+        try writeNow(request, observer: observer, flushing: false) { _, staged in staged }
+    }
+
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
         try await BlockingIO.run { () throws(BackendError) -> [Result<UploadResult, BackendError>] in
             let remote = try BackendError.catching { try anchor() }
             // One flush for the batch's bytes before any rename, one for the renames before
             // the core records them: two `syncfs` calls instead of a `fsync` per file.
             try BackendError.catching { try remote.syncFilesystem() }
+            // Uploads come folder by folder: each folder is opened once for its renames.
+            var folder: (path: RemotePath, anchored: AnchoredFolder)?
             let results = uploads.map { staged -> Result<UploadResult, BackendError> in
                 do throws(BackendError) {
-                    try BackendError.catching { try remote.rename(staged.temporary.string, to: staged.result.entry.path.string) }
+                    let target = staged.result.entry.path
+                    guard let parent = target.parent else { throw BackendError(.invalidName, "cannot upload onto the remote's root folder") }
+                    if folder?.path != parent {
+                        folder = (parent, try BackendError.catching { try remote.folder(parent.string) })
+                    }
+                    try BackendError.catching { try folder?.anchored.rename(staged.temporary.name, to: target.name) }
                     return .success(staged.result)
                 } catch {
                     return .failure(error)

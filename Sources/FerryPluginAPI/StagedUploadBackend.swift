@@ -12,9 +12,19 @@ public protocol StagedUploadBackend: Backend {
     /// around one that does not stage), and the caller then sends it with `upload`.
     func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload?
 
+    /// `stageUpload` on the calling thread, which must be a blocking one, so the core looks
+    /// at a small file and stages it in one trip to a blocking thread (`BlockingIO`), as
+    /// `DirectUploadBackend` does for sending; or nil, having written nothing, and the
+    /// caller then uses `stageUpload`. The default is nil.
+    func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload?
+
     /// Makes staged uploads durable under their final names, one result per upload in
     /// `uploads`' order. Throws only when none could be published.
     func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>]
+}
+
+extension StagedUploadBackend {
+    public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? { nil }
 }
 
 /// An upload written under its temporary name, waiting to be published.

@@ -35,8 +35,43 @@ public final class AnchoredFolder: Sendable {
         descriptor = fd
     }
 
+    /// A folder below another anchor, already reached without links (`folder(_:creating:)`).
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit {
         close(descriptor)
+    }
+
+    /// The folder `relative` below this one ("" for this one), opened as an anchor of its
+    /// own, reached without following a link; with `creating`, it and missing parents are
+    /// made first. Several operations on the names in one folder (an upload's checks, its
+    /// temporary file and its rename) then walk the path once instead of once each.
+    public func folder(_ relative: String, creating permissions: UInt32? = nil) throws(SystemError) -> AnchoredFolder {
+        if relative.isEmpty { return self }
+        let full = fullPath(relative)
+        let fd = try withParent(of: relative, creating: permissions) { parent, name throws(SystemError) -> Int32 in
+            let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+            var fd = openat(parent, name, flags)
+            if fd < 0, errno == ENOENT, let permissions {
+                if mkdirat(parent, name, mode_t(permissions)) != 0 && errno != EEXIST {
+                    throw SystemError(errno, "cannot create folder", path: full)
+                }
+                fd = openat(parent, name, flags)
+            }
+            guard fd >= 0 else {
+                switch Self.linkAware(errno, parent: parent, name: name) {
+                case ELOOP: throw SystemError(ELOOP, "a symbolic link is where a folder should be", path: full)
+                // The same error as `makeDirectories` gives for a file at the name.
+                case ENOTDIR: throw SystemError(EEXIST, "a file is in the way of a folder", path: full)
+                case let code: throw SystemError(code, "cannot open folder", path: full)
+                }
+            }
+            return fd
+        }
+        return AnchoredFolder(descriptor: fd, path: full)
     }
 
     /// The absolute path of `relative`, for messages and for code that must hand a path on.

@@ -96,16 +96,18 @@ struct TransferExecutor: Sendable {
         let destination = try remotePath(planned)
         // A small file's first attempt, with nothing to look at or move aside first, goes
         // in the same trip to a blocking thread as the look at the file, on a backend that
-        // can send it from there.
-        let direct = Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned)
-            ? nil : pair.backend as? any DirectUploadBackend
-        let sentLimit = min(direct?.directUploadLimit ?? 0, Self.resumableSize)
-        let (meta, sent) = try await BlockingIO.run { () throws(BackendError) -> (FileMetadata?, UploadResult?) in
+        // can send or stage it from there.
+        let firstTrip = !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned))
+        let direct = firstTrip ? pair.backend as? any DirectUploadBackend : nil
+        let stager = firstTrip && direct == nil ? pair.backend as? any StagedUploadBackend : nil
+        let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
+        let (meta, sent) = try await BlockingIO.run { () throws(BackendError) -> (FileMetadata?, (UploadResult, StagedUpload?)?) in
             guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
-            guard let direct, meta.size < sentLimit else { return (meta, nil) }
+            guard meta.size < sentLimit else { return (meta, nil) }
             let request = UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
                                         mayResume: false, expectsNewFile: planned.remote == nil)
-            return (meta, try direct.uploadNow(request, observer: observer))
+            if let direct { return (meta, try direct.uploadNow(request, observer: observer).map { ($0, nil) }) }
+            return (meta, try stager?.stageNow(request, observer: observer).map { ($0.result, $0) })
         }
         guard let meta else { return .vanished }
         let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
@@ -114,7 +116,7 @@ struct TransferExecutor: Sendable {
         var staged: StagedUpload?
         if let sent {
             record.beginUpload(of: version, at: now())
-            result = sent
+            (result, staged) = sent
         } else {
             switch try await send(planned, version: version, source: source, destination: destination, into: &record, observer: observer) {
             case let .alreadyThere(landed):
