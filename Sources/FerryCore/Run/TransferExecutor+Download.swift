@@ -37,6 +37,7 @@ extension TransferExecutor {
         let partial = LocalFolder.temporary(beside: relative)
         let ledger = PartialFileLedger.path(forPartial: partial)
         let folder = local.root
+        let root = folder
 
         // Continue an earlier partial download only if it was made from this remote version.
         let resumable = planned.transferRemote.map { $0 == remote } ?? false
@@ -45,7 +46,10 @@ extension TransferExecutor {
         // the backend only opens it; its identity is checked before it is put in place.
         let (offset, partialFile): (Int64, FileMetadata) = try await BlockingIO.run { () throws(BackendError) -> (Int64, FileMetadata) in
             try BackendError.catching { () throws -> (Int64, FileMetadata) in
-                try folder.makeDirectories(LocalFolder.parent(relative))
+                // The file's folder, made if missing and opened once for the names in it.
+                let folder = try root.folder(LocalFolder.parent(relative), creating: 0o755)
+                let partial = Self.name(of: partial)
+                let ledger = Self.name(of: ledger)
                 if resumable, let partialMeta = try folder.metadata(partial), partialMeta.kind == .file,
                    partialMeta.size <= remote.size {
                     let file = try folder.open(partial, .writeExisting)
@@ -120,8 +124,9 @@ extension TransferExecutor {
         // A small file is checked with its batch, on the same trip to a blocking thread.
         guard placedAlone else { return .fetched(fetched) }
         let placed = try await BlockingIO.run { () throws(BackendError) -> FileRecord in
-            try checkFetched(fetched)
-            return try place(fetched)
+            let parent = try BackendError.catching { try folder.folder(LocalFolder.parent(relative)) }
+            try checkFetched(fetched, in: parent)
+            return try place(fetched, in: parent)
         }
         return .transferred(placed, bytes: result.bytesReceived, resumedFrom: result.resumedFrom)
     }
@@ -135,12 +140,12 @@ extension TransferExecutor {
     }
 
     /// Checks that the partial file is the one made for the download and holds what came,
-    /// and gives it the remote file's time.
-    private func checkFetched(_ fetched: FetchedDownload) throws(BackendError) {
-        let folder = local.root
-        let partial = fetched.partial
+    /// and gives it the remote file's time. `folder` is the file's folder, opened once for
+    /// the checks and the rename (`AnchoredFolder.folder`).
+    private func checkFetched(_ fetched: FetchedDownload, in folder: AnchoredFolder) throws(BackendError) {
+        let partial = Self.name(of: fetched.partial)
         let listedSize = fetched.remote.size
-        let final = folder.fullPath(fetched.relative)
+        let final = folder.fullPath(Self.name(of: fetched.relative))
         try BackendError.catching { () throws in
             guard let written = try folder.metadata(partial), written.kind == .file,
                   written.inode == fetched.partialFile.inode, written.device == fetched.partialFile.device else {
@@ -163,13 +168,12 @@ extension TransferExecutor {
         }
     }
 
-    /// Renames a fetched (and flushed) download into place, unless the local file changed
-    /// since planning; returns its row, in sync.
-    private func place(_ fetched: FetchedDownload) throws(BackendError) -> FileRecord {
-        let folder = local.root
+    /// Renames a fetched (and flushed) download into place in its folder (`folder`), unless
+    /// the local file changed since planning; returns its row, in sync.
+    private func place(_ fetched: FetchedDownload, in folder: AnchoredFolder) throws(BackendError) -> FileRecord {
         let local = self.local
-        let relative = fetched.relative
-        let partial = fetched.partial
+        let relative = Self.name(of: fetched.relative)
+        let partial = Self.name(of: fetched.partial)
         let final = folder.fullPath(relative)
         let landed = try BackendError.catching { () throws -> FileMetadata in
             let current = try folder.metadata(relative)
@@ -204,7 +208,7 @@ extension TransferExecutor {
                 throw BackendError(.alreadyExists, "a local folder is in the way of the file", path: final)
             }
             if let trashTarget = fetched.trashTarget, current != nil {
-                try local.moveToTrash(relative, target: trashTarget)
+                try local.moveToTrash(fetched.relative, target: trashTarget)
             }
             try folder.rename(partial, to: relative)
             guard let placed = try folder.metadata(relative) else {
@@ -221,6 +225,11 @@ extension TransferExecutor {
         return record
     }
 
+    /// The last name of a path relative to the local root.
+    private static func name(of relative: String) -> String {
+        relative.lastIndex(of: "/").map { String(relative[relative.index(after: $0)...]) } ?? relative
+    }
+
     /// Checks a batch of fetched downloads and puts them in place, one result per download
     /// in the batch's order, in one trip to a blocking thread: the filesystems they were
     /// written to are flushed once (`syncfs`) before any rename, and once more after the
@@ -233,8 +242,17 @@ extension TransferExecutor {
             var results = [Result<FileRecord, BackendError>?](repeating: nil, count: batch.count)
             // Checked (and given their times) before the flush, so that the times are on
             // disk too before any rename.
+            // A batch comes folder by folder: each folder is opened once for its files.
+            var opened: (path: String, folder: AnchoredFolder)?
+            func parent(of item: FetchedDownload) throws(BackendError) -> AnchoredFolder {
+                let path = LocalFolder.parent(item.relative)
+                if let opened, opened.path == path { return opened.folder }
+                let parent = try BackendError.catching { try folder.folder(path) }
+                opened = (path, parent)
+                return parent
+            }
             for (index, item) in batch.enumerated() {
-                do throws(BackendError) { try checkFetched(item) } catch { results[index] = .failure(error) }
+                do throws(BackendError) { try checkFetched(item, in: try parent(of: item)) } catch { results[index] = .failure(error) }
             }
             // One open file per filesystem written to (a folder inside may be a mount point),
             // to flush that filesystem through.
@@ -256,7 +274,7 @@ extension TransferExecutor {
                     results[index] = .failure(failure)
                 } else {
                     do throws(BackendError) {
-                        results[index] = .success(try place(item))
+                        results[index] = .success(try place(item, in: try parent(of: item)))
                     } catch {
                         results[index] = .failure(error)
                     }
