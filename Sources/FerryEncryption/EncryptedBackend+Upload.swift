@@ -48,6 +48,16 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
     }
 
+    /// `stageUpload` on a blocking thread; declines (nil) when the inner backend does not
+    /// stage there or declines, or before an upload has unlocked the keys.
+    public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? {
+        guard let stager = inner as? any StagedUploadBackend, let keys = writingKeys.withLock({ $0 }) else { return nil }
+        let sent = try outgoingNow(request, keys: keys, observer: observer)
+        defer { release(sent) }
+        guard let staged = try stager.stageNow(sent, observer: observer) else { return nil }
+        return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
+    }
+
     /// The inner backend publishes the stored names; each result comes back as plaintext.
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
         guard let stager = inner as? any StagedUploadBackend else {

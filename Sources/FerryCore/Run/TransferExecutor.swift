@@ -98,7 +98,8 @@ struct TransferExecutor: Sendable {
         // in the same trip to a blocking thread as the look at the file, on a backend that
         // can send or stage it from there.
         let firstTrip = !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned))
-        let direct = firstTrip ? pair.backend as? any DirectUploadBackend : nil
+        // A wrapper (encryption) is both; what it wraps decides which one sends.
+        let direct = firstTrip ? (pair.backend as? any DirectUploadBackend).flatMap { $0.directUploadLimit > 0 ? $0 : nil } : nil
         let stager = firstTrip && direct == nil ? pair.backend as? any StagedUploadBackend : nil
         let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
         let (meta, sent) = try await BlockingIO.run { () throws(BackendError) -> (FileMetadata?, (UploadResult, StagedUpload?)?) in
