@@ -65,13 +65,24 @@ struct PagedPlanning {
         case let .stream(stream): listing = stream
         case .journal: fromJournal = true
         }
-        // Listed files read ahead of the part being planned (at most a page).
+        // Each side is read a batch ahead (`ReadAhead`); what was read and is past the
+        // part being planned waits in these (at most a batch each).
+        let pairId = pairId, pageSize = pageSize
+        var readRows: ReadAhead<FileRecord, JournalError>.Read?
+        if let journal {
+            readRows = { last in await Self.rows(of: journal, pairId: pairId, after: last?.path, limit: pageSize) }
+        }
+        var readListing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?
+        if let listing {
+            readListing = { _ in await Self.files(of: listing, limit: pageSize) }
+        }
+        let journalPages = ReadAhead(batchSize: pageSize, read: readRows)
+        let scanBatches = ReadAhead(batchSize: pageSize) { _ in await Self.files(of: local, limit: pageSize) }
+        let listingBatches = ReadAhead(batchSize: pageSize, read: readListing)
+        var page: [FileRecord] = []
         var listed: [(key: String, value: RemoteEntry)] = []
-        var listingEnded = listing == nil
         var remoteCount = 0
-        // Scanned files read ahead of the part being planned (at most a page).
         var scanned: [(path: String, entry: LocalEntry)] = []
-        var scanEnded = false
         var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
         var heldDeletions: [FileRecord] = []
         var remoteDeletions = 0
@@ -79,54 +90,56 @@ struct PagedPlanning {
         // Two-way sync: files gone locally that may have been renamed (few, even when the
         // plan is large); their new names are looked for once every part is written.
         var vanished: [FileRecord] = []
-        var after: String?
         var frozen = FrozenPaths(paths: self.frozen)
 
         while true {
-            var page: [FileRecord]
-            do {
-                page = try await journal?.records(pairId: pairId, after: after, limit: pageSize) ?? []
-            } catch {
-                throw .journal(error)
+            if page.isEmpty {
+                do throws(JournalError) {
+                    page = try await journalPages.take()
+                } catch {
+                    throw .journal(error)
+                }
             }
-            if !scanEnded && scanned.count < pageSize {
-                let more: [LocalEntry]
-                do {
-                    more = try await local.next(limit: pageSize - scanned.count)
+            if scanned.isEmpty {
+                do throws(BackendError) {
+                    scanned = try await scanBatches.take().map { (path: $0.path.string, entry: $0) }
                 } catch {
                     throw .scan(error)
                 }
-                scanEnded = more.count < pageSize - scanned.count
-                scanned += more.map { (path: $0.path.string, entry: $0) }
                 // Complete for every folder up to the last file read (`LocalScanStream`).
                 frozen.add(await local.clashes)
             }
-            if let listing, !listingEnded && listed.count < pageSize {
-                let more: [(key: String, value: RemoteEntry)]
-                do {
-                    more = try await listing.next(limit: pageSize - listed.count)
+            if listed.isEmpty, let listing {
+                do throws(BackendError) {
+                    listed = try await listingBatches.take()
                 } catch {
                     throw .listing(error)
                 }
-                listingEnded = more.count < pageSize - listed.count
-                listed += more
                 frozen.add(await listing.clashes)
             }
-            // A part ends at the first of: the page's last row, the last scanned path read
-            // ahead, the last listed path read ahead (when a full page of them was read); so
-            // a part is small whichever side is large (a first push has an empty journal and
-            // a huge scan). After the last part, everything that is left.
-            var upper = page.count < pageSize ? nil : page.last?.path
-            for candidate in [scanned.count >= pageSize ? scanned.last?.path : nil,
-                              listed.count >= pageSize ? listed.last?.key : nil] {
+            // A part ends at the first of the last paths read of the sides not yet read to
+            // their end; so a part is small whichever side is large (a first push has an
+            // empty journal and a huge scan). After the last part, everything that is left.
+            // Each side's rows written by a part are in the part: no read ahead sees them.
+            var upper: String?
+            for candidate in [journalPages.ended ? nil : page.last?.path,
+                              scanBatches.ended ? nil : scanned.last?.path,
+                              listingBatches.ended ? nil : listed.last?.key] {
                 if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
             }
             let isLast = upper == nil
             func inPart(_ path: String) -> Bool {
                 upper.map { !precedes($0, path) } ?? true
             }
-            // Rows after the part's end are read again with the next part.
-            if let end = page.firstIndex(where: { !inPart($0.path) }) { page.removeSubrange(end...) }
+            // Most parts take the whole page: handed over, not copied.
+            let partRows: [FileRecord]
+            if let pageEnd = page.firstIndex(where: { !inPart($0.path) }) {
+                partRows = Array(page[..<pageEnd])
+                page.removeSubrange(..<pageEnd)
+            } else {
+                partRows = page
+                page = []
+            }
             let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
             let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
             scanned.removeSubrange(..<scanEnd)
@@ -136,16 +149,19 @@ struct PagedPlanning {
             remoteCount += listedEnd
             listed.removeSubrange(..<listedEnd)
             var records: [String: FileRecord] = [:]
-            records.reserveCapacity(page.count)
-            if fromJournal { partRemote.reserveCapacity(partRemote.count + page.count) }
-            for record in page where !frozen.contains(record.path) {
+            records.reserveCapacity(partRows.count)
+            if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
+            for record in partRows where !frozen.contains(record.path) {
                 records[record.path] = record
                 if fromJournal, let version = record.remote {
                     partRemote[record.path] = version
                     remoteCount += 1
                 }
             }
-            total.peakPartRows = max(total.peakPartRows, records.count + partScan.count + partRemote.count + scanned.count + listed.count)
+            let readAhead: Int = page.count + scanned.count + listed.count
+            let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
+            let held: Int = records.count + partScan.count + partRemote.count
+            total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight)
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                   pairId: pairId, classifier: classifier, now: now,
                                                   unsettled: unsettled.union(await local.heldBack))
@@ -176,7 +192,6 @@ struct PagedPlanning {
                 total.forgottenPaths += part.forgottenPaths
             }
             if isLast { break }
-            after = upper
         }
 
         if !vanished.isEmpty {
@@ -215,6 +230,30 @@ struct PagedPlanning {
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
+    }
+
+    private static func rows(of journal: Journal, pairId: Int64, after path: String?, limit: Int) async -> Result<[FileRecord], JournalError> {
+        do throws(JournalError) {
+            return .success(try await journal.records(pairId: pairId, after: path, limit: limit))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func files(of scan: LocalScanStream, limit: Int) async -> Result<[LocalEntry], BackendError> {
+        do throws(BackendError) {
+            return .success(try await scan.next(limit: limit))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func files(of listing: RemoteListingStream, limit: Int) async -> Result<[(key: String, value: RemoteEntry)], BackendError> {
+        do throws(BackendError) {
+            return .success(try await listing.next(limit: limit))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The renames among the plan's jobs: new local files (upload jobs) with a vanished
