@@ -83,8 +83,8 @@ public final class RunRecorder: RunEventSink {
     private func trackedFiles() async -> Int {
         let path = StateLocation.journalPath(in: stateDirectory)
         guard let journal = try? Journal.openForReading(at: path),
-              let counts = try? await journal.statusCounts(pairId: nil) else { return 0 }
-        return counts.reduce(0) { $0 + $1.files }
+              let count = try? await journal.fileCount() else { return 0 }
+        return count
     }
 
     /// The journal's bytes on disk, its WAL included.

@@ -8,7 +8,7 @@ extension Journal {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT path, syncedRemoteSize, syncedRemoteModifiedNanos FROM file
-                WHERE pairId = ? AND syncedRemoteSize IS NOT NULL AND (path LIKE '.%' OR path LIKE '%/.%')
+                WHERE pairId = ? AND syncedRemoteSize IS NOT NULL AND (\(FileRecord.isHidden))
                 """, arguments: [pairId])
                 .compactMap { row -> RemoteCatalog.Entry? in
                     let path: String = row["path"]

@@ -206,7 +206,7 @@ public final class Journal: Sendable {
     /// out of listings).
     public func hiddenPaths(pairId: Int64) async throws(JournalError) -> [String] {
         try await read { db in
-            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (path LIKE '.%' OR path LIKE '%/.%')",
+            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (\(FileRecord.isHidden))",
                                 arguments: [pairId])
         }
     }
@@ -247,6 +247,12 @@ public final class Journal: Sendable {
         try await write { db in
             try db.execute(sql: "DELETE FROM file WHERE pairId = ? AND path = ?", arguments: [pairId, path])
         }
+    }
+
+    /// Every file row, of all pairs. SQLite counts the entries of the smallest index
+    /// instead of reading the rows, several times faster than `statusCounts` on a large journal.
+    public func fileCount() async throws(JournalError) -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM file") ?? 0 }
     }
 
     /// Counts and bytes per queue and status, for one pair or all.

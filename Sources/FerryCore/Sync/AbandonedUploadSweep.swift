@@ -30,8 +30,8 @@ extension Journal {
     /// Paths of a pair's files with a partial transfer recorded, or left mid-upload.
     func pathsWithPartialTransfers(pairId: Int64) async throws(JournalError) -> [String] {
         try await read { db in
-            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (transferSize IS NOT NULL OR status = ?)",
-                                arguments: [pairId, FileStatus.uploading.rawValue])
+            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (\(FileRecord.hasPartialTransfer))",
+                                arguments: [pairId])
         }
     }
 }

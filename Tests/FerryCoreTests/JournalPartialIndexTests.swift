@@ -1,0 +1,48 @@
+import FerryPluginAPI
+import FerryTestSupport
+import GRDB
+import Testing
+
+@testable import FerryCore
+
+@Suite("the questions a run asks at its start use their partial indexes")
+struct JournalPartialIndexTests {
+    static func plan(of sql: String, in path: String) async throws -> String {
+        let queue = try DatabaseQueue(path: path)
+        return try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [1]).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+    }
+
+    @Test("partial transfers and hidden files are found by index, not by reading every row")
+    func indexesAreUsed() async throws {
+        let folder = TemporaryDirectory()
+        let path = folder.child("journal.sqlite")
+        _ = try Journal.open(at: path)
+        let partial = try await Self.plan(of: "SELECT path FROM file WHERE pairId = ? AND (\(FileRecord.hasPartialTransfer))", in: path)
+        #expect(partial.contains("file_partial_transfers"), "\(partial)")
+        let hidden = try await Self.plan(of: "SELECT path FROM file WHERE pairId = ? AND syncedRemoteSize IS NOT NULL AND (\(FileRecord.isHidden))", in: path)
+        #expect(hidden.contains("file_hidden"), "\(hidden)")
+    }
+
+    @Test("the indexed questions find exactly the matching rows")
+    func answersAreRight() async throws {
+        let folder = TemporaryDirectory()
+        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b").id)
+        var rows: [FileRecord] = []
+        for (path, status, partial) in [("a.jpg", FileStatus.inSync, false), ("b.jpg", .uploading, false),
+                                        ("c.jpg", .needsUpload, true), (".hidden/d.jpg", .inSync, false),
+                                        ("e/.f.jpg", .inSync, false), ("g.h/i.jpg", .inSync, false)] {
+            var record = FileRecord(pairId: pairId, path: path, queue: "media", status: status, updatedAt: 1)
+            record.syncedRemote = RemoteVersion(size: 5, modifiedNanos: 6, etag: nil)
+            if partial { record.transferLocal = LocalVersion(size: 5, modifiedNanos: 6, inode: 7) }
+            rows.append(record)
+        }
+        try await journal.apply(upserts: rows, deletions: [])
+        #expect(Set(try await journal.pathsWithPartialTransfers(pairId: pairId)) == ["b.jpg", "c.jpg"])
+        #expect(Set(try await journal.hiddenPaths(pairId: pairId)) == [".hidden/d.jpg", "e/.f.jpg"])
+        #expect(Set(try await journal.catalogEntries(pairId: pairId).map(\.path)).isSubset(of: [".hidden/d.jpg", "e/.f.jpg"]))
+        #expect(try await journal.fileCount() == rows.count)
+    }
+}
