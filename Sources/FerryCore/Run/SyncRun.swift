@@ -81,6 +81,8 @@ public struct SyncRun: Sendable {
         var journal: Journal?
         var pairRecord: FolderPairRecord?
         var lock: RunLock?
+        /// The journal's check, still running (nil for a dry run).
+        var check: JournalCheck?
         var pairId: Int64 { pairRecord?.id ?? 0 }
         /// The journal, if it knows this pair (a first dry run reads nothing).
         var pairJournal: Journal? { pairRecord == nil ? nil : journal }
@@ -120,14 +122,28 @@ public struct SyncRun: Sendable {
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let rules = try setUp()
         let opened = try await openJournal()
-        try await requireRemoteFolder(firstRun: opened.pairRecord?.lastRunAt == nil)
-        defer { withExtendedLifetime(opened.lock) {} }
-        let scan = try await scanLocal(ignore: rules.ignore)
-        let now = Date().timeIntervalSince1970
-        var snapshot = try await snapshotRemote(opened: opened, rules: rules, now: now)
-        if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
-        let plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(), snapshot: snapshot,
+        defer {
+            withExtendedLifetime(opened.lock) {}
+            opened.check?.cancel()
+        }
+        var snapshot: RemoteSnapshot
+        let plan: Plan
+        let now: Double
+        do throws(RunError) {
+            try await requireRemoteFolder(firstRun: opened.pairRecord?.lastRunAt == nil)
+            let scan = try await scanLocal(ignore: rules.ignore)
+            now = Date().timeIntervalSince1970
+            snapshot = try await snapshotRemote(opened: opened, rules: rules, now: now)
+            if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
+            plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(), snapshot: snapshot,
                                       opened: opened, rules: rules, now: now, summary: &summary)
+            if let failure = await opened.check?.failure() { throw failure }
+        } catch {
+            // A damaged journal may have failed a read before its check answered; its
+            // damage is what to repair first, whatever else failed.
+            if let failure = await opened.check?.failure() { throw failure }
+            throw error
+        }
         if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
             var none: [String: RemoteEntry] = [:]
             if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: await stream.fileCount > 0) {
@@ -171,6 +187,7 @@ public struct SyncRun: Sendable {
     /// pair's row, and the pair's lock.
     private func openJournal() async throws(RunError) -> OpenJournal {
         let journalPath = StateLocation.journalPath(in: stateDirectory)
+        var check: JournalCheck?
         do {
             if options.dryRun {
                 let journal = try Journal.openForReading(at: journalPath)
@@ -178,16 +195,14 @@ public struct SyncRun: Sendable {
                 return OpenJournal(journal: journal, pairRecord: record, lock: nil)
             }
             let opened = try Journal.open(at: journalPath)
-            // quick_check reads every page but not index contents: a few ms per thousand
-            // files, cheap next to a run, and it keeps a damaged journal from steering
-            // transfers.
-            if let problem = try await opened.integrityProblems(quick: true).first {
-                throw RunError(.journal, "the journal \(journalPath) is damaged (\(problem)); run ferry doctor, then move it aside and run again to rebuild it from both sides")
-            }
+            // quick_check reads every page but not index contents; it runs while the run
+            // scans and plans (`JournalCheck`).
+            check = JournalCheck(journal: opened, path: journalPath)
             let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
             let lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
-            return OpenJournal(journal: opened, pairRecord: record, lock: lock)
+            return OpenJournal(journal: opened, pairRecord: record, lock: lock, check: check)
         } catch let error as JournalError {
+            if let failure = await check?.failure() { throw failure }
             throw RunError(.journal, error.description, cause: .journal(error))
         } catch let error as RunError {
             throw error
