@@ -70,6 +70,15 @@ public struct LocalTreeWalk: Sendable {
             let nextRight = right.count > common ? Int(right[common]) : (rhs.isFolder ? slash : -1)
             return nextLeft < nextRight
         }
+
+        /// The children in path order (`precedes`), sorted by their keys.
+        static func sortedInPathOrder(_ children: [Child]) -> [Child] {
+            var keys = children.indices.map { SiblingSortKey(name: children[$0].name, isFolder: children[$0].isFolder, index: $0) }
+            keys.sort { lhs, rhs in
+                SiblingSortKey.order(lhs, rhs) ?? precedes(children[lhs.index], children[rhs.index])
+            }
+            return keys.map { children[$0.index] }
+        }
     }
 
     private struct Frame: Sendable {
@@ -193,7 +202,7 @@ public struct LocalTreeWalk: Sendable {
             }
         }
         children = withoutClashes(children, in: folder, batch: &batch)
-        children.sort(by: Child.precedes)
+        children = Child.sortedInPathOrder(children)
         return Frame(folder: folder, ancestors: ancestors, children: children)
     }
 
