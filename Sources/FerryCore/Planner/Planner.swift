@@ -37,13 +37,23 @@ public enum Planner {
         return plan
     }
 
+    private static func sortedPaths(records: [String: FileRecord], remote: [String: RemoteVersion]) -> [String] {
+        var paths = Array(records.keys)
+        paths.reserveCapacity(records.count + remote.count)
+        for path in remote.keys where records[path] == nil { paths.append(path) }
+        paths.sort { $0.precedesInUTF8Order($1) }
+        return paths
+    }
+
     /// The decisions for one part of the paths (a planning run may go through a large
     /// folder part by part, so that the journal is never in memory at once). Jobs come in
     /// path order and the deletion guard is not applied: `checkDeletions` and `ranked`
-    /// do that over all the parts.
+    /// do that over all the parts. `order`, when the caller has it, is every path of
+    /// `records` and `remote` in path order, once each (a merge of sides read in that
+    /// order costs less than sorting the keys again).
     public static func planPart(
         pairId: Int64, records: [String: FileRecord], remote: [String: RemoteVersion],
-        options: PlanOptions, classifier: QueueClassifier, now: Double
+        options: PlanOptions, classifier: QueueClassifier, now: Double, order: [String]? = nil
     ) -> Plan {
         var changed: [FileRecord] = []
         var forgotten: [String] = []
@@ -52,10 +62,8 @@ public enum Planner {
         var unchanged = 0
         var adopted = 0
         var localFiles = 0
-        var paths = Array(records.keys)
-        paths.reserveCapacity(records.count + remote.count)
-        for path in remote.keys where records[path] == nil { paths.append(path) }
-        paths.sort { $0.precedesInUTF8Order($1) }
+        let paths = order ?? sortedPaths(records: records, remote: remote)
+        assert(order == nil || order == sortedPaths(records: records, remote: remote), "planPart: order is not the paths in path order")
 
         for path in paths {
             let original = records[path]

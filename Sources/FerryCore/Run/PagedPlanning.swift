@@ -144,15 +144,22 @@ struct PagedPlanning {
             let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
             scanned.removeSubrange(..<scanEnd)
             var partRemote: [String: RemoteVersion] = [:]
+            var listedPaths: [String] = []
             let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
-            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) { partRemote[key] = RemoteVersion(value) }
+            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) {
+                partRemote[key] = RemoteVersion(value)
+                listedPaths.append(key)
+            }
             remoteCount += listedEnd
             listed.removeSubrange(..<listedEnd)
             var records: [String: FileRecord] = [:]
             records.reserveCapacity(partRows.count)
             if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
+            var rowPaths: [String] = []
+            rowPaths.reserveCapacity(partRows.count)
             for record in partRows where !frozen.contains(record.path) {
                 records[record.path] = record
+                rowPaths.append(record.path)
                 if fromJournal, let version = record.remote {
                     partRemote[record.path] = version
                     remoteCount += 1
@@ -165,8 +172,10 @@ struct PagedPlanning {
             let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                   pairId: pairId, classifier: classifier, now: now,
                                                   unsettled: unsettled.union(await local.heldBack))
+            // Rows, scanned files and listed files each come in path order: merged, not sorted.
+            let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
             let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
-                                        classifier: classifier, now: now)
+                                        classifier: classifier, now: now, order: order)
             // Written jobs stay in the journal (the engine reads them back a page at a
             // time); only a plan that is not written keeps them, to be shown, or one whose
             // jobs are sorted further (`keepsJobs`).
