@@ -11,7 +11,7 @@ import FerryPluginAPI
 /// deletion in the journal.
 struct PagedPlanning {
     /// Journal rows per page.
-    static let pageSize = 2_000
+    static let pageSize = 1_000
 
     var journal: Journal?
     var pairId: Int64
