@@ -11,11 +11,11 @@ struct ReadAheadTests {
     /// Numbers 0..<count in batches of `size`; each read says which batch it started after.
     static func numbers(count: Int, size: Int, failAfter: Int? = nil,
                         started: AsyncStream<Int?>.Continuation) -> ReadAhead<Int, Failed>.Read {
-        { last in
+        { last throws(Failed) in
             started.yield(last)
-            if let failAfter, last == failAfter { return .failure(Failed(after: last)) }
+            if let failAfter, last == failAfter { throw Failed(after: last) }
             let first = last.map { $0 + 1 } ?? 0
-            return .success(Array(first..<min(count, first + size)))
+            return Array(first..<min(count, first + size))
         }
     }
 

@@ -70,14 +70,14 @@ struct PagedPlanning {
         let pairId = pairId, pageSize = pageSize
         var readRows: ReadAhead<FileRecord, JournalError>.Read?
         if let journal {
-            readRows = { last in await Self.rows(of: journal, pairId: pairId, after: last?.path, limit: pageSize) }
+            readRows = { last throws(JournalError) in try await journal.records(pairId: pairId, after: last?.path, limit: pageSize) }
         }
         var readListing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?
         if let listing {
-            readListing = { _ in await Self.files(of: listing, limit: pageSize) }
+            readListing = { _ throws(BackendError) in try await listing.next(limit: pageSize) }
         }
         let journalPages = ReadAhead(batchSize: pageSize, read: readRows)
-        let scanBatches = ReadAhead(batchSize: pageSize) { _ in await Self.files(of: local, limit: pageSize) }
+        let scanBatches = ReadAhead<LocalEntry, BackendError>(batchSize: pageSize) { _ throws(BackendError) in try await local.next(limit: pageSize) }
         let listingBatches = ReadAhead(batchSize: pageSize, read: readListing)
         var page: [FileRecord] = []
         var listed: [(key: String, value: RemoteEntry)] = []
@@ -239,30 +239,6 @@ struct PagedPlanning {
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
-    }
-
-    private static func rows(of journal: Journal, pairId: Int64, after path: String?, limit: Int) async -> Result<[FileRecord], JournalError> {
-        do throws(JournalError) {
-            return .success(try await journal.records(pairId: pairId, after: path, limit: limit))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func files(of scan: LocalScanStream, limit: Int) async -> Result<[LocalEntry], BackendError> {
-        do throws(BackendError) {
-            return .success(try await scan.next(limit: limit))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func files(of listing: RemoteListingStream, limit: Int) async -> Result<[(key: String, value: RemoteEntry)], BackendError> {
-        do throws(BackendError) {
-            return .success(try await listing.next(limit: limit))
-        } catch {
-            return .failure(error)
-        }
     }
 
     /// The renames among the plan's jobs: new local files (upload jobs) with a vanished

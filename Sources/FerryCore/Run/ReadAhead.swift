@@ -9,7 +9,7 @@
 /// wanted it, as a read made then would have.
 final class ReadAhead<Element: Sendable, Failure: Error> {
     /// Reads the batch after `last` (nil: the first batch).
-    typealias Read = @Sendable (_ last: Element?) async -> Result<[Element], Failure>
+    typealias Read = @Sendable (_ last: Element?) async throws(Failure) -> [Element]
 
     let batchSize: Int
     private let read: Read
@@ -18,7 +18,7 @@ final class ReadAhead<Element: Sendable, Failure: Error> {
     /// `read` nil: a side with nothing to read (no journal, no listing).
     init(batchSize: Int, read: Read?) {
         self.batchSize = max(1, batchSize)
-        self.read = read ?? { _ in .success([]) }
+        self.read = read ?? { _ in [] }
         pending = read == nil ? nil : Self.start(read: self.read, after: nil)
     }
 
@@ -41,6 +41,12 @@ final class ReadAhead<Element: Sendable, Failure: Error> {
     }
 
     private static func start(read: @escaping Read, after last: Element?) -> Task<Result<[Element], Failure>, Never> {
-        Task { await read(last) }
+        Task {
+            do throws(Failure) {
+                return .success(try await read(last))
+            } catch {
+                return .failure(error)
+            }
+        }
     }
 }
