@@ -1,7 +1,7 @@
 /// SQLite's `quick_check` of the journal, run beside the scan and planning rather than
 /// before them: it reads every page, a tenth of a second per 100,000 files that a no-op
 /// push would otherwise wait for. Its answer is awaited before anything is transferred,
-/// and before any journal error of the run is reported (a damaged page may fail a read
+/// and before any other error of the run is reported (a damaged page may fail a read
 /// first), so a damaged journal still stops the run with the message that says what to
 /// do, and never steers a transfer.
 struct JournalCheck: Sendable {

@@ -137,13 +137,14 @@ public struct SyncRun: Sendable {
             if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
             plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(), snapshot: snapshot,
                                       opened: opened, rules: rules, now: now, summary: &summary)
-            if let failure = await opened.check?.failure() { throw failure }
         } catch {
             // A damaged journal may have failed a read before its check answered; its
             // damage is what to repair first, whatever else failed.
             if let failure = await opened.check?.failure() { throw failure }
             throw error
         }
+        // Nothing is transferred from a damaged journal's plan.
+        if let failure = await opened.check?.failure() { throw failure }
         if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
             var none: [String: RemoteEntry] = [:]
             if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: await stream.fileCount > 0) {
