@@ -82,7 +82,11 @@ final class CurlTransferContext {
             requestParts = try BodyPartsReader(parts)
         }
         switch request.responseBody {
-        case let .memory(limit): memoryLimit = limit
+        case let .memory(limit):
+            memoryLimit = limit
+            // A range's body has a known length: held once, not regrown (each doubling
+            // copied the window so far, and held both copies for a moment).
+            if let range = request.range { memory.reserveCapacity(min(limit, Int(range.count))) }
         case let .file(path, offset):
             // The core created the partial file (never through a link); it is opened, not
             // created, and a link at its name is refused.

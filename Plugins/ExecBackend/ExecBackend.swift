@@ -55,7 +55,7 @@ public final class ExecBackend: Backend {
 
     /// What the plugin said in its last handshake; nothing before the first request (use
     /// `discoverCapabilities`).
-    public var capabilities: BackendCapabilities { learnt.withLock { $0 } }
+    public var capabilities: BackendCapabilities { Self.supported(learnt.withLock { $0 }) }
     public var displayName: String { "exec:\(name)" }
 
     /// How many times the plugin process was started again after a failure.
@@ -66,7 +66,14 @@ public final class ExecBackend: Backend {
     public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
         let hello = try await supervisor.hello()
         learnt.withLock { $0 = hello.capabilities }
-        return hello.capabilities
+        return Self.supported(hello.capabilities)
+    }
+
+    /// A plugin's claims less what the wire protocol has no request for: a ranged read.
+    static func supported(_ claimed: BackendCapabilities) -> BackendCapabilities {
+        var capabilities = claimed
+        capabilities.rangedRead = false
+        return capabilities
     }
 
     /// The plugin's hello: name, version, protocol versions, capabilities, concurrency.

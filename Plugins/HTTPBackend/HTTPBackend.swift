@@ -45,7 +45,7 @@ public struct HTTPBackend: Backend {
     /// claimed only once the probe has shown that `MOVE` works.
     public var capabilities: BackendCapabilities {
         let renames = options.upload != .none && renameSupport.known == true
-        return BackendCapabilities(resumableUpload: false, rangedDownload: true, serverSideMove: renames,
+        return BackendCapabilities(resumableUpload: false, rangedDownload: true, rangedRead: true, serverSideMove: renames,
                                    preservesModificationTime: false, listingHasETags: false, atomicUpload: renames,
                                    listingOmitsHiddenNames: hiddenNames.serverHidesDotNames ?? false)
     }
@@ -226,5 +226,11 @@ public struct HTTPBackend: Backend {
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         try await ParallelRangedDownload.run(transport: transport, url: urls.url(request.source, isFolder: false),
                                      request: request, observer: observer)
+    }
+
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        try await RangedRead.run(transport: transport, url: urls.url(path, isFolder: false), path: path, range: range,
+                                 expected: expected, observer: observer)
     }
 }

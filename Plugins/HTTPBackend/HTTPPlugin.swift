@@ -19,7 +19,7 @@ extension HTTPBackend {
             .init("delete", .boolean, summary: "whether Ferry may send DELETE (default true)"),
         ] + RemoteTransportOptions.options,
         urlSchemes: ["http", "https"],
-        capabilities: BackendCapabilities(rangedDownload: true),
+        capabilities: BackendCapabilities(rangedDownload: true, rangedRead: true),
         make: { settings throws(BackendError) in
             let url = try settings.required("url")
             let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 import FerrySystem
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,7 @@ public struct LocalBackend: Backend {
         urlSchemes: ["file"],
         acceptsBarePaths: true,
         capabilities: BackendCapabilities(
-            resumableUpload: true, rangedDownload: true, serverSideMove: true,
+            resumableUpload: true, rangedDownload: true, rangedRead: true, serverSideMove: true,
             preservesModificationTime: true, listingHasETags: false, atomicUpload: true, serverSideCopy: true),
         make: { settings throws(BackendError) in LocalBackend(root: try settings.required("path")) }
     )
@@ -215,6 +216,43 @@ public struct LocalBackend: Backend {
                 return DownloadResult(
                     entry: RemoteEntry(path: request.source, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos),
                     bytesReceived: meta.size - start, resumedFrom: start)
+            }
+        }
+    }
+
+    /// `range` of the file, when it still has the listed size and time, read the same
+    /// before and after.
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        let sourcePath = path.string
+        return try await BlockingIO.run { () throws(BackendError) -> Data in
+            try BackendError.catching { () throws -> Data in
+                let source = try anchor().open(sourcePath, .read)
+                func isListedVersion(_ meta: FileMetadata) -> Bool {
+                    meta.size == expected.size && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
+                }
+                let changed = BackendError(.changedDuringTransfer, "the file is no longer the \(expected.size) bytes listed",
+                                           path: source.path, retryable: true)
+                guard isListedVersion(try source.metadata()), range.lowerBound >= 0, range.upperBound <= expected.size else {
+                    throw changed
+                }
+                var bytes = Data()
+                bytes.reserveCapacity(range.count)
+                var chunk = [UInt8](repeating: 0, count: Swift.min(ChunkedCopy.chunkSize, range.count))
+                var position = range.lowerBound
+                while position < range.upperBound {
+                    if observer.isCancelled { throw BackendError(.cancelled, "transfer cancelled", path: source.path) }
+                    let want = Int(Swift.min(Int64(chunk.count), range.upperBound - position))
+                    if chunk.count > want { chunk.removeLast(chunk.count - want) }
+                    let count = try source.read(into: &chunk, at: position)
+                    guard count > 0 else { throw changed }
+                    bytes.append(contentsOf: chunk[0..<count])
+                    position += Int64(count)
+                    let pause = observer.bytesTransferred(count)
+                    if pause > .zero { ChunkedCopy.sleepBlocking(pause) }
+                }
+                guard isListedVersion(try source.metadata()) else { throw changed }
+                return bytes
             }
         }
     }

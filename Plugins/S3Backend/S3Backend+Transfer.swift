@@ -121,6 +121,26 @@ extension S3Backend {
         return result(request, response: response, offset: 0)
     }
 
+    /// One range of an object, only from the listed version (`If-Match` on its ETag; 412
+    /// when it changed); the `Content-Range` must name the range and the listed size.
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        guard !range.isEmpty else { return Data() }
+        let changed = BackendError(.changedDuringTransfer, "the object is no longer the \(expected.size) bytes listed",
+                                   path: path.description, retryable: true)
+        guard range.lowerBound >= 0, range.upperBound <= expected.size else { throw changed }
+        var get = request("GET", url: addressing.objectURL(key: addressing.key(path)),
+                          headers: expected.etag.map { [("If-Match", $0)] } ?? [],
+                          responseBody: .memory(limit: range.count), maxResponseBytes: Int64(range.count))
+        get.range = range.lowerBound...(range.upperBound - 1)
+        let response = try await transport.perform(get, observer: observer)
+        if response.status == 412 || response.status == 416 { throw changed }
+        guard response.status == 206 else { throw failure(response, method: "GET", path: path) }
+        guard response.header("content-range").flatMap(RangedDownload.contentRangeTotal) == expected.size,
+              response.body.count == range.count else { throw changed }
+        return response.body
+    }
+
     /// The error of a failed `GET`, whose body went into the partial file: taken back out.
     private func failure(ofDownload response: HTTPResponse, _ request: DownloadRequest, offset: Int64) async -> BackendError {
         var answer = response

@@ -69,7 +69,8 @@ public struct S3Backend: Backend {
     }
 
     static let staticCapabilities = BackendCapabilities(
-        resumableUpload: true, rangedDownload: true, serverSideMove: true, preservesModificationTime: true, listingHasETags: true,
+        resumableUpload: true, rangedDownload: true, rangedRead: true, serverSideMove: true, preservesModificationTime: true,
+        listingHasETags: true,
         atomicUpload: true, serverSideCopy: true, maxDeleteBatch: DeleteObjectsMessage.maxKeys)
 
     // MARK: Requests

@@ -54,7 +54,7 @@ public struct WebDAVBackend: Backend {
     public var capabilities: BackendCapabilities {
         let features = serverFeatureRecord.current
         return BackendCapabilities(
-            resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, serverSideMove: true,
+            resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, rangedRead: true, serverSideMove: true,
             preservesModificationTime: features.map(keepsModificationTime) ?? false, listingHasETags: false,
             atomicUpload: true, serverSideCopy: true, listingOmitsHiddenNames: features?.hidesDotNames ?? false)
     }
@@ -157,6 +157,12 @@ public struct WebDAVBackend: Backend {
                                                   request: request, observer: observer)
         result.entry.modifiedNanos = Self.modificationTime(of: result.entry, expected: request.expected)
         return result
+    }
+
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        try await RangedRead.run(transport: transport, url: urls.url(path, isFolder: false), path: path, range: range,
+                                 expected: expected, observer: observer)
     }
 
     /// The listing's time when the server sent the listed version (same ETag): that is

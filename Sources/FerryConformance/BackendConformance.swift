@@ -154,6 +154,29 @@ public enum BackendConformance {
                         "resumed from \(result.resumedFrom), received \(result.bytesReceived)")
             try require([UInt8](try Data(contentsOf: URL(fileURLWithPath: partial))) == bytes, "resumed download differs")
         },
+        Check(name: "a ranged read gives exactly the bytes asked for, and only of the listed version") { backend, scratch in
+            guard backend.capabilities.rangedRead else {
+                throw NotApplicable(reason: "the backend does not claim ranged reads")
+            }
+            let (request, bytes) = try source(scratch, size: 200_000, seed: 30, to: "window.bin")
+            _ = try await backend.upload(request, observer: NullTransferObserver())
+            // As above: a validator younger than a second is weak to the server.
+            try await Task.sleep(for: .milliseconds(1100))
+            guard let entry = try await backend.stat(path("window.bin")) else { throw Failure(message: "no entry") }
+            let middle = try await backend.read(entry.path, range: 65_000..<131_000, expected: entry, observer: NullTransferObserver())
+            try require([UInt8](middle) == Array(bytes[65_000..<131_000]), "a ranged read gave other bytes (\(middle.count))")
+            let tail = try await backend.read(entry.path, range: 199_990..<200_000, expected: entry, observer: NullTransferObserver())
+            try require([UInt8](tail) == Array(bytes[199_990..<200_000]), "the last bytes differ")
+            var other = entry
+            other.size = 199_999
+            do {
+                let read = try await backend.read(entry.path, range: 0..<100, expected: other, observer: NullTransferObserver())
+                throw Failure(message: "a read for a version of another size gave \(read.count) bytes")
+            } catch let error as BackendError {
+                try require(error.code == .changedDuringTransfer && error.isRetryable,
+                            "expected a retryable changedDuringTransfer, got \(error.code)")
+            }
+        },
         Check(name: "a download whose partial file is already complete finishes (no unsatisfiable range)") { backend, scratch in
             guard backend.capabilities.rangedDownload else {
                 throw NotApplicable(reason: "the backend does not claim ranged downloads")

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import Foundation
 
 /// Another backend seen through one of its folders: every path is taken relative to
 /// `folder`, and every path in an answer is given back relative to it. Lets the
@@ -53,6 +54,13 @@ public struct SubfolderBackend: Backend {
         var result = try await base.download(moved, observer: observer)
         result.entry = try outer(result.entry)
         return result
+    }
+
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        var moved = expected
+        moved.path = inner(expected.path)
+        return try await base.read(inner(path), range: range, expected: moved, observer: observer)
     }
 
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) {

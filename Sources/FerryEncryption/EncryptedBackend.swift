@@ -56,6 +56,8 @@ public final class EncryptedBackend: Backend {
         // is checked from its first segment: encrypted transfers restart.
         result.resumableUpload = false
         result.rangedDownload = false
+        // Ranged reads are of stored bytes, which the core never sees.
+        result.rangedRead = false
         // Encrypted names are base32: none starts with `.`, so none is hidden.
         if settings.names == .encrypted { result.listingOmitsHiddenNames = false }
         return result

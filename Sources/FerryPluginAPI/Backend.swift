@@ -1,3 +1,5 @@
+import Foundation
+
 /// A place files can be sent to and fetched from. Plugins implement this.
 ///
 /// Paths are relative to the backend's root. Required operations are few; what a backend
@@ -42,6 +44,15 @@ public protocol Backend: Sendable {
     /// is known to be deleted. The default deletes one path at a time.
     func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError]
 
+    /// The bytes in `range` of the version of a file that `expected` describes (its size,
+    /// and its ETag or modification time where known), in memory: a window of a few
+    /// megabytes, never a whole large file. Backends that can declare
+    /// `capabilities.rangedRead`; the default throws `unsupported`. A file that is no
+    /// longer that version, or that holds fewer bytes than asked, is a retryable
+    /// `changedDuringTransfer` (never bytes of another version).
+    func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+              observer: any TransferObserver) async throws(BackendError) -> Data
+
     /// `capabilities` plus what can only be learnt by asking the backend (a server that
     /// honours partial uploads, keeps modification times, …). The first call may send
     /// requests (a WebDAV backend writes and removes a small probe file in its root); the
@@ -69,6 +80,11 @@ extension Backend {
 
     public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
         throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
+    }
+
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        throw BackendError(.unsupported, "\(displayName) cannot read part of a file", path: path.description)
     }
 
     public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {

@@ -5,6 +5,10 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     public var resumableUpload: Bool
     /// A download can start at an offset (HTTP Range or a seek).
     public var rangedDownload: Bool
+    /// Any byte range of a file can be read on its own (`Backend.read`), tied to the
+    /// version listed: what an encrypted remote needs to continue a download at a
+    /// segment and to read a file a window at a time.
+    public var rangedRead: Bool
     /// Files can be renamed on the backend without sending them again.
     public var serverSideMove: Bool
     /// The modification time of an upload is kept.
@@ -26,6 +30,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     public init(
         resumableUpload: Bool = false,
         rangedDownload: Bool = false,
+        rangedRead: Bool = false,
         serverSideMove: Bool = false,
         preservesModificationTime: Bool = false,
         listingHasETags: Bool = false,
@@ -36,6 +41,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     ) {
         self.resumableUpload = resumableUpload
         self.rangedDownload = rangedDownload
+        self.rangedRead = rangedRead
         self.serverSideMove = serverSideMove
         self.preservesModificationTime = preservesModificationTime
         self.listingHasETags = listingHasETags
@@ -46,7 +52,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case resumableUpload, rangedDownload, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
+        case resumableUpload, rangedDownload, rangedRead, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
         case serverSideCopy, listingOmitsHiddenNames, maxDeleteBatch
     }
 
@@ -56,6 +62,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func flag(_ key: CodingKeys) throws -> Bool { try container.decodeIfPresent(Bool.self, forKey: key) ?? false }
         self.init(resumableUpload: try flag(.resumableUpload), rangedDownload: try flag(.rangedDownload),
+                  rangedRead: try flag(.rangedRead),
                   serverSideMove: try flag(.serverSideMove), preservesModificationTime: try flag(.preservesModificationTime),
                   listingHasETags: try flag(.listingHasETags), atomicUpload: try flag(.atomicUpload),
                   serverSideCopy: try flag(.serverSideCopy), listingOmitsHiddenNames: try flag(.listingOmitsHiddenNames),
@@ -67,6 +74,7 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         var names: [String] = []
         if resumableUpload { names.append("resumable-upload") }
         if rangedDownload { names.append("ranged-download") }
+        if rangedRead { names.append("ranged-read") }
         if serverSideMove { names.append("server-side-move") }
         if preservesModificationTime { names.append("mtime") }
         if listingHasETags { names.append("etags") }

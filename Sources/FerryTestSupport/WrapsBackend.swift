@@ -1,6 +1,7 @@
 import FerryPluginAPI
+import Foundation
 
-/// A test backend that hands every required operation it does not watch to another
+/// A test backend that hands every required operation it does not watch (and ranged reads) to another
 /// backend; the optional ones keep the protocol's defaults.
 public protocol WrapsBackend: Backend {
     associatedtype Inner: Backend
@@ -17,6 +18,10 @@ extension WrapsBackend {
     }
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         try await inner.download(request, observer: observer)
+    }
+    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+                     observer: any TransferObserver) async throws(BackendError) -> Data {
+        try await inner.read(path, range: range, expected: expected, observer: observer)
     }
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) { try await inner.makeDirectory(path) }
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
