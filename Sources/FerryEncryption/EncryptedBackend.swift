@@ -13,9 +13,10 @@ import Synchronization
 /// - Modification times: the stored file carries the plaintext's (as a plain upload does),
 ///   so a pull into a fresh state gets them back where the backend keeps them.
 /// - Uploads are encrypted as the backend underneath reads them, or into a scratch file
-///   for a backend that reads only files (EncryptedBackend+Upload.swift); downloads fetch the stored file into a scratch file, then decrypt it into the core's
-///   partial file, every segment checked before its bytes are written. Encrypted
-///   transfers restart rather than resume.
+///   for a backend that reads only files (EncryptedBackend+Upload.swift), and restart
+///   rather than resume. Downloads are read a window of segments at a time where the
+///   backend reads ranges, else fetched whole into a scratch file; either way every
+///   segment is checked before its bytes are written (EncryptedBackend+Download.swift).
 /// - A stored name that does not decrypt (a file Ferry did not put there) is left out of
 ///   listings with a warning.
 public final class EncryptedBackend: Backend {
@@ -52,10 +53,10 @@ public final class EncryptedBackend: Backend {
 
     private func adjusted(_ capabilities: BackendCapabilities) -> BackendCapabilities {
         var result = capabilities
-        // Each upload is encrypted afresh (a new nonce prefix and salt), and a download
-        // is checked from its first segment: encrypted transfers restart.
+        // Each upload is encrypted afresh (a new nonce prefix and salt), so uploads
+        // restart; a download continues at a segment where the backend reads ranges.
         result.resumableUpload = false
-        result.rangedDownload = false
+        result.rangedDownload = capabilities.rangedRead
         // Ranged reads are of stored bytes, which the core never sees.
         result.rangedRead = false
         // Encrypted names are base32: none starts with `.`, so none is hidden.
@@ -136,41 +137,6 @@ public final class EncryptedBackend: Backend {
         }
         result.path = path
         return result
-    }
-
-    public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        let keys = try await unlock.keys()
-        let source = try stored(request.source, keys)
-        var expected = request.expected
-        expected.path = source
-        expected.size = ContentFormat.ciphertextSize(plaintextSize: request.expected.size)
-        let (file, _) = try scratch.newFile()
-        defer { scratch.remove(file) }
-        let fetched = try await inner.download(DownloadRequest(source: source, partialFile: file, offset: 0, expected: expected, flush: false),
-                                               observer: observer)
-        let partial = request.partialFile
-        let path = request.source.string
-        let size = try await BlockingIO.run { () throws(BackendError) -> Int64 in
-            try BackendError.catching { () throws -> Int64 in
-                let input = try OpenFile(file, mode: .read)
-                let output = try OpenFile(partial, mode: .writeExisting)
-                do {
-                    try output.truncate(to: 0)
-                    let size = try ContentStream.decrypt(input, cipherSize: try input.metadata().size, into: output, keys: keys,
-                                                         path: path, observer: observer)
-                    if request.flush { try output.sync() }
-                    return size
-                } catch {
-                    // Nothing unchecked stays behind, not even in the partial file.
-                    try? output.truncate(to: 0)
-                    throw error
-                }
-            }
-        }
-        var entry = fetched.entry
-        entry.path = request.source
-        entry.size = size
-        return DownloadResult(entry: entry, bytesReceived: size, resumedFrom: 0)
     }
 
     /// Encrypted uploads never continue an earlier one (each sends a fresh ciphertext), so

@@ -6,9 +6,15 @@ enum EncryptionFailure {
     /// A stored file (or name) that is not what Ferry sealed with this key: damaged,
     /// tampered with, or cut short. That file fails; the run goes on.
     static func authentication(_ detail: String, path: String?) -> BackendError {
-        BackendError(.protocolViolation, "authentication failed: the encrypted file was altered or damaged (\(detail))",
+        BackendError(.protocolViolation, authenticationPrefix + "the encrypted file was altered or damaged (\(detail))",
                      path: path, retryable: false)
     }
+
+    static func isAuthentication(_ error: BackendError) -> Bool {
+        error.code == .protocolViolation && error.message.hasPrefix(authenticationPrefix)
+    }
+
+    private static let authenticationPrefix = "authentication failed: "
 
     /// The configured key or passphrase is not the remote's: the whole run stops with
     /// exit 2 before anything is written.

@@ -112,6 +112,44 @@ struct EncryptedRemoteTests {
         #expect(try TreeComparison.files(in: again).keys.filter { !$0.hasSuffix(".ferry-part") }.count == written.count - 1)
         #expect(try work.temporaryFiles(in: again).allSatisfy { (try? Data(contentsOf: URL(fileURLWithPath: again + "/" + $0)).isEmpty) ?? true })
     }
+
+    @Test("an encrypted pull killed half-way continues at a segment, not from the start", arguments: Place.allCases)
+    func killedPullContinues(_ place: Place) async throws {
+        let work = Workspace()
+        let size = 24 * ContentSize.mebibyte
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 41, modified: 1_700_000_000.25)
+        let server: TestServer? = place == .nginx ? try await TestServer(.nginx) : nil
+        let location = server.map { "type: webdav\n    url: \($0.url("/dav/vault"))" } ?? "type: local\n    path: remote"
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
+        try Data("remotes:\n  vault:\n    \(location)\n    encryption:\n      key_file: vault.key\n".utf8)
+            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let push = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state])
+        #expect(push.status == 0, "\(push.diagnostics)")
+
+        // Slowed down, so the kill lands after the first window is written and long before the last.
+        let restored = work.directory.child("restored")
+        let state = work.directory.child("fresh")
+        let partial = restored + "/.VID_0001.mp4.ferry-part"
+        let running = try FerryProcess(["pull", restored, "--from", "vault", "--state", state, "--json", "--bwlimit", "2M"],
+                                       in: work.directory.path)
+        await when({
+            let written = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
+            return written >= 4 * ContentSize.mebibyte
+        }, do: { running.killHard() })
+        _ = await running.wait()
+        #expect(!FileManager.default.fileExists(atPath: restored + "/VID_0001.mp4"))
+
+        let resumed = try await work.ferry(["pull", restored, "--from", "vault", "--state", state, "--json"])
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first, "\(resumed.diagnostics)")
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        let received = (event["bytes"] as? NSNumber)?.intValue ?? 0
+        #expect(resumedFrom >= 4 * ContentSize.mebibyte && resumedFrom < size, "resumed from \(resumedFrom)")
+        #expect(resumedFrom % 65_536 == 0, "a download continues at a segment")
+        #expect(resumedFrom + received == size)
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
+        #expect(try work.temporaryFiles(in: restored).isEmpty)
+    }
 }
 
 extension EncryptedRemoteTests {
