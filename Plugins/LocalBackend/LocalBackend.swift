@@ -134,11 +134,15 @@ public struct LocalBackend: Backend {
                 throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
             }
             var start: Int64 = 0
-            // Content is made afresh per upload (an encrypted file's new header): what an
-            // earlier upload left is never its prefix.
-            if request.mayResume, request.content == nil, let partial = try folder.metadata(temporaryName),
-               partial.kind == .file, partial.size <= request.size {
-                start = partial.size
+            if request.mayResume, let partial = try folder.metadata(temporaryName), partial.kind == .file,
+               partial.size <= request.size {
+                // Content (an encrypted file) is continued only where what was written ends
+                // as the content does at that point: it is its own bytes, made again.
+                if let content = request.content {
+                    if try Self.partial(temporaryName, in: folder, size: partial.size, endsLike: content) { start = partial.size }
+                } else {
+                    start = partial.size
+                }
             }
             let output = start > 0 ? try folder.open(temporaryName, .writeExisting) : try Self.createAfresh(temporaryName, in: folder)
             if start > 0 { try output.truncate(to: start) }
@@ -173,6 +177,25 @@ public struct LocalBackend: Backend {
                 bytesSent: request.size - start, resumedFrom: start, verifiedSource: true)
             return try finish(folder, StagedUpload(temporary: temporaryPath, result: result))
         }
+    }
+
+    /// Bytes compared at the end of a partial upload before content continues it.
+    static let continuationCheckBytes: Int64 = 64 << 10
+
+    /// Whether the last bytes of the partial file `name` (`size` bytes long) are the
+    /// content's at the same place.
+    private static func partial(_ name: String, in folder: AnchoredFolder, size: Int64,
+                                endsLike content: any UploadContent) throws -> Bool {
+        guard size > 0 else { return false }
+        let count = Int(min(size, continuationCheckBytes))
+        var written = [UInt8](repeating: 0, count: count)
+        var expected = [UInt8](repeating: 0, count: count)
+        let offset = size - Int64(count)
+        let file = try folder.open(name, .read)
+        // The partial file is on a local disk: one read gets all of it, bar a signal.
+        guard try file.read(into: &written, at: offset) == count,
+              try content.read(into: &expected, count: count, at: offset) == count else { return false }
+        return written == expected
     }
 
     /// A new, empty file at `name`: what an earlier attempt left under the name is removed

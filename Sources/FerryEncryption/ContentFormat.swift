@@ -41,6 +41,13 @@ public enum ContentFormat {
         return plaintext
     }
 
+    /// The plaintext bytes before a point in the stored file (a tag counts for nothing).
+    public static func plaintextOffset(storedOffset offset: Int64) -> Int64 {
+        let body = max(0, offset - Int64(headerSize))
+        let stride = Int64(segmentSize + tagSize)
+        return body / stride * Int64(segmentSize) + min(body % stride, Int64(segmentSize))
+    }
+
     /// The header of a file: magic, version, nonce prefix, salt.
     public static func header(noncePrefix: [UInt8], salt: [UInt8]) -> [UInt8] {
         precondition(noncePrefix.count == noncePrefixSize && salt.count == saltSize)

@@ -10,13 +10,24 @@ import Foundation
 /// blocking thread where it sends them so (`DirectUploadBackend`: S3, WebDAV), staged and
 /// flushed in batches where it does that (`StagedUploadBackend`: a local disk), else one
 /// `upload`. Without that, each small encrypted file cost a flush or two thread trips more
-/// than a plain one.
+/// than a plain one. Small files are always encrypted afresh; a large one continues an
+/// interrupted attempt where the backend underneath can (`EncryptedUploadCheckpoint`).
 extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
+    /// A large upload can be continued where the backend underneath continues its own
+    /// (`EncryptedUploadCheckpoint`): the header goes into the journal before a byte is
+    /// sent, and an attempt that continues encrypts with it again.
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         let keys = try await keysForWriting()
-        let sent = try await outgoing(request, keys: keys, observer: observer)
+        // Asked, not read: a WebDAV server's ranged PUT is known only once probed.
+        let innerResumes = try await inner.discoverCapabilities().resumableUpload
+        let start = EncryptedUploadStart(request, innerResumes: innerResumes)
+        let (sent, header) = try await outgoing(request, keys: keys, start: start, observer: observer)
         defer { release(sent) }
-        return plaintext(try await inner.upload(sent, observer: observer), of: request)
+        if !start.continues, innerResumes {
+            await observer.uploadCheckpoint(EncryptedUploadCheckpoint(header: header, inner: nil).encoded)
+        }
+        let result = try await inner.upload(sent, observer: EncryptedCheckpointObserver(base: observer, header: header))
+        return plaintext(result, of: request)
     }
 
     // MARK: Direct
@@ -30,7 +41,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     public func uploadNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> UploadResult? {
         guard let direct = inner as? any DirectUploadBackend, let keys = writingKeys.withLock({ $0 }),
               ContentFormat.ciphertextSize(plaintextSize: request.size) < direct.directUploadLimit else { return nil }
-        let sent = try outgoingNow(request, keys: keys, observer: observer)
+        let (sent, _) = try outgoingNow(request, keys: keys, start: nil, observer: observer)
         defer { release(sent) }
         guard let result = try direct.uploadNow(sent, observer: observer) else { return nil }
         return plaintext(result, of: request)
@@ -42,7 +53,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     public func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
         guard let stager = inner as? any StagedUploadBackend else { return nil }
         let keys = try await keysForWriting()
-        let sent = try await outgoing(request, keys: keys, observer: observer)
+        let (sent, _) = try await outgoing(request, keys: keys, start: nil, observer: observer)
         defer { release(sent) }
         guard let staged = try await stager.stageUpload(sent, observer: observer) else { return nil }
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
@@ -52,7 +63,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     /// stage there or declines, or before an upload has unlocked the keys.
     public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? {
         guard let stager = inner as? any StagedUploadBackend, let keys = writingKeys.withLock({ $0 }) else { return nil }
-        let sent = try outgoingNow(request, keys: keys, observer: observer)
+        let (sent, _) = try outgoingNow(request, keys: keys, start: nil, observer: observer)
         defer { release(sent) }
         guard let staged = try stager.stageNow(sent, observer: observer) else { return nil }
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
@@ -91,36 +102,41 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
     }
 
     /// The request as the inner backend gets it: the stored name, and the encrypted bytes as
-    /// content or in a scratch file (handed back with `release`).
-    private func outgoing(_ request: UploadRequest, keys: EncryptionKeys,
-                          observer: any TransferObserver) async throws(BackendError) -> UploadRequest {
+    /// content or in a scratch file (handed back with `release`); and the header they were
+    /// encrypted with. `start` nil: a small file, sent afresh (never continued).
+    private func outgoing(_ request: UploadRequest, keys: EncryptionKeys, start: EncryptedUploadStart?,
+                          observer: any TransferObserver) async throws(BackendError) -> (request: UploadRequest, header: [UInt8]) {
         // Content touches no file until the backend reads it.
-        if inner is any ContentUploadBackend { return try outgoingNow(request, keys: keys, observer: observer) }
-        return try await BlockingIO.run { () throws(BackendError) in try self.outgoingNow(request, keys: keys, observer: observer) }
+        if inner is any ContentUploadBackend { return try outgoingNow(request, keys: keys, start: start, observer: observer) }
+        return try await BlockingIO.run { () throws(BackendError) in
+            try self.outgoingNow(request, keys: keys, start: start, observer: observer)
+        }
     }
 
     /// The same on the calling thread, which must be a blocking one when the inner backend
     /// takes no content (the file is encrypted into scratch here).
-    private func outgoingNow(_ request: UploadRequest, keys: EncryptionKeys,
-                             observer: any TransferObserver) throws(BackendError) -> UploadRequest {
+    private func outgoingNow(_ request: UploadRequest, keys: EncryptionKeys, start: EncryptedUploadStart?,
+                             observer: any TransferObserver) throws(BackendError) -> (request: UploadRequest, header: [UInt8]) {
         guard ContentFormat.segmentCount(plaintextSize: request.size) <= Int64(UInt32.max) else {
             throw BackendError(.unsupported, "the file is too large to encrypt", path: request.source)
         }
         var sent = request
         sent.destination = try stored(request.destination, keys)
-        // Each upload is a fresh ciphertext (a new nonce prefix): nothing to continue.
-        sent.mayResume = false
-        sent.resumeState = nil
+        // Only an upload that encrypts with the earlier attempt's header makes the bytes
+        // that attempt left; any other is a fresh ciphertext.
+        sent.mayResume = start?.continues ?? false
+        sent.resumeState = start?.innerState
+        let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos,
+                                       keys: keys, header: start?.header)
         if inner is any ContentUploadBackend {
-            let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos, keys: keys)
             sent.content = content
             sent.size = content.size
         } else {
-            let (file, size) = try encryptNow(request, observer: observer, keys: keys)
+            let (file, size) = try encryptNow(content, request, observer: observer)
             sent.source = file
             sent.size = size
         }
-        return sent
+        return (sent, content.header)
     }
 
     private func release(_ sent: UploadRequest) {
@@ -133,14 +149,14 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         var entry = result.entry
         entry.path = request.destination
         entry.size = request.size
-        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0, verifiedSource: true)
+        let resumedFrom = min(request.size, ContentFormat.plaintextOffset(storedOffset: result.resumedFrom))
+        return UploadResult(entry: entry, bytesSent: request.size - resumedFrom, resumedFrom: resumedFrom, verifiedSource: true)
     }
 
-    /// The encrypted content written into a scratch file, on the calling thread, which must
+    /// `content` written into a scratch file, on the calling thread, which must
     /// be a blocking one. Returns the file, to be handed back to `scratch.remove`, and its size.
-    private func encryptNow(_ request: UploadRequest, observer: any TransferObserver,
-                            keys: EncryptionKeys) throws(BackendError) -> (file: String, size: Int64) {
-        let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos, keys: keys)
+    private func encryptNow(_ content: EncryptedContent, _ request: UploadRequest,
+                            observer: any TransferObserver) throws(BackendError) -> (file: String, size: Int64) {
         let (file, output) = try scratch.fileToOverwrite()
         do {
             try ChunkedCopy.copy(from: content, at: 0, to: output, at: 0, count: content.size, observer: observer,

@@ -13,8 +13,8 @@ import Synchronization
 /// - Modification times: the stored file carries the plaintext's (as a plain upload does),
 ///   so a pull into a fresh state gets them back where the backend keeps them.
 /// - Uploads are encrypted as the backend underneath reads them, or into a scratch file
-///   for a backend that reads only files (EncryptedBackend+Upload.swift), and restart
-///   rather than resume. Downloads are read a window of segments at a time where the
+///   for a backend that reads only files; a large one interrupted is continued with its
+///   header, where the backend continues its own (EncryptedBackend+Upload.swift). Downloads are read a window of segments at a time where the
 ///   backend reads ranges, else fetched whole into a scratch file; either way every
 ///   segment is checked before its bytes are written (EncryptedBackend+Download.swift).
 /// - A stored name that does not decrypt (a file Ferry did not put there) is left out of
@@ -53,9 +53,8 @@ public final class EncryptedBackend: Backend {
 
     private func adjusted(_ capabilities: BackendCapabilities) -> BackendCapabilities {
         var result = capabilities
-        // Each upload is encrypted afresh (a new nonce prefix and salt), so uploads
-        // restart; a download continues at a segment where the backend reads ranges.
-        result.resumableUpload = false
+        // An upload continues where the backend's own would (with the earlier attempt's
+        // header); a download continues at a segment where the backend reads ranges.
         result.rangedDownload = capabilities.rangedRead
         // Ranged reads are of stored bytes, which the core never sees.
         result.rangedRead = false
@@ -139,12 +138,14 @@ public final class EncryptedBackend: Backend {
         return result
     }
 
-    /// Encrypted uploads never continue an earlier one (each sends a fresh ciphertext), so
-    /// the journal's `keeping` has nothing to protect; the paths reported are the stored ones.
+    /// The uploads the journal means to continue are kept under their stored names; the
+    /// paths reported are the stored ones.
     public func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
                                       olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
         let keys = try await unlock.keys()
-        return try await inner.abortAbandonedUploads(below: try stored(folder, keys), keeping: [], olderThanSeconds: olderThanSeconds)
+        let storedKeeping = Set(keeping.compactMap { try? stored($0, keys) })
+        return try await inner.abortAbandonedUploads(below: try stored(folder, keys), keeping: storedKeeping,
+                                                     olderThanSeconds: olderThanSeconds)
     }
 
     public func makeDirectory(_ path: RemotePath) async throws(BackendError) {

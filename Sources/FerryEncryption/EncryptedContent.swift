@@ -8,13 +8,16 @@ import Synchronization
 /// ciphertext never goes through the page cache (a 1 GiB scratch file was 1 GiB of dirty
 /// pages for the kernel to throttle and write back while the upload ran).
 ///
-/// The header (nonce prefix and salt) is drawn once per value, so every read of a range gives
-/// the same bytes: a resent request or a ranged `PUT` reads it again. The source is opened at
+/// The header (nonce prefix and salt) is drawn once per value, or taken from an earlier
+/// upload of the same version that this one continues, so every read of a range gives the
+/// same bytes: a resent request or a ranged `PUT` reads it again. The source is opened at
 /// the first read, on the backend's blocking thread, and checked to be the planned version
 /// then and by `verifySource`.
 final class EncryptedContent: UploadContent {
     /// The ciphertext's size.
     let size: Int64
+    /// The file's header: its nonce prefix and salt.
+    let header: [UInt8]
     private let path: String
     private let plaintextSize: Int64
     private let modifiedNanos: Int64
@@ -33,14 +36,18 @@ final class EncryptedContent: UploadContent {
         var plaintext: [UInt8]
     }
 
-    init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys) {
+    /// `header`: an earlier upload's (`EncryptedUploadCheckpoint`), to make the same bytes
+    /// again from the same plaintext; nil: a new nonce prefix and salt.
+    init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys, header: [UInt8]? = nil) {
         self.path = path
         self.plaintextSize = plaintextSize
         self.modifiedNanos = modifiedNanos
         size = ContentFormat.ciphertextSize(plaintextSize: plaintextSize)
         segments = ContentFormat.segmentCount(plaintextSize: plaintextSize)
         let plaintextBuffer = [UInt8](repeating: 0, count: Int(min(Int64(ContentFormat.segmentSize), plaintextSize)))
-        state = Mutex(State(cipher: SegmentCipher(keys: keys), plaintext: plaintextBuffer))
+        let cipher = header.flatMap { SegmentCipher(keys: keys, header: $0) } ?? SegmentCipher(keys: keys)
+        self.header = cipher.header
+        state = Mutex(State(cipher: cipher, plaintext: plaintextBuffer))
     }
 
     func read(into buffer: inout [UInt8], count: Int, at offset: Int64) throws(BackendError) -> Int {

@@ -150,6 +150,103 @@ struct EncryptedRemoteTests {
         #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
         #expect(try work.temporaryFiles(in: restored).isEmpty)
     }
+
+    enum ResumingPlace: String, CaseIterable, CustomStringConvertible {
+        case local, apache
+        var description: String { rawValue }
+    }
+
+    @Test("an encrypted push killed half-way continues with the same header, not from the start", arguments: ResumingPlace.allCases)
+    func killedPushContinues(_ place: ResumingPlace) async throws {
+        let work = Workspace()
+        let size = 24 * ContentSize.mebibyte
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 43, modified: 1_700_000_000.75)
+        let server: TestServer? = place == .apache ? try await TestServer(.apache) : nil
+        let stored = server.map { $0.directory + "/root/vault" } ?? work.directory.child("remote")
+        let location = server.map { "type: webdav\n    url: \($0.url("/dav/vault"))\n    upload_chunk_size: 4M" }
+            ?? "type: local\n    path: remote"
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
+        try Data("remotes:\n  vault:\n    \(location)\n    encryption:\n      key_file: vault.key\n".utf8)
+            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+
+        let running = try FerryProcess(["push", work.source, "--to", "vault", "--state", work.state, "--json", "--bwlimit", "2M"],
+                                       in: work.directory.path)
+        // Two chunks of 4 MiB kept by the server (or 9 MiB on the local disk), and more to come.
+        await when({
+            let partial = try? TreeComparison.files(in: stored).first { $0.key.hasSuffix(".ferry-part") }
+            return (partial?.value.size ?? 0) > 9 * Int64(ContentSize.mebibyte)
+        }, do: { running.killHard() })
+        _ = await running.wait()
+
+        let resumed = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state, "--json"])
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first, "\(resumed.diagnostics)")
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        let sent = (event["bytes"] as? NSNumber)?.intValue ?? 0
+        #expect(resumedFrom >= 7 * ContentSize.mebibyte && resumedFrom < size, "resumed from \(resumedFrom)")
+        #expect(resumedFrom + sent == size)
+
+        // What was kept and what was added decrypt as one file, with the plaintext's bytes.
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", "vault", "--state", work.directory.child("fresh"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
+    }
+
+    @Test("an encrypted multipart upload to S3 killed half-way continues the upload its journal recorded")
+    func killedS3UploadContinues() async throws {
+        let server = try await S3TestServer(.moto)
+        let work = Workspace()
+        let size = 5 * (5 << 20) + (1 << 20)
+        try TreeGenerator.write(at: work.source + "/VID_0001.mov", size: size, seed: 92, modified: 1_700_000_000.25)
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
+        let config = """
+            remotes:
+              vault:
+                type: s3
+                bucket: \(S3TestServer.bucket)
+                prefix: crash
+                endpoint: \(server.endpoint)
+                multipart_threshold: 5M
+                multipart_part_size: 5M
+                multipart_concurrency: 1
+                encryption:
+                  key_file: vault.key
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let running = try FerryProcess(["push", work.source, "--to", "vault", "--state", work.state, "--json", "--bwlimit", "4M"],
+                                       in: work.directory.path, environment: server.environment)
+        // The stored key is the encrypted name: found among the store's unfinished uploads.
+        await when({
+            guard let key = server.unfinishedUploads(prefix: "crash/").first else { return false }
+            return server.partsHeld(key: key).count >= 2
+        }, do: { running.killHard() })
+        _ = await running.wait()
+        let key = try #require(server.unfinishedUploads(prefix: "crash/").first)
+        let heldAtKill = server.partsHeld(key: key).count
+        #expect(heldAtKill >= 2 && heldAtKill < 6, "held \(heldAtKill) parts")
+
+        // moto dates every upload 2010: the push first aborts abandoned uploads, and must
+        // keep the one its journal continues, under its stored name.
+        let resumed = try await FerryProcess.run(["push", work.source, "--to", "vault", "--state", work.state, "--json"],
+                                                 in: work.directory.path, environment: server.environment)
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        let event = try #require(resumed.events(named: "transferred").first)
+        let resumedFrom = (event["resumed_from"] as? NSNumber)?.intValue ?? 0
+        let sent = (event["bytes"] as? NSNumber)?.intValue ?? 0
+        // The parts hold ciphertext: in plaintext, a few tags' worth less than the parts.
+        #expect(resumedFrom > heldAtKill * (5 << 20) - 65_536 && resumedFrom <= heldAtKill * (5 << 20),
+                "resumed from \(resumedFrom) with \(heldAtKill) parts held")
+        #expect(resumedFrom + sent == size)
+        #expect(server.unfinishedUploads(prefix: "crash/").isEmpty)
+
+        let restored = work.directory.child("restored")
+        let pull = try await FerryProcess.run(["pull", restored, "--from", "vault", "--state", work.directory.child("fresh"), "--json"],
+                                              in: work.directory.path, environment: server.environment)
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        let differences = try TreeComparison.differences(work.source, restored)
+        #expect(differences.isEmpty, "\(differences) \(pull.diagnostics)")
+    }
 }
 
 extension EncryptedRemoteTests {
