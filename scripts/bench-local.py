@@ -52,6 +52,25 @@ def timed(command, prepare=None):
     return statistics.median(samples)
 
 
+def interleaved(commands, prepare):
+    """Medians of RUNS rounds, each round running every command once, in turn (starting
+    with the next one each round): a ratio of two tools run one after the other, all of
+    one first, measured the disk's moods as much as the tools (2,000 encrypted small
+    files came out 1.3 to 1.9 times the plain push, code unchanged)."""
+    samples = {name: [] for name in commands}
+    names = list(commands)
+    for round in range(RUNS):
+        for name in names[round % len(names):] + names[:round % len(names)]:
+            prepare()
+            subprocess.run(["sync"], check=True)
+            start = time.perf_counter()
+            subprocess.run(commands[name], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            samples[name].append(time.perf_counter() - start)
+    for name, values in samples.items():
+        print(f"{name}: {' '.join(f'{v:.2f}' for v in values)}", file=sys.stderr)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def main():
     if not os.path.exists(FERRY):
         sys.exit(f"bench: {FERRY} not found; run `swift build -c release` first")
@@ -154,10 +173,10 @@ def encrypted_case(work, src, dst, state, fresh):
 transfers:
   max: 4
 """)
-    return {
-        "ferry": timed([FERRY, "push", src, "--to", "plain", "--config", config, "--state", state], fresh),
-        "ferry encrypted": timed([FERRY, "push", src, "--to", "vault", "--config", config, "--state", state], fresh),
-    }
+    return interleaved({
+        "ferry": [FERRY, "push", src, "--to", "plain", "--config", config, "--state", state],
+        "ferry encrypted": [FERRY, "push", src, "--to", "vault", "--config", config, "--state", state],
+    }, fresh)
 
 
 def write_results(rows):
