@@ -101,8 +101,13 @@ struct OutageTests {
     func otherRemotesKeepWorking() async throws {
         let server = try await TestServer(.nginx)
         let work = Workspace()
+        // `away` holds 8 MiB: at 1 MB/s it cannot end before the server is stopped after its
+        // first file unless this test's polling thread is starved for 8 s. With 2 MiB, two
+        // fresh-clone suites and a CPU burner on two cores once starved it for 2.
+        for index in 0..<16 {
+            try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 512 * 1024, seed: UInt64(index))
+        }
         for index in 0..<8 {
-            try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 256 * 1024, seed: UInt64(index))
             try TreeGenerator.write(at: work.directory.child("local-src") + "/GPX_\(index).gpx", size: 400 * 1024,
                                     seed: UInt64(100 + index))
         }
@@ -129,7 +134,7 @@ struct OutageTests {
               offline_wait: 5m
             """
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
-        // 1 MB/s per folder: `here` needs about 3 s, `away` loses its server after one file.
+        // 1 MB/s per folder: `here` needs about 3 s, `away` about 8 and loses its server after one file.
         // `here` finishes while `away` waits for its server (offline, or still failing to
         // reach it); only then does the server return. The whole sequence runs on the
         // polling thread, and `away` waits up to 5 minutes for its server: under a full-suite
