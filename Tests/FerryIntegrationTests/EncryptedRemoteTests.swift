@@ -122,11 +122,7 @@ struct EncryptedRemoteTests {
         let work = Workspace()
         let size = 24 * ContentSize.mebibyte
         try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 41, modified: 1_700_000_000.25)
-        let server: TestServer? = place == .nginx ? try await TestServer(.nginx) : nil
-        let location = server.map { "type: webdav\n    url: \($0.url("/dav/vault"))" } ?? "type: local\n    path: remote"
-        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
-        try Data("remotes:\n  vault:\n    \(location)\n    encryption:\n      key_file: vault.key\n".utf8)
-            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let vault = try await Self.vault(at: place, in: work)
         let push = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state])
         #expect(push.status == 0, "\(push.diagnostics)")
 
@@ -153,6 +149,7 @@ struct EncryptedRemoteTests {
         #expect(resumedFrom + received == size)
         #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
         #expect(try work.temporaryFiles(in: restored).isEmpty)
+        withExtendedLifetime(vault.server) {}
     }
 
     @Test("an encrypted push killed half-way continues with the same header, not from the start", arguments: Place.continuing)
@@ -160,13 +157,8 @@ struct EncryptedRemoteTests {
         let work = Workspace()
         let size = 24 * ContentSize.mebibyte
         try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: size, seed: 43, modified: 1_700_000_000.75)
-        let server: TestServer? = place == .apache ? try await TestServer(.apache) : nil
-        let stored = server.map { $0.directory + "/root/vault" } ?? work.directory.child("remote")
-        let location = server.map { "type: webdav\n    url: \($0.url("/dav/vault"))\n    upload_chunk_size: 4M" }
-            ?? "type: local\n    path: remote"
-        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
-        try Data("remotes:\n  vault:\n    \(location)\n    encryption:\n      key_file: vault.key\n".utf8)
-            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let vault = try await Self.vault(at: place, in: work, webDAVOptions: "\n    upload_chunk_size: 4M")
+        let stored = vault.stored
 
         let running = try FerryProcess(["push", work.source, "--to", "vault", "--state", work.state, "--json", "--bwlimit", "2M"],
                                        in: work.directory.path)
@@ -190,6 +182,7 @@ struct EncryptedRemoteTests {
         let pull = try await work.ferry(["pull", restored, "--from", "vault", "--state", work.directory.child("fresh"), "--json"])
         #expect(pull.status == 0, "\(pull.diagnostics)")
         #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: place == .local) == [])
+        withExtendedLifetime(vault.server) {}
     }
 
     @Test("an encrypted multipart upload to S3 killed half-way continues the upload its journal recorded")
@@ -249,6 +242,22 @@ struct EncryptedRemoteTests {
 }
 
 extension EncryptedRemoteTests {
+    /// A remote `vault` at `place` with `encryption:` and a new key, in `work`'s config.yml.
+    /// `server` is kept by the caller for as long as the server must run.
+    static func vault(at place: Place, in work: Workspace,
+                      webDAVOptions: String = "") async throws -> (server: TestServer?, stored: String) {
+        let server: TestServer? = switch place {
+        case .local: nil
+        case .nginx: try await TestServer(.nginx)
+        case .apache: try await TestServer(.apache)
+        }
+        let location = server.map { "type: webdav\n    url: \($0.url("/dav/vault"))" + webDAVOptions } ?? "type: local\n    path: remote"
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
+        try Data("remotes:\n  vault:\n    \(location)\n    encryption:\n      key_file: vault.key\n".utf8)
+            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        return (server, server.map { $0.directory + "/root/vault" } ?? work.directory.child("remote"))
+    }
+
     /// Runs Tests/encryption/decode.py (Python's `cryptography` package).
     static func decoder(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
