@@ -67,7 +67,11 @@ public final class RunRecorder: RunEventSink {
                                remote: pair.remoteLocation, trigger: trigger, startedAt: figures.startedAt, endedAt: now,
                                outcome: outcome, error: error, tally: figures)
         record.journalBytes = Self.journalBytes(stateDirectory: stateDirectory)
-        record.trackedFiles = await trackedFiles()
+        if let counted = summary?.trackedFiles {
+            record.trackedFiles = counted
+        } else {
+            record.trackedFiles = await trackedFiles()
+        }
         RunMetrics.add(record)
         do {
             let history = try RunHistory.open(stateDirectory: stateDirectory)

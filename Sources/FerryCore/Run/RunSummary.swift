@@ -39,6 +39,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var incomplete: [String] = []
     /// Why the run moved nothing: a run condition (`when:`) that does not hold.
     public var waitingFor: String?
+    /// Every file the journal tracks after the run, all folders together (for the run
+    /// history); nil when the run did not count them.
+    public var trackedFiles: Int?
 
     public init(folder: String, mode: SyncMode, dryRun: Bool) {
         self.folder = folder

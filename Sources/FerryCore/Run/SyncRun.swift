@@ -160,6 +160,9 @@ public struct SyncRun: Sendable {
             if pair.mode != .pull { await abortAbandonedUploads(opened) }
             try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, summary: &summary)
         }
+        // Counted here, on the open journal: the history would otherwise open it again
+        // after the run, a second WAL and checkpoint for one `COUNT(*)`.
+        if !options.dryRun { summary.trackedFiles = try? await opened.journal?.fileCount() }
         summary.elapsedSeconds = seconds(since: started)
         sink.emit(.summary(summary))
         return summary
