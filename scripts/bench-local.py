@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Local-directory benchmark: ferry against cp, rsync and rclone on the same data.
 
-Prepares the data once, runs each tool 3 times on a fresh target (and the no-op case on
-an up-to-date target), and prints a Markdown table of medians and ratios to stdout and
-to bench-results/local.md. Run by `make bench` after a release build.
+Prepares the data once, runs each tool 3 times on a fresh target, the tools taking turns
+(and the no-op case on an up-to-date target), and prints a Markdown table of medians and
+ratios to stdout and to bench-results/local.md. Run by `make bench` after a release build.
 
 The `exec` case pushes the small files through the example external plugin
 (Plugins/ContentStorePlugin/ferry-backend-cas, `type: exec:cas`) and compares that with
@@ -40,23 +40,12 @@ def make_big(root, size=1 << 30):
             f.write(chunk)
 
 
-def timed(command, prepare=None):
-    samples = []
-    for _ in range(RUNS):
-        if prepare:
-            prepare()
-        subprocess.run(["sync"], check=True)
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
-def interleaved(commands, prepare):
+def interleaved(commands, prepare=lambda: None):
     """Medians of RUNS rounds, each round running every command once, in turn (starting
     with the next one each round): a ratio of two tools run one after the other, all of
     one first, measured the disk's moods as much as the tools (2,000 encrypted small
-    files came out 1.3 to 1.9 times the plain push, code unchanged)."""
+    files came out 1.3 to 1.9 times the plain push, code unchanged). Every case is timed
+    this way."""
     samples = {name: [] for name in commands}
     names = list(commands)
     for round in range(RUNS):
@@ -92,14 +81,14 @@ def main():
         for key, label, src in [("small", small_label, small), ("big", "one 1 GiB file", big)]:
             if key not in CASES:
                 continue
-            times = {
-                "ferry": timed([FERRY, "push", src, "--to", dst, "--state", state, "--transfers", "4"], fresh),
-                "cp -r": timed(["cp", "-r", src, dst], fresh),
-                "rsync -a": timed(["rsync", "-a", src + "/", dst + "/"], fresh),
+            commands = {
+                "ferry": [FERRY, "push", src, "--to", dst, "--state", state, "--transfers", "4"],
+                "cp -r": ["cp", "-r", src, dst],
+                "rsync -a": ["rsync", "-a", src + "/", dst + "/"],
             }
             if have_rclone:
-                times["rclone copy"] = timed(["rclone", "copy", "--transfers", "4", src, dst], fresh)
-            rows.append((label, times))
+                commands["rclone copy"] = ["rclone", "copy", "--transfers", "4", src, dst]
+            rows.append((label, interleaved(commands, fresh)))
 
         if "exec" in CASES:
             rows.append((f"{small_label}: exec:cas plugin vs local backend", exec_case(work, small, dst, state, fresh)))
@@ -112,13 +101,13 @@ def main():
             # No-op: the target is already up to date.
             fresh()
             subprocess.run([FERRY, "push", small, "--to", dst, "--state", state], check=True, stdout=subprocess.DEVNULL)
-            times = {
-                "ferry": timed([FERRY, "push", small, "--to", dst, "--state", state]),
-                "rsync -a": timed(["rsync", "-a", small + "/", dst + "/"]),
+            commands = {
+                "ferry": [FERRY, "push", small, "--to", dst, "--state", state],
+                "rsync -a": ["rsync", "-a", small + "/", dst + "/"],
             }
             if have_rclone:
-                times["rclone copy"] = timed(["rclone", "copy", "--transfers", "4", small, dst])
-            rows.append((f"no-op push, {SMALL_COUNT:,} files", times))
+                commands["rclone copy"] = ["rclone", "copy", "--transfers", "4", small, dst]
+            rows.append((f"no-op push, {SMALL_COUNT:,} files", interleaved(commands)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     write_results(rows)
@@ -147,10 +136,10 @@ folders:
 transfers:
   max: 4
 """)
-    return {
-        "ferry": timed([FERRY, "push", "via-local", "--config", config, "--state", state], fresh),
-        "ferry exec:cas": timed([FERRY, "push", "via-plugin", "--config", config, "--state", state], fresh),
-    }
+    return interleaved({
+        "ferry": [FERRY, "push", "via-local", "--config", config, "--state", state],
+        "ferry exec:cas": [FERRY, "push", "via-plugin", "--config", config, "--state", state],
+    }, fresh)
 
 
 def encrypted_case(work, src, dst, state, fresh):
