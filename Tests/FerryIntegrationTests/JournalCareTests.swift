@@ -1,9 +1,9 @@
-@testable import FerryCore
+import FerryCore
 import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("ferry doctor, ferry retry, and a damaged journal", .integration)
+@Suite("ferry doctor, ferry retry, a damaged journal, and the history's count of its files", .integration)
 struct JournalCareTests {
     @Test("doctor: a sound journal is ok; a transfer killed half-way is reported as interrupted, exit 0")
     func doctorReportsInterrupted() async throws {
@@ -92,6 +92,21 @@ struct JournalCareTests {
         #expect(nothing.status == 2)
         #expect(nothing.standardError.contains("not inside any synced folder"))
     }
+
+    @Test("each run's history row counts the files the journal tracks, all folders together")
+    func historyCountsTrackedFiles() async throws {
+        let work = Workspace()
+        for index in 0..<3 { try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 10, seed: UInt64(index)) }
+        #expect(try await work.push().status == 0)
+        let second = work.directory.child("second"), secondRemote = work.directory.child("second-remote")
+        for index in 0..<2 { try TreeGenerator.write(at: second + "/GPX_\(index).gpx", size: 10, seed: UInt64(index)) }
+        let push = try await work.ferry(["push", second, "--to", secondRemote, "--state", work.state])
+        #expect(push.status == 0, "\(push.diagnostics)")
+
+        let history = try #require(try RunHistory.openExisting(stateDirectory: work.state))
+        let runs = try await history.runs(folder: nil, limit: 5)
+        #expect(runs.map(\.trackedFiles) == [5, 3], "newest first")
+    }
 }
 
 @Suite("the free-space guard on downloads", .integration)
@@ -115,20 +130,5 @@ struct FreeSpaceGuardTests {
         let again = try await work.ferry(["pull", work.source, "--from", work.destination, "--state", work.state, "--json"])
         #expect(again.status == 0, "\(again.diagnostics)")
         #expect(try TreeComparison.differences(work.destination, work.source) == [])
-    }
-
-    @Test("each run's history row counts the files the journal tracks, all folders together")
-    func historyCountsTrackedFiles() async throws {
-        let work = Workspace()
-        for index in 0..<3 { try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 10, seed: UInt64(index)) }
-        #expect(try await work.push().status == 0)
-        let second = work.directory.child("second"), secondRemote = work.directory.child("second-remote")
-        for index in 0..<2 { try TreeGenerator.write(at: second + "/GPX_\(index).gpx", size: 10, seed: UInt64(index)) }
-        let push = try await work.ferry(["push", second, "--to", secondRemote, "--state", work.state])
-        #expect(push.status == 0, "\(push.diagnostics)")
-
-        let history = try #require(try RunHistory.openExisting(stateDirectory: work.state))
-        let runs = try await history.runs(folder: nil, limit: 5)
-        #expect(runs.map(\.trackedFiles) == [5, 3], "newest first")
     }
 }
