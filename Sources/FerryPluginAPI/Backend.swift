@@ -135,6 +135,22 @@ extension Backend {
         }
     }
 
+    /// One path's entry, asked again after each failure for as long as `retryDelay` gives
+    /// a delay, as `list(_:retryDelay:)` does for a folder's listing.
+    public func stat(_ path: RemotePath,
+                     retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> RemoteEntry? {
+        var failures = 0
+        while true {
+            do {
+                return try await stat(path)
+            } catch {
+                failures += 1
+                guard let delay = retryDelay(error, failures) else { throw error }
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
     /// Every file below `directory`, walked one folder at a time (servers refuse deep
     /// listings). A missing top folder is an empty tree.
     ///

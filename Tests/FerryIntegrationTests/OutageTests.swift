@@ -210,6 +210,42 @@ struct OutageTests {
         #expect(try work.temporaryFiles(in: server.directory + "/root/t") == [], "\(push.diagnostics)")
     }
 
+    @Test("a pull whose first look at its remote folder gets a 503 asks again and restores every file")
+    func pullRetriesFirstLook() async throws {
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PROPFIND=503"])
+        let work = Workspace()
+        for index in 0..<3 { try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 2_000, seed: UInt64(index)) }
+        let config = """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav/photos"))
+              flaky:
+                type: webdav
+                url: \(proxy.origin)/dav/photos
+            folders:
+              photos:
+                path: src
+                remote: nas
+              restored:
+                path: restored
+                remote: flaky
+                mode: pull
+            retry:
+              attempts: 3
+              base_delay: 100ms
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        #expect(try await work.ferry(["push", "photos", "--state", work.state]).status == 0)
+
+        let pull = try await work.ferry(["pull", "restored", "--state", work.state, "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        let first = try #require(proxy.requests.first)
+        #expect(first.hasPrefix("PROPFIND ") && first.hasSuffix(" 503"), "\(proxy.requests)")
+        #expect(try TreeComparison.differences(work.source, work.directory.child("restored"), compareModificationTimes: false) == [])
+    }
+
     @Test("a transfer that stalls is aborted after stall_timeout and sent again, without waiting for the server")
     func stalledUploadIsRetried() async throws {
         let server = try await TestServer(.nginx)

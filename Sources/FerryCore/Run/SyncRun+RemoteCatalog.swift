@@ -28,7 +28,8 @@ extension SyncRun {
         guard pair.mode == .pull || (pair.mode == .sync && !firstRun) else { return }
         let found: RemoteEntry?
         do {
-            found = try await pair.backend.stat(pair.remoteRoot)
+            // Retried as listings are: one 503 at a run's first request must not fail it.
+            found = try await pair.backend.stat(pair.remoteRoot, retryDelay: remoteRetryDelay)
         } catch {
             throw RunError(.remoteListing, "cannot look at \(pair.remoteLocation): \(error.message)"
                 + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))

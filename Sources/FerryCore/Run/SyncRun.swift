@@ -276,11 +276,7 @@ public struct SyncRun: Sendable {
         let bundleFolder = BundleNaming.folder(in: pair.remoteRoot)
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
             .union(localHiddenFolders.compactMap { try? RemotePath($0) }.map(pair.remoteRoot.appending))
-        let policy = config.retry
-        let retryDelay: @Sendable (BackendError, Int) -> Duration? = { error, failures in
-            guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
-            return policy.delay(afterFailures: failures, for: error)
-        }
+        let retryDelay = remoteRetryDelay
         // Nothing to merge into the listing by path (no hidden names from a catalog, no
         // bundled files): the listing is walked as planning goes, a folder at a time.
         var bundleCatalog: BundleCatalog?
@@ -331,6 +327,17 @@ public struct SyncRun: Sendable {
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
+    }
+
+    /// How long to wait before asking the remote again after a listing, or the look at the
+    /// remote folder, failed; nil once the retry policy gives up (or the error is not
+    /// worth another try).
+    var remoteRetryDelay: @Sendable (BackendError, Int) -> Duration? {
+        let policy = config.retry
+        return { error, failures in
+            guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
+            return policy.delay(afterFailures: failures, for: error)
+        }
     }
 
     /// A listing that failed, said once: the backend's message names the URL it tried.
