@@ -658,22 +658,23 @@ class Soak:
         elif backend == "s3":
             if folder not in self.s3_seeded:
                 self.server(backend)
-                run = self.ferry.run(["push", source, "--to", f"s3soak:{folder}", "--state",
-                                      os.path.join(self.work, "s3-seed-state", folder), "--config", self.configs["plain"]])
-                if run.returncode != 0:
-                    raise RuntimeError(f"seeding s3soak:{folder} failed: {run.describe()}")
+                self.push_seed(source, f"s3soak:{folder}", "s3-seed-state", folder)
                 self.s3_seeded[folder] = source
         elif backend == "nginx":
             # Through ferry, not onto the disk: nginx leaves dot names out of its listings,
             # and a pull finds them in the catalog a push writes (without one a pull that
             # cannot see every file exits 1, docs/reliability.md).
             if not os.path.isdir(os.path.join(self.server(backend).root, folder)):
-                run = self.ferry.run(["push", source, "--to", self.server(backend).dav(folder), "--state",
-                                      os.path.join(self.work, "nginx-seed-state", folder), "--config", self.configs["plain"]])
-                if run.returncode != 0:
-                    raise RuntimeError(f"seeding nginx:{folder} failed: {run.describe()}")
+                self.push_seed(source, self.server(backend).dav(folder), "nginx-seed-state", folder)
         elif not os.path.isdir(os.path.join(self.server(backend).root, folder)):
             self.server(backend).seed(folder, source)
+
+    def push_seed(self, source, remote, states, folder):
+        """Puts a tree on a remote with a ferry push (its own state folder under `states`)."""
+        run = self.ferry.run(["push", source, "--to", remote, "--state", os.path.join(self.work, states, folder),
+                              "--config", self.configs["plain"]])
+        if run.returncode != 0:
+            raise RuntimeError(f"seeding {remote} failed: {run.describe()}")
 
     def pair(self, direction, backend, name, source=None, target=None, folder="pullsrc", origin=None):
         """push: source (default the data tree) to the remote folder `name` (or to the

@@ -123,15 +123,8 @@ extension Backend {
     /// folder is not asked about.
     public func list(_ folder: RemotePath,
                      retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> [RemoteEntry] {
-        var failures = 0
-        while true {
-            do {
-                return try await list(folder)
-            } catch {
-                failures += 1
-                guard error.code != .notFound, let delay = retryDelay(error, failures) else { throw error }
-                try? await Task.sleep(for: delay)
-            }
+        try await Self.retrying({ error, failures in error.code == .notFound ? nil : retryDelay(error, failures) }) {
+            () async throws(BackendError) in try await list(folder)
         }
     }
 
@@ -139,10 +132,17 @@ extension Backend {
     /// a delay, as `list(_:retryDelay:)` does for a folder's listing.
     public func stat(_ path: RemotePath,
                      retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> RemoteEntry? {
+        try await Self.retrying(retryDelay) { () async throws(BackendError) in try await stat(path) }
+    }
+
+    /// `body`, run again after each failure for as long as `retryDelay` (asked with the
+    /// error and the number of failures so far) gives a delay.
+    private static func retrying<T>(_ retryDelay: (BackendError, Int) -> Duration?,
+                                    _ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
         var failures = 0
         while true {
             do {
-                return try await stat(path)
+                return try await body()
             } catch {
                 failures += 1
                 guard let delay = retryDelay(error, failures) else { throw error }

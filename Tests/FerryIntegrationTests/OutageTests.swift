@@ -216,30 +216,11 @@ struct OutageTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PROPFIND=503"])
         let work = Workspace()
         for index in 0..<3 { try TreeGenerator.write(at: work.source + "/IMG_\(index).jpg", size: 2_000, seed: UInt64(index)) }
-        let config = """
-            remotes:
-              nas:
-                type: webdav
-                url: \(server.url("/dav/photos"))
-              flaky:
-                type: webdav
-                url: \(proxy.origin)/dav/photos
-            folders:
-              photos:
-                path: src
-                remote: nas
-              restored:
-                path: restored
-                remote: flaky
-                mode: pull
-            retry:
-              attempts: 3
-              base_delay: 100ms
-            """
-        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        try Data(config(server, offlineWait: "1m").utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
         #expect(try await work.ferry(["push", "photos", "--state", work.state]).status == 0)
 
-        let pull = try await work.ferry(["pull", "restored", "--state", work.state, "--json"])
+        let flaky = "dav://" + proxy.origin.dropFirst("http://".count) + "/dav/photos"
+        let pull = try await work.ferry(["pull", "restored", "--from", flaky, "--state", work.directory.child("fresh"), "--json"])
         #expect(pull.status == 0, "\(pull.diagnostics)")
         let first = try #require(proxy.requests.first)
         #expect(first.hasPrefix("PROPFIND ") && first.hasSuffix(" 503"), "\(proxy.requests)")
