@@ -19,18 +19,20 @@ extension FileRecord {
         "moveTarget", "resolution", "fetchedAt", "transferState",
     ]
 
-    /// The row's values in `columnNames` order.
-    var columnValues: [(any DatabaseValueConvertible)?] {
+    /// The row's values in `columnNames` order, converted here: an array of existentials
+    /// that GRDB converts one by one was half of the journal's work per written row.
+    var columnValues: [DatabaseValue] {
         [
-            pairId, path, queue, status.rawValue, action?.rawValue,
-            localSize, localModifiedNanos, localInode, localHash,
-            remoteSize, remoteModifiedNanos, remoteETag,
-            syncedLocalSize, syncedLocalModifiedNanos, syncedLocalInode,
-            syncedRemoteSize, syncedRemoteModifiedNanos, syncedRemoteETag, syncedAt,
-            attempts, nextAttemptAt, lastError,
-            transferSize, transferModifiedNanos, transferInode, transferETag,
-            updatedAt,
-            moveTarget, resolution?.rawValue, fetchedAt, transferState,
+            pairId.databaseValue, path.databaseValue, queue.databaseValue,
+            status.rawValue.databaseValue, action?.rawValue.databaseValue ?? .null,
+            localSize.databaseValue, localModifiedNanos.databaseValue, localInode.databaseValue, localHash.databaseValue,
+            remoteSize.databaseValue, remoteModifiedNanos.databaseValue, remoteETag.databaseValue,
+            syncedLocalSize.databaseValue, syncedLocalModifiedNanos.databaseValue, syncedLocalInode.databaseValue,
+            syncedRemoteSize.databaseValue, syncedRemoteModifiedNanos.databaseValue, syncedRemoteETag.databaseValue, syncedAt.databaseValue,
+            attempts.databaseValue, nextAttemptAt.databaseValue, lastError.databaseValue,
+            transferSize.databaseValue, transferModifiedNanos.databaseValue, transferInode.databaseValue, transferETag.databaseValue,
+            updatedAt.databaseValue,
+            moveTarget.databaseValue, resolution?.rawValue.databaseValue ?? .null, fetchedAt.databaseValue, transferState.databaseValue,
         ]
     }
 
@@ -97,10 +99,27 @@ extension FileRecord {
         transferState = row[30]
     }
 
+    /// Rows of `file` read by position: `clause` is what follows `FROM file` (conditions,
+    /// order, limit).
+    static func fetchInOrder(_ db: Database, _ clause: String, arguments: StatementArguments) throws -> [FileRecord] {
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(selectList) FROM file " + clause, arguments: arguments)
+        var records: [FileRecord] = []
+        while let row = try rows.next() { records.append(try FileRecord(columnsInOrder: row)) }
+        return records
+    }
+
     /// Writes this row with the cached upsert statement.
     func write(_ db: Database) throws {
-        let statement = try db.cachedStatement(sql: Self.upsertSQL)
-        statement.setUncheckedArguments(StatementArguments(columnValues))
-        try statement.execute()
+        try write(with: Self.upsertStatement(db))
+    }
+
+    /// Writes this row with `upsertStatement`, looked up once for many rows.
+    func write(with upsert: Statement) throws {
+        upsert.setUncheckedArguments(StatementArguments(columnValues))
+        try upsert.execute()
+    }
+
+    static func upsertStatement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: upsertSQL)
     }
 }

@@ -7,7 +7,7 @@ extension Journal {
     public func records(pairId: Int64, statuses: [FileStatus]?, prefix: String?, after: String?,
                         limit: Int) async throws(JournalError) -> [FileRecord] {
         try await read { db in
-            var sql = "SELECT * FROM file WHERE pairId = ? AND path > ?"
+            var sql = "WHERE pairId = ? AND path > ?"
             var arguments: StatementArguments = [pairId, after ?? ""]
             if let statuses {
                 sql += " AND status IN (" + statuses.map { _ in "?" }.joined(separator: ", ") + ")"
@@ -20,7 +20,7 @@ extension Journal {
             }
             sql += " ORDER BY path LIMIT ?"
             _ = arguments.append(contentsOf: [limit])
-            return try FileRecord.fetchAll(db, sql: sql, arguments: arguments)
+            return try FileRecord.fetchInOrder(db, sql, arguments: arguments)
         }
     }
 

@@ -50,8 +50,8 @@ extension Journal {
             for path in paths {
                 // A prefix compared exactly (LIKE would ignore ASCII case: `Summer/` is not `summer/`).
                 let prefix = path + "/"
-                let records = try FileRecord.fetchAll(db, sql: """
-                    SELECT * FROM file WHERE pairId = ? AND (path = ? OR ? = '' OR substr(path, 1, length(?)) = ?) ORDER BY path
+                let records = try FileRecord.fetchInOrder(db, """
+                    WHERE pairId = ? AND (path = ? OR ? = '' OR substr(path, 1, length(?)) = ?) ORDER BY path
                     """, arguments: [pairId, path, path, prefix, prefix])
                 if records.isEmpty { request.unknown.append(path) }
                 for var record in records {

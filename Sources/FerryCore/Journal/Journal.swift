@@ -158,17 +158,11 @@ public final class Journal: Sendable {
     /// a page at a time, instead of loading every row at once.
     public func records(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [FileRecord] {
         try await read { db in
-            let rows = if let path {
-                try Row.fetchCursor(db, sql: "SELECT \(FileRecord.selectList) FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?",
-                                    arguments: [pairId, path, limit])
+            if let path {
+                try FileRecord.fetchInOrder(db, "WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?", arguments: [pairId, path, limit])
             } else {
-                try Row.fetchCursor(db, sql: "SELECT \(FileRecord.selectList) FROM file WHERE pairId = ? ORDER BY path LIMIT ?",
-                                    arguments: [pairId, limit])
+                try FileRecord.fetchInOrder(db, "WHERE pairId = ? ORDER BY path LIMIT ?", arguments: [pairId, limit])
             }
-            var records: [FileRecord] = []
-            records.reserveCapacity(limit)
-            while let row = try rows.next() { records.append(try FileRecord(columnsInOrder: row)) }
-            return records
         }
     }
 
@@ -192,8 +186,9 @@ public final class Journal: Sendable {
     /// a time instead of holding a million of them.
     public func pendingJobs(pairId: Int64, queue: String, after path: String?, limit: Int) async throws(JournalError) -> [FileRecord] {
         try await read { db in
-            try FileRecord.fetchAll(db, sql: """
-                SELECT * FROM file WHERE pairId = ? AND queue = ? AND action IS NOT NULL AND path > ?
+            // Read by position: the decoding by column name was a twentieth of a first push's CPU.
+            try FileRecord.fetchInOrder(db, """
+                WHERE pairId = ? AND queue = ? AND action IS NOT NULL AND path > ?
                 AND status IN \(Self.pendingStatusList) ORDER BY path LIMIT ?
                 """, arguments: [pairId, queue, path ?? "", limit])
         }
@@ -229,7 +224,8 @@ public final class Journal: Sendable {
             let written = Array(upserts[upsertStart..<upsertEnd])
             let removed = deletions[deletionStart..<deletionEnd].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
             try await write { db in
-                for record in written { try record.write(db) }
+                let upsert = try FileRecord.upsertStatement(db)
+                for record in written { try record.write(with: upsert) }
                 let statement = try db.cachedStatement(sql: "DELETE FROM file WHERE pairId = ? AND path = ?")
                 for row in removed { try statement.execute(arguments: [row.pairId, row.path]) }
             }
