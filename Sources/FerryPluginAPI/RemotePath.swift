@@ -26,12 +26,20 @@ public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// are dropped; `.`, `..`, NUL and control characters are refused.
     public init(_ string: String) throws(BackendError) {
         var parts: [String] = []
-        for part in string.split(separator: "/", omittingEmptySubsequences: true) {
-            let name = String(part)
+        var bytes = 0
+        // Split by bytes, not `Character`s: every upload of a small file makes one.
+        for part in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let name = String(Substring(part))
             try RemotePath.validate(name: name, in: string)
             parts.append(name)
+            bytes += part.count
         }
-        self.init(validated: parts)
+        // Nothing dropped (no empty component): the string is already the joined form.
+        if !parts.isEmpty && bytes + parts.count - 1 == string.utf8.count {
+            self.init(validated: parts, string: string)
+        } else {
+            self.init(validated: parts)
+        }
     }
 
     /// Builds a path from components, validating each one.
