@@ -18,6 +18,12 @@ public protocol StagedUploadBackend: Backend {
     /// caller then uses `stageUpload`. The default is nil.
     func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload?
 
+    /// `stageNow` for several uploads, one after the other on the calling thread (a
+    /// blocking one): one result per upload, in order. A backend may share work between
+    /// them (a local disk opens a folder once for the uploads into it). The default stages
+    /// them one by one.
+    func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>]
+
     /// Makes staged uploads durable under their final names, one result per upload in
     /// `uploads`' order. Throws only when none could be published.
     func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>]
@@ -25,6 +31,10 @@ public protocol StagedUploadBackend: Backend {
 
 extension StagedUploadBackend {
     public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? { nil }
+
+    public func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
+        uploads.map { upload in Result { () throws(BackendError) in try stageNow(upload.request, observer: upload.observer) } }
+    }
 }
 
 /// An upload written under its temporary name, waiting to be published.

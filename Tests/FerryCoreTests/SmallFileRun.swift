@@ -16,9 +16,10 @@ enum SmallFileRun {
         return root
     }
 
-    static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String) async throws -> RunSummary {
+    static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String,
+                    config: Config = .defaults) async throws -> RunSummary {
         let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: mode, ignore: [])
-        return try await SyncRun(pair: pair, config: .defaults, stateDirectory: state, options: RunOptions(),
+        return try await SyncRun(pair: pair, config: config, stateDirectory: state, options: RunOptions(),
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }
 }

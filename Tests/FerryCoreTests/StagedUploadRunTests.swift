@@ -66,6 +66,44 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     }
 }
 
+/// A real LocalBackend that records the uploads each trip stages together, and fails the
+/// first staging of `failOnce` as a write cut short would.
+final class BatchedStaging: WrapsLocalBackend, StagedUploadBackend {
+    let inner: LocalBackend
+    let failOnce: String
+    let trips = Mutex<[[String]]>([])
+    private let failed = Mutex(false)
+
+    init(root: String, failOnce: String) {
+        inner = LocalBackend(root: root)
+        self.failOnce = failOnce
+    }
+
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
+        try await inner.stageUpload(request, observer: observer)
+    }
+
+    func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? {
+        try inner.stageNow(request, observer: observer)
+    }
+
+    func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
+        trips.withLock { $0.append(uploads.map(\.request.destination.string)) }
+        return uploads.map { upload in
+            let path = upload.request.destination.string
+            if path == failOnce, !failed.withLock({ $0 }) {
+                failed.withLock { $0 = true }
+                return .failure(BackendError(.io, "write cut short by the test", path: path))
+            }
+            return inner.stageNow([upload])[0]
+        }
+    }
+
+    func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
+        try await inner.publishStaged(uploads)
+    }
+}
+
 @Suite("small uploads staged and published in batches")
 struct StagedUploadRunTests {
     @Test("small files are staged and published before the journal records them; a large one goes on its own")
@@ -108,5 +146,33 @@ struct StagedUploadRunTests {
         let again = try await SmallFileRun.run(.push, local: source, remote: LocalBackend(root: folder.child("dst")), state: state)
         #expect(again.uploadedFiles == 1 && again.failedFiles == 0)
         #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+    }
+
+    @Test("small uploads to a local disk start in batches, one trip each; a file that fails is retried on its own")
+    func uploadsStartInBatches() async throws {
+        let folder = TemporaryDirectory()
+        let source = try SmallFileRun.tree(folder, "src", small: 60)
+        let state = folder.child("state")
+        let backend = BatchedStaging(root: folder.child("dst"), failOnce: "d2/IMG_9.jpg")
+        var config = Config.defaults
+        config.retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(20))
+        let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state, config: config)
+        #expect(summary.uploadedFiles == 61 && summary.failedFiles == 0)
+        #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+
+        // Every small file went in a batch trip exactly once (the retry went on its own,
+        // looking at the remote first); the video, too large to stage, in none.
+        let trips = backend.trips.withLock { $0 }
+        let staged = trips.flatMap { $0 }
+        #expect(staged.count == 60 && Set(staged).count == 60)
+        #expect(!staged.contains("VID_1.mov"))
+        #expect(trips.contains { $0.count > 1 }, "no trip staged more than one file: \(trips.map(\.count))")
+        #expect(trips.allSatisfy { $0.count <= TransferEngine.uploadBatchSize })
+
+        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let pairId = try #require(try await journal.folderPairs().first?.id)
+        let records = try await journal.records(pairId: pairId)
+        #expect(records.count == 61 && records.allSatisfy { $0.status == .inSync })
+        #expect(records.first { $0.path == "d2/IMG_9.jpg" }?.attempts == 0)
     }
 }

@@ -14,8 +14,9 @@ import Foundation
 /// them, or sends them again where it cannot tell.
 ///
 /// Remote deletes that destroy the copy (no trash) start as batches of up to the backend's
-/// `maxDeleteBatch` from the jobs already loaded, one `Backend.deleteFiles` call each; every
-/// file still has its own outcome, booking and retries.
+/// `maxDeleteBatch` from the jobs already loaded, one `Backend.deleteFiles` call each; small
+/// uploads to a local disk start as batches of `uploadBatchSize`, staged in one trip to a
+/// blocking thread. Every file still has its own outcome, booking and retries.
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
     /// The run's one journal writer, shared with the executor's marks.
@@ -37,15 +38,20 @@ struct TransferEngine: Sendable {
 
     static let batchWindow = 0.25
     static let batchLimit = 512
+    /// The most small uploads to a local disk that start as one batch, in one trip to a
+    /// blocking thread (`TransferExecutor.attempt(batch:)`).
+    static let uploadBatchSize = 16
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
     private enum Event: Sendable {
         case finished(SchedulerState.Job, FileRecord, Outcome, Int64)
-        /// A batch of remote deletes is over: each job's outcome.
-        case finishedBatch([(job: SchedulerState.Job, record: FileRecord, outcome: Outcome)])
+        /// A batch (remote deletes, small uploads) is over: each job's outcome and bytes moved.
+        case finishedBatch([(job: SchedulerState.Job, record: FileRecord, outcome: Outcome, moved: Int64)])
         case timer
         case probed(BackendError?)
+        /// A commit is over.
+        case committed(JournalError?)
         case fed([FileRecord])
     }
 
@@ -63,9 +69,9 @@ struct TransferEngine: Sendable {
         var errors: [String: BackendError] = [:]
 
         /// Records loaded or fed in, as the machine's jobs; records already known are left out.
-        /// With `batchesDeletes`, remote deletes are marked batchable.
+        /// Those `batches` accepts are marked batchable.
         mutating func take(_ loaded: [FileRecord], outsidePages: Bool, classifier: QueueClassifier,
-                           progress: RunProgress, batchesDeletes: Bool) -> [SchedulerState.Job] {
+                           progress: RunProgress, batches: (FileRecord) -> Bool) -> [SchedulerState.Job] {
             var taken: [SchedulerState.Job] = []
             for record in loaded {
                 let rank = classifier.rank(of: record.queue)
@@ -78,7 +84,7 @@ struct TransferEngine: Sendable {
                 }
                 records[record.path] = record
                 taken.append(SchedulerState.Job(path: record.path, rank: rank,
-                                                batchable: batchesDeletes && TransferExecutor.joinsDeleteBatch(record),
+                                                batchable: batches(record),
                                                 small: record.transferBytes < TransferExecutor.resumableSize))
             }
             return taken
@@ -93,9 +99,17 @@ struct TransferEngine: Sendable {
         // Remote deletes go to the backend as many to a request as it takes (S3: 1,000).
         let deleteBatchSize = executor.pair.backend.capabilities.maxDeleteBatch
         let batchesDeletes = deleteBatchSize > 1
+        // Small uploads to a local disk start in batches too: each file's own trips to a
+        // blocking thread and back cost more than staging it (a third of a first push of
+        // 20,000 photos).
+        let batchesUploads = executor.stagesUploads
+        let executor = self.executor
+        func batches(_ record: FileRecord) -> Bool {
+            (batchesDeletes && TransferExecutor.joinsDeleteBatch(record)) || (batchesUploads && executor.uploadsTogether(record))
+        }
         var machine = TransferStateMachine(queueCaps: queueCaps, globalCap: globalCap, retry: retry,
                                            batchWindow: Self.batchWindow, batchLimit: Self.batchLimit,
-                                           jobBatchSize: deleteBatchSize)
+                                           jobBatchSize: max(deleteBatchSize, batchesUploads ? Self.uploadBatchSize : 1))
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }
@@ -171,6 +185,7 @@ struct TransferEngine: Sendable {
             var timerAt: Double?
             var stopSent = false
             var lastProbeFailure: BackendError?
+            var commitsRunning = 0
 
             /// Carries out the machine's actions, in order.
             func perform(_ actions: [TransferStateMachine.Action]) async throws(JournalError) {
@@ -192,16 +207,29 @@ struct TransferEngine: Sendable {
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
                     case let .startBatch(batch):
-                        let members = batch.compactMap { job in jobs.records[job.path].map { (job: job, record: $0) } }
-                        for member in members { progress.began(queue: member.record.queue, path: member.record.path) }
+                        let members = batch.compactMap { job in
+                            jobs.records[job.path].map { record in
+                                (job: job, record: record,
+                                 observer: JobObserver(queue: record.queue, progress: progress, throttle: throttle,
+                                                       sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? [])))
+                            }
+                        }
+                        for member in members {
+                            progress.began(queue: member.record.queue, path: member.record.path)
+                            running.add(member.observer)
+                        }
                         group.addTask { [executor, progress] in
                             defer {
-                                for member in members { progress.left(queue: member.record.queue, path: member.record.path) }
+                                for member in members {
+                                    running.remove(member.observer)
+                                    progress.left(queue: member.record.queue, path: member.record.path)
+                                }
                             }
-                            let outcomes = await executor.deleteRemote(batch: members.map(\.record))
+                            let outcomes = await executor.attempt(batch: members.map { ($0.record, $0.observer) })
                             return .finishedBatch(members.map { member in
                                 (member.job, member.record, outcomes[member.record.path]
-                                    ?? .failure(.backend(BackendError(.io, "the delete batch gave no outcome", path: member.record.path))))
+                                    ?? .failure(.backend(BackendError(.io, "the batch gave no outcome", path: member.record.path))),
+                                 member.observer.bytesMoved)
                             })
                         }
                     case let .recordSuccess(job):
@@ -261,7 +289,7 @@ struct TransferEngine: Sendable {
                         }
                     case .commit:
                         await publishStaged()
-                        try await writer.commit()
+                        startCommit()
                     case let .reportOffline(nextProbeIn):
                         sink.emit(.remoteOffline(remote: remoteName, message: lastProbeFailure?.description ?? "no answer",
                                                  nextProbeSeconds: nextProbeIn))
@@ -273,8 +301,22 @@ struct TransferEngine: Sendable {
                 // pending in the journal too: the page reader must not hand them out again.
                 if !followUps.isEmpty {
                     let arrived = jobs.take(followUps, outsidePages: true, classifier: classifier, progress: progress,
-                                            batchesDeletes: batchesDeletes)
+                                            batches: batches)
                     try await perform(machine.handle(.jobsArrived(arrived), now: now()))
+                }
+            }
+
+            /// Commits what is booked while the jobs go on: waiting for the journal's
+            /// transaction held every job's start back for it.
+            func startCommit() {
+                commitsRunning += 1
+                group.addTask { [writer] in
+                    do throws(JournalError) {
+                        try await writer.commit()
+                        return .committed(nil)
+                    } catch {
+                        return .committed(error)
+                    }
                 }
             }
 
@@ -313,13 +355,13 @@ struct TransferEngine: Sendable {
                     while machine.acceptsJobs, !pages.isExhausted {
                         let loaded = try await pages.refill(waiting: { machine.readyCount(rank: $0) })
                         let arrived = jobs.take(loaded, outsidePages: false, classifier: classifier, progress: progress,
-                                                batchesDeletes: batchesDeletes)
+                                                batches: batches)
                         if !arrived.isEmpty {
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
                         if !machine.isAbandoning { break }
                     }
-                    if machine.isIdle && (stopSent || pages.isExhausted) { break }
+                    if machine.isIdle && commitsRunning == 0 && (stopSent || pages.isExhausted) { break }
 
                     // One timer at a time, for the earliest moment the machine asked for.
                     if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
@@ -343,7 +385,7 @@ struct TransferEngine: Sendable {
                     case let .fed(records):
                         if !Task.isCancelled {
                             let arrived = jobs.take(records, outsidePages: true, classifier: classifier, progress: progress,
-                                                    batchesDeletes: batchesDeletes)
+                                                    batches: batches)
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
                         if let feed, !records.isEmpty, !Task.isCancelled {
@@ -355,8 +397,11 @@ struct TransferEngine: Sendable {
                         // Each file of the batch is its own job to the machine: booked,
                         // retried or failed on its own.
                         for member in members {
-                            try await settle(member.job, member.record, member.outcome, moved: 0)
+                            try await settle(member.job, member.record, member.outcome, moved: member.moved)
                         }
+                    case let .committed(failure):
+                        commitsRunning -= 1
+                        if let failure { throw failure }
                     case let .probed(failure):
                         lastProbeFailure = failure
                         try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()))

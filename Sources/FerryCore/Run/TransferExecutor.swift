@@ -56,18 +56,25 @@ struct TransferExecutor: Sendable {
     static let resumableSize: Int64 = 1 << 20
 
     func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
-        do {
+        await Self.outcome(of: record) { () async throws -> Success in
             switch record.action {
-            case .upload: return .success(try await upload(record, observer: observer))
-            case .download: return .success(try await download(record, observer: observer))
-            case .deleteRemote: return .success(try await deleteRemote(record))
-            case .deleteLocal: return .success(try await deleteLocal(record))
-            case .moveRemote: return .success(try await moveRemote(record))
-            case .keepBothLocalLoses: return .success(try await keepBothLocalLoses(record))
-            case .keepBothRemoteLoses: return .success(try await keepBothRemoteLoses(record))
-            case .compareContent: return .success(try await compareContent(record, observer: observer))
-            case nil: return .success(.vanished)
+            case .upload: return try await upload(record, observer: observer)
+            case .download: return try await download(record, observer: observer)
+            case .deleteRemote: return try await deleteRemote(record)
+            case .deleteLocal: return try await deleteLocal(record)
+            case .moveRemote: return try await moveRemote(record)
+            case .keepBothLocalLoses: return try await keepBothLocalLoses(record)
+            case .keepBothRemoteLoses: return try await keepBothRemoteLoses(record)
+            case .compareContent: return try await compareContent(record, observer: observer)
+            case nil: return .vanished
             }
+        }
+    }
+
+    /// What `body` came to, its error sorted into the journal's or the backend's.
+    static func outcome(of record: FileRecord, _ body: () async throws -> Success) async -> Result<Success, Failure> {
+        do {
+            return .success(try await body())
         } catch let error as Failure {
             return .failure(error)
         } catch let error as BackendError {
@@ -92,24 +99,62 @@ struct TransferExecutor: Sendable {
     }
 
     private func upload(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
-        let source = localPath(planned)
-        let destination = try remotePath(planned)
-        // A small file's first attempt, with nothing to look at or move aside first, goes
-        // in the same trip to a blocking thread as the look at the file, on a backend that
-        // can send or stage it from there.
-        let firstTrip = !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned))
-        // A wrapper (encryption) is both; what it wraps decides which one sends.
-        let direct = firstTrip ? (pair.backend as? any DirectUploadBackend).flatMap { $0.directUploadLimit > 0 ? $0 : nil } : nil
-        let stager = firstTrip && direct == nil ? pair.backend as? any StagedUploadBackend : nil
-        let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
-        let (meta, sent) = try await BlockingIO.run { () throws(BackendError) -> (FileMetadata?, (UploadResult, StagedUpload?)?) in
-            guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
-            guard meta.size < sentLimit else { return (meta, nil) }
-            let request = UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
-                                        mayResume: false, expectsNewFile: planned.remote == nil)
+        let trip = try firstTrip(for: planned)
+        let (meta, sent) = try await BlockingIO.run { () throws(BackendError) in try trip.run(observer: observer) }
+        return try await finishUpload(planned, meta: meta, sent: sent, observer: observer)
+    }
+
+    /// The first trip of an upload to a blocking thread: a look at the source, and for a
+    /// small file's first attempt, with nothing to look at or move aside first, the send
+    /// or the staging too, on a backend that can do either from there.
+    struct FirstTrip: Sendable {
+        typealias Outcome = (meta: FileMetadata?, sent: (UploadResult, StagedUpload?)?)
+        let planned: FileRecord
+        let source: String
+        let destination: RemotePath
+        let direct: (any DirectUploadBackend)?
+        let stager: (any StagedUploadBackend)?
+        let sentLimit: Int64
+
+        /// Runs on a blocking thread. No metadata: the source is gone or not a file; no
+        /// sending: the file goes the usual way (`send`).
+        func run(observer: JobObserver) throws(BackendError) -> Outcome {
+            let (meta, request) = try look()
+            guard let meta, let request else { return (meta, nil) }
             if let direct { return (meta, try direct.uploadNow(request, observer: observer).map { ($0, nil) }) }
             return (meta, try stager?.stageNow(request, observer: observer).map { ($0.result, $0) })
         }
+
+        /// The source's metadata (nil: gone or not a file) and, when this trip sends or
+        /// stages it, the request to.
+        func look() throws(BackendError) -> (meta: FileMetadata?, request: UploadRequest?) {
+            guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
+            guard meta.size < sentLimit else { return (meta, nil) }
+            return (meta, UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
+                                        mayResume: false, expectsNewFile: planned.remote == nil))
+        }
+    }
+
+    func firstTrip(for planned: FileRecord) throws -> FirstTrip {
+        let (direct, stager) = firstTripRoute(for: planned)
+        let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
+        return FirstTrip(planned: planned, source: localPath(planned), destination: try remotePath(planned),
+                         direct: direct, stager: stager, sentLimit: sentLimit)
+    }
+
+    /// Which backend sends or stages the file in the first trip, if any does.
+    func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
+        guard !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned)) else { return (nil, nil) }
+        // A wrapper (encryption) is both; what it wraps decides which one sends.
+        if let direct = pair.backend as? any DirectUploadBackend, direct.directUploadLimit > 0 { return (direct, nil) }
+        return (nil, pair.backend as? any StagedUploadBackend)
+    }
+
+    /// The rest of an upload after its first trip.
+    func finishUpload(_ planned: FileRecord, meta: FileMetadata?, sent: (UploadResult, StagedUpload?)?,
+                              observer: JobObserver) async throws -> Success {
+        let source = localPath(planned)
+        let destination = try remotePath(planned)
         guard let meta else { return .vanished }
         let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
         var record = planned

@@ -1,0 +1,64 @@
+import FerryPluginAPI
+
+/// Jobs that start together as one batch (`SchedulerState`): remote deletes the backend
+/// takes many to a request, and small uploads to a local disk, staged in one trip to a
+/// blocking thread.
+extension TransferExecutor {
+    /// The backend stages small uploads (a local disk, or encryption around one).
+    var stagesUploads: Bool {
+        ((pair.backend as? any DirectUploadBackend)?.directUploadLimit ?? 0) == 0 && pair.backend is any StagedUploadBackend
+    }
+
+    /// Runs a batch: its remote deletes in as few requests as the backend takes, its small
+    /// uploads in one trip, and any other job (a retry, which looks first) on its own.
+    /// Each job's outcome, by path.
+    func attempt(batch jobs: [(record: FileRecord, observer: JobObserver)]) async -> [String: Result<Success, Failure>] {
+        let deletes = jobs.filter { Self.joinsDeleteBatch($0.record) }
+        let uploads = jobs.filter { !Self.joinsDeleteBatch($0.record) && uploadsTogether($0.record) }
+        var outcomes = deletes.isEmpty ? [:] : await deleteRemote(batch: deletes.map(\.record))
+        for (job, outcome) in zip(uploads, await uploadTogether(uploads)) { outcomes[job.record.path] = outcome }
+        for job in jobs where outcomes[job.record.path] == nil {
+            outcomes[job.record.path] = await attempt(job.record, observer: job.observer)
+        }
+        return outcomes
+    }
+
+    /// Whether a job may go with others in one trip to a blocking thread
+    /// (`uploadTogether`): a small file's first upload to a backend that stages uploads (a
+    /// local disk), where each file's hand-offs between threads cost more than its staging.
+    func uploadsTogether(_ record: FileRecord) -> Bool {
+        record.action == .upload && record.transferBytes < Self.resumableSize && firstTripRoute(for: record).stager != nil
+    }
+
+    /// Uploads small files in one trip to a blocking thread: each is looked at as `upload`
+    /// does, then the backend stages them one after the other; each has its own outcome.
+    private func uploadTogether(_ jobs: [(record: FileRecord, observer: JobObserver)]) async -> [Result<Success, Failure>] {
+        let trips = jobs.map { job in (trip: Result { try firstTrip(for: job.record) }, observer: job.observer) }
+        let stager = pair.backend as? any StagedUploadBackend
+        let looked = await BlockingIO.run { () -> [Result<FirstTrip.Outcome, any Error>] in
+            var outcomes: [Result<FirstTrip.Outcome, any Error>] = []
+            var staging: [(index: Int, meta: FileMetadata, request: UploadRequest, observer: any TransferObserver)] = []
+            for (index, job) in trips.enumerated() {
+                outcomes.append(Result {
+                    let (meta, request) = try job.trip.get().look()
+                    if let meta, let request, stager != nil { staging.append((index, meta, request, job.observer)) }
+                    return (meta, nil)
+                })
+            }
+            guard let stager, !staging.isEmpty else { return outcomes }
+            for (entry, staged) in zip(staging, stager.stageNow(staging.map { ($0.request, $0.observer) })) {
+                outcomes[entry.index] = staged.map { (entry.meta, $0.map { ($0.result, $0) }) }.mapError { $0 }
+            }
+            return outcomes
+        }
+        var outcomes: [Result<Success, Failure>] = []
+        outcomes.reserveCapacity(jobs.count)
+        for (job, look) in zip(jobs, looked) {
+            outcomes.append(await Self.outcome(of: job.record) { () async throws -> Success in
+                let (meta, sent) = try look.get()
+                return try await finishUpload(job.record, meta: meta, sent: sent, observer: job.observer)
+            })
+        }
+        return outcomes
+    }
+}
