@@ -125,8 +125,8 @@ struct TransferExecutor: Sendable {
             return (meta, try stager?.stageNow(request, observer: observer).map { ($0.result, $0) })
         }
 
-        /// The source's metadata (nil: gone or not a file) and, when this trip sends or
-        /// stages it, the request to.
+        /// The source's metadata (nil: gone or not a file) and, when this trip is to send or
+        /// stage the file, the request that does.
         func look() throws(BackendError) -> (meta: FileMetadata?, request: UploadRequest?) {
             guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
             guard meta.size < sentLimit else { return (meta, nil) }
@@ -152,7 +152,7 @@ struct TransferExecutor: Sendable {
 
     /// The rest of an upload after its first trip.
     func finishUpload(_ planned: FileRecord, meta: FileMetadata?, sent: (UploadResult, StagedUpload?)?,
-                              observer: JobObserver) async throws -> Success {
+                      observer: JobObserver) async throws -> Success {
         let source = localPath(planned)
         let destination = try remotePath(planned)
         guard let meta else { return .vanished }
