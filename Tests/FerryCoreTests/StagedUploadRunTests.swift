@@ -91,8 +91,7 @@ final class BatchedStaging: WrapsLocalBackend, StagedUploadBackend {
         trips.withLock { $0.append(uploads.map(\.request.destination.string)) }
         return uploads.map { upload in
             let path = upload.request.destination.string
-            if path == failOnce, !failed.withLock({ $0 }) {
-                failed.withLock { $0 = true }
+            if path == failOnce, failed.withLock({ failed in defer { failed = true }; return !failed }) {
                 return .failure(BackendError(.io, "write cut short by the test", path: path))
             }
             return inner.stageNow([upload])[0]

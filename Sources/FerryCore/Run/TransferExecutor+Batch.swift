@@ -5,9 +5,7 @@ import FerryPluginAPI
 /// blocking thread.
 extension TransferExecutor {
     /// The backend stages small uploads (a local disk, or encryption around one).
-    var stagesUploads: Bool {
-        ((pair.backend as? any DirectUploadBackend)?.directUploadLimit ?? 0) == 0 && pair.backend is any StagedUploadBackend
-    }
+    var stagesUploads: Bool { firstTripBackend.stager != nil }
 
     /// Runs a batch: its remote deletes in as few requests as the backend takes, its small
     /// uploads in one trip, and any other job (a retry, which looks first) on its own.

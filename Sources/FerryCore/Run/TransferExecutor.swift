@@ -145,6 +145,12 @@ struct TransferExecutor: Sendable {
     /// Which backend sends or stages the file in the first trip, if any does.
     func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
         guard !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned)) else { return (nil, nil) }
+        return firstTripBackend
+    }
+
+    /// Whether the backend sends a small file's first attempt from a blocking thread, or
+    /// stages it there, or neither.
+    var firstTripBackend: (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
         // A wrapper (encryption) is both; what it wraps decides which one sends.
         if let direct = pair.backend as? any DirectUploadBackend, direct.directUploadLimit > 0 { return (direct, nil) }
         return (nil, pair.backend as? any StagedUploadBackend)
