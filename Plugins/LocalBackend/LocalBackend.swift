@@ -106,7 +106,7 @@ public struct LocalBackend: Backend {
         finish: @escaping @Sendable (AnchoredFolder, StagedUpload) throws -> Outcome
     ) async throws(BackendError) -> Outcome {
         try await BlockingIO.run { () throws(BackendError) -> Outcome in
-            var folders = TargetFolders(backend: self)
+            var folders = TripFolders(backend: self, creating: true)
             return try writeNow(request, observer: observer, flushing: flushing, folders: &folders, finish: finish)
         }
     }
@@ -114,7 +114,7 @@ public struct LocalBackend: Backend {
     /// `write` on the calling thread, which must be a blocking one; `folders` opens the
     /// target's folder.
     private func writeNow<Outcome>(
-        _ request: UploadRequest, observer: any TransferObserver, flushing: Bool, folders: inout TargetFolders,
+        _ request: UploadRequest, observer: any TransferObserver, flushing: Bool, folders: inout TripFolders,
         finish: (AnchoredFolder, StagedUpload) throws -> Outcome
     ) throws(BackendError) -> Outcome {
         guard let parent = request.destination.parent else {
@@ -212,36 +212,46 @@ public struct LocalBackend: Backend {
     }
 
     public func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
-        let sourcePath = request.source.string
+        try await BlockingIO.run { () throws(BackendError) -> DownloadResult in
+            var folders = TripFolders(backend: self, creating: false)
+            return try fetch(request, observer: observer, folders: &folders)
+        }
+    }
+
+    /// `download` on the calling thread, which must be a blocking one; `folders` opens the
+    /// source's folder.
+    private func fetch(_ request: DownloadRequest, observer: any TransferObserver,
+                       folders: inout TripFolders) throws(BackendError) -> DownloadResult {
         let expected = request.expected
-        return try await BlockingIO.run { () throws(BackendError) -> DownloadResult in
-            try BackendError.catching { () throws -> DownloadResult in
-                let source = try anchor().open(sourcePath, .read)
-                let meta = try source.metadata()
-                // Never more than the listing said, as on every backend: the free-space check
-                // before the download counted on the listed size.
-                guard meta.size <= expected.size else {
-                    throw BackendError(.changedDuringTransfer,
-                                       "the file grew from the listed \(expected.size) bytes to \(meta.size) since it was listed; it will be listed again",
-                                       path: source.path, retryable: true)
-                }
-                let unchanged = meta.size == expected.size
-                    && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
-                var start = request.offset
-                if !unchanged || start > meta.size { start = 0 }
-                let output = try OpenFile(request.partialFile, mode: .writeExisting)
-                if try output.metadata().size != start { try output.truncate(to: start) }
-                try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                     count: meta.size - start, observer: observer)
-                if request.flush { try output.sync() }
-                let after = try source.metadata()
-                guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
-                    throw BackendError(.changedDuringTransfer, "remote file changed while being read", path: source.path)
-                }
-                return DownloadResult(
-                    entry: RemoteEntry(path: request.source, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos),
-                    bytesReceived: meta.size - start, resumedFrom: start)
+        guard let parent = request.source.parent else {
+            throw BackendError(.invalidName, "the remote's root folder is not a file")
+        }
+        return try BackendError.catching { () throws -> DownloadResult in
+            let source = try folders.open(parent).open(request.source.name, .read)
+            let meta = try source.metadata()
+            // Never more than the listing said, as on every backend: the free-space check
+            // before the download counted on the listed size.
+            guard meta.size <= expected.size else {
+                throw BackendError(.changedDuringTransfer,
+                                   "the file grew from the listed \(expected.size) bytes to \(meta.size) since it was listed; it will be listed again",
+                                   path: source.path, retryable: true)
             }
+            let unchanged = meta.size == expected.size
+                && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
+            var start = request.offset
+            if !unchanged || start > meta.size { start = 0 }
+            let output = try OpenFile(request.partialFile, mode: .writeExisting)
+            if try output.metadata().size != start { try output.truncate(to: start) }
+            try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
+                                 count: meta.size - start, observer: observer)
+            if request.flush { try output.sync() }
+            let after = try source.metadata()
+            guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
+                throw BackendError(.changedDuringTransfer, "remote file changed while being read", path: source.path)
+            }
+            return DownloadResult(
+                entry: RemoteEntry(path: request.source, kind: .file, size: meta.size, modifiedNanos: meta.modifiedNanos),
+                bytesReceived: meta.size - start, resumedFrom: start)
         }
     }
 
@@ -379,16 +389,19 @@ public struct LocalBackend: Backend {
     }
 }
 
-/// The target folders of one trip's uploads: the remote's root (made if missing) and the
-/// last folder written into, each opened once. Kept for one trip only, so a folder moved
-/// or removed meanwhile is never written through an old descriptor for long.
-struct TargetFolders {
+/// The folders one trip to a blocking thread reads or writes in: the remote's root and the
+/// last folder used, each opened once. Kept for one trip only, so a folder moved or
+/// removed meanwhile is never used through an old descriptor for long.
+struct TripFolders {
     let backend: LocalBackend
+    /// Uploads make missing folders (and a missing root); downloads never do.
+    let creating: Bool
     private var root: AnchoredFolder?
     private var last: (path: RemotePath, folder: AnchoredFolder)?
 
-    init(backend: LocalBackend) {
+    init(backend: LocalBackend, creating: Bool) {
         self.backend = backend
+        self.creating = creating
     }
 
     mutating func open(_ path: RemotePath) throws(SystemError) -> AnchoredFolder {
@@ -397,12 +410,24 @@ struct TargetFolders {
         if let opened = self.root {
             root = opened
         } else {
-            root = try backend.anchor(creating: true)
+            root = try backend.anchor(creating: creating)
             self.root = root
         }
-        let folder = try root.folder(path.string, creating: 0o755)
+        let folder = try root.folder(path.string, creating: creating ? 0o755 : nil)
         last = (path, folder)
         return folder
+    }
+}
+
+/// Small downloads come from the core in batches (`DirectDownloadBackend`).
+extension LocalBackend: DirectDownloadBackend {
+    /// Downloads come in path order, so mostly several from one folder: the remote's root
+    /// and each source folder are opened once for the files in it.
+    public func downloadNow(_ downloads: [(request: DownloadRequest, observer: any TransferObserver)]) -> [Result<DownloadResult, BackendError>] {
+        var folders = TripFolders(backend: self, creating: false)
+        return downloads.map { download in
+            Result { () throws(BackendError) in try fetch(download.request, observer: download.observer, folders: &folders) }
+        }
     }
 }
 
@@ -415,7 +440,7 @@ extension LocalBackend: StagedUploadBackend {
     }
 
     public func stageNow(_ request: UploadRequest, observer: any TransferObserver) throws(BackendError) -> StagedUpload? {
-        var folders = TargetFolders(backend: self)
+        var folders = TripFolders(backend: self, creating: true)
         return try writeNow(request, observer: observer, flushing: false, folders: &folders) { _, staged in staged }
     }
 
@@ -423,7 +448,7 @@ extension LocalBackend: StagedUploadBackend {
     /// and each target folder are opened once for the uploads into it, not once per file
     /// (five system calls of a small file's twenty).
     public func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
-        var folders = TargetFolders(backend: self)
+        var folders = TripFolders(backend: self, creating: true)
         return uploads.map { upload in
             Result { () throws(BackendError) in
                 try writeNow(upload.request, observer: upload.observer, flushing: false, folders: &folders) { _, staged in staged }

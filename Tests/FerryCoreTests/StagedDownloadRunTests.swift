@@ -58,6 +58,31 @@ final class WatchedDownloads: WrapsLocalBackend {
     }
 }
 
+/// A real LocalBackend that records the downloads each trip fetches together, and fails
+/// the first fetch of `failOnce` as a read cut short would.
+final class BatchedDownloads: WrapsLocalBackend, DirectDownloadBackend {
+    let inner: LocalBackend
+    let failOnce: String
+    let trips = Mutex<[[String]]>([])
+    private let failed = Mutex(false)
+
+    init(root: String, failOnce: String) {
+        inner = LocalBackend(root: root)
+        self.failOnce = failOnce
+    }
+
+    func downloadNow(_ downloads: [(request: DownloadRequest, observer: any TransferObserver)]) -> [Result<DownloadResult, BackendError>] {
+        trips.withLock { $0.append(downloads.map(\.request.source.string)) }
+        return downloads.map { download in
+            let path = download.request.source.string
+            if path == failOnce, failed.withLock({ failed in defer { failed = true }; return !failed }) {
+                return .failure(BackendError(.io, "read cut short by the test", path: path))
+            }
+            return inner.downloadNow([download])[0]
+        }
+    }
+}
+
 @Suite("small downloads flushed in batches before they are put in place")
 struct StagedDownloadRunTests {
     /// Names under `folder` that only a transfer in progress uses.
@@ -107,5 +132,36 @@ struct StagedDownloadRunTests {
         }
         let kept = try #require(try await journal.record(pairId: pairId, path: "d3/IMG_3.jpg"))
         #expect(kept.status != .inSync)
+    }
+
+    @Test("small downloads from a local disk start in batches, one trip each; a file that fails is fetched again")
+    func downloadsStartInBatches() async throws {
+        let folder = TemporaryDirectory()
+        let remote = try SmallFileRun.tree(folder, "remote", small: 60)
+        let local = folder.child("local")
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        let state = folder.child("state")
+        let backend = BatchedDownloads(root: remote, failOnce: "d2/IMG_9.jpg")
+        var config = Config.defaults
+        config.retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(20))
+        let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state, config: config)
+        #expect(summary.downloadedFiles == 61 && summary.failedFiles == 0)
+        #expect(try TreeComparison.differences(remote, local) == [])
+        #expect(Self.temporaryNames(under: local) == [])
+
+        // Every small file went in a batch trip, the one that failed twice; the video, too
+        // large for a batch, in none.
+        let trips = backend.trips.withLock { $0 }
+        let fetched = trips.flatMap { $0 }
+        #expect(fetched.count == 61 && Set(fetched).count == 60)
+        #expect(fetched.filter { $0 == "d2/IMG_9.jpg" }.count == 2)
+        #expect(!fetched.contains("VID_1.mov"))
+        #expect(trips.contains { $0.count > 1 }, "no trip fetched more than one file: \(trips.map(\.count))")
+        #expect(trips.allSatisfy { $0.count <= TransferEngine.transferBatchSize })
+
+        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let pairId = try #require(try await journal.folderPairs().first?.id)
+        let records = try await journal.records(pairId: pairId)
+        #expect(records.count == 61 && records.allSatisfy { $0.status == .inSync })
     }
 }

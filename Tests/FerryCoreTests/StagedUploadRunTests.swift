@@ -166,7 +166,7 @@ struct StagedUploadRunTests {
         #expect(staged.count == 60 && Set(staged).count == 60)
         #expect(!staged.contains("VID_1.mov"))
         #expect(trips.contains { $0.count > 1 }, "no trip staged more than one file: \(trips.map(\.count))")
-        #expect(trips.allSatisfy { $0.count <= TransferEngine.uploadBatchSize })
+        #expect(trips.allSatisfy { $0.count <= TransferEngine.transferBatchSize })
 
         let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
         let pairId = try #require(try await journal.folderPairs().first?.id)

@@ -35,6 +35,11 @@ struct LocalFolder: Sendable {
         return String(relative[..<slash])
     }
 
+    /// The last name of a relative path.
+    static func name(of relative: String) -> String {
+        relative.lastIndex(of: "/").map { String(relative[relative.index(after: $0)...]) } ?? relative
+    }
+
     /// A temporary name beside `relative` (`TemporaryName`, ignored by every scan).
     static func temporary(beside relative: String, suffix: String = "") -> String {
         let parent = parent(relative)

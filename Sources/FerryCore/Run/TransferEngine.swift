@@ -15,8 +15,8 @@ import Foundation
 ///
 /// Remote deletes that destroy the copy (no trash) start as batches of up to the backend's
 /// `maxDeleteBatch` from the jobs already loaded, one `Backend.deleteFiles` call each; small
-/// uploads to a local disk start as batches of `uploadBatchSize`, staged in one trip to a
-/// blocking thread. Every file still has its own outcome, booking and retries.
+/// uploads to a local disk and small downloads from one start as batches of
+/// `transferBatchSize`, each batch in one trip to a blocking thread. Every file still has its own outcome, booking and retries.
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
     /// The run's one journal writer, shared with the executor's marks.
@@ -38,9 +38,9 @@ struct TransferEngine: Sendable {
 
     static let batchWindow = 0.25
     static let batchLimit = 512
-    /// The most small uploads to a local disk that start as one batch, in one trip to a
-    /// blocking thread (`TransferExecutor.attempt(batch:)`).
-    static let uploadBatchSize = 16
+    /// The most small uploads to a local disk (or downloads from one) that start as one
+    /// batch, in one trip to a blocking thread (`TransferExecutor.attempt(batch:)`).
+    static let transferBatchSize = 16
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
@@ -99,17 +99,17 @@ struct TransferEngine: Sendable {
         // Remote deletes go to the backend as many to a request as it takes (S3: 1,000).
         let deleteBatchSize = executor.pair.backend.capabilities.maxDeleteBatch
         let batchesDeletes = deleteBatchSize > 1
-        // Small uploads to a local disk start in batches too: each file's own trips to a
-        // blocking thread and back cost more than staging it (a third of a first push of
-        // 20,000 photos).
-        let batchesUploads = executor.stagesUploads
+        // Small uploads to a local disk and small downloads from one start in batches too:
+        // each file's own trips to a blocking thread and back cost more than copying it (a
+        // third of a first push of 20,000 photos, a fifth of their pull).
+        let batchesTransfers = executor.stagesUploads || executor.fetchesDirectly
         let executor = self.executor
         func batches(_ record: FileRecord) -> Bool {
-            (batchesDeletes && TransferExecutor.joinsDeleteBatch(record)) || (batchesUploads && executor.uploadsTogether(record))
+            executor.joinsBatch(record, deletesInBatches: batchesDeletes)
         }
         var machine = TransferStateMachine(queueCaps: queueCaps, globalCap: globalCap, retry: retry,
                                            batchWindow: Self.batchWindow, batchLimit: Self.batchLimit,
-                                           jobBatchSize: max(deleteBatchSize, batchesUploads ? Self.uploadBatchSize : 1))
+                                           jobBatchSize: max(deleteBatchSize, batchesTransfers ? Self.transferBatchSize : 1))
         for entry in pages.totals {
             progress.expect(queue: entry.queue, rank: entry.rank, files: entry.total.files, bytes: entry.total.bytes)
         }

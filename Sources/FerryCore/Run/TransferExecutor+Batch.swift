@@ -1,20 +1,34 @@
 import FerryPluginAPI
 
 /// Jobs that start together as one batch (`SchedulerState`): remote deletes the backend
-/// takes many to a request, and small uploads to a local disk, staged in one trip to a
-/// blocking thread.
+/// takes many to a request, small uploads to a local disk, staged in one trip to a
+/// blocking thread, and small downloads from one, fetched in one trip.
 extension TransferExecutor {
     /// The backend stages small uploads (a local disk, or encryption around one).
     var stagesUploads: Bool { firstTripBackend.stager != nil }
 
+    /// The backend fetches files on the calling thread (a local disk).
+    var fetchesDirectly: Bool { pair.backend is any DirectDownloadBackend }
+
+    /// Whether a job may start with others as one batch, on a backend that takes batches.
+    func joinsBatch(_ record: FileRecord, deletesInBatches: Bool) -> Bool {
+        (deletesInBatches && Self.joinsDeleteBatch(record)) || uploadsTogether(record) || downloadsTogether(record)
+    }
+
     /// Runs a batch: its remote deletes in as few requests as the backend takes, its small
-    /// uploads in one trip, and any other job (a retry, which looks first) on its own.
-    /// Each job's outcome, by path.
+    /// uploads in one trip, its small downloads in another, and any other job (an upload's
+    /// retry, which looks first) on its own. Each job's outcome, by path.
     func attempt(batch jobs: [(record: FileRecord, observer: JobObserver)]) async -> [String: Result<Success, Failure>] {
         let deletes = jobs.filter { Self.joinsDeleteBatch($0.record) }
         let uploads = jobs.filter { !Self.joinsDeleteBatch($0.record) && uploadsTogether($0.record) }
+        let downloads = jobs.filter { downloadsTogether($0.record) }
         var outcomes = deletes.isEmpty ? [:] : await deleteRemote(batch: deletes.map(\.record))
-        for (job, outcome) in zip(uploads, await uploadTogether(uploads)) { outcomes[job.record.path] = outcome }
+        if !uploads.isEmpty {
+            for (job, outcome) in zip(uploads, await uploadTogether(uploads)) { outcomes[job.record.path] = outcome }
+        }
+        if !downloads.isEmpty {
+            for (job, outcome) in zip(downloads, await downloadTogether(downloads)) { outcomes[job.record.path] = outcome }
+        }
         for job in jobs where outcomes[job.record.path] == nil {
             outcomes[job.record.path] = await attempt(job.record, observer: job.observer)
         }

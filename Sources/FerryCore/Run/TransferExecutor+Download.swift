@@ -22,107 +22,247 @@ struct FetchedDownload: Sendable {
     var remote: RemoteVersion
 }
 
+/// A download's partial file as its first trip left it: the bytes already in it, and the
+/// file as made (it must still be the same file when put in place).
+struct PartialDownload: Sendable {
+    var offset: Int64
+    var file: FileMetadata
+}
+
+/// What a download knows before its first trip to a blocking thread, where its partial
+/// file is made (`makePartial`).
+struct DownloadStart: Sendable {
+    let planned: FileRecord
+    let remote: RemoteVersion
+    let source: RemotePath
+    /// The local path, relative to the folder, and its partial file and ledger beside it.
+    let relative: String
+    let partial: String
+    let ledger: String
+    /// Where the file goes, for messages.
+    let final: String
+    /// Continue an earlier partial download only if it was made from this remote version.
+    let resumable: Bool
+    let reserve: FreeSpaceReserve
+
+    var expected: RemoteEntry {
+        RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)
+    }
+
+    /// A large file is marked (resumable) and flushed by the backend and put in place on its
+    /// own; a small one is fetched again after a crash, and flushed and placed with its batch.
+    var placedAlone: Bool { remote.size >= TransferExecutor.resumableSize }
+
+    /// Makes the partial file (or finds the one an earlier attempt left, when it may be
+    /// continued) through the anchor, never through a link; the backend only opens it.
+    /// Runs on a blocking thread; `folders` opens the file's folder.
+    func makePartial(in folders: inout PartialFolders) throws(BackendError) -> PartialDownload {
+        let remote = self.remote
+        let final = self.final
+        return try BackendError.catching { () throws -> PartialDownload in
+            // The file's folder, made if missing and opened once for the names in it.
+            let folder = try folders.open(LocalFolder.parent(relative))
+            let partial = LocalFolder.name(of: partial)
+            let ledger = LocalFolder.name(of: ledger)
+            if resumable, let partialMeta = try folder.metadata(partial), partialMeta.kind == .file,
+               partialMeta.size <= remote.size {
+                let file = try folder.open(partial, .writeExisting)
+                // Written out of order by several streams: only the ledger's prefix
+                // is known good, whatever the size says (holes past it).
+                if try folder.metadata(ledger) != nil {
+                    let good = (try? folder.open(ledger, .read).readAll()).flatMap(PartialFileLedger.decode) ?? 0
+                    try file.truncate(to: min(good, partialMeta.size))
+                    try file.sync()
+                    try folder.removeFile(ledger)
+                }
+                let meta = try file.metadata()
+                return PartialDownload(offset: meta.size, file: meta)
+            }
+            let created: FileMetadata
+            // A small file never has a ledger (only ranged streams write one), and its
+            // partial file is there only after a crash: created directly, without two
+            // unlinks that lock the folder against the other transfers in it.
+            if remote.size < TransferExecutor.resumableSize, let fresh = try? folder.open(partial, .createNew) {
+                created = try fresh.metadata()
+            } else {
+                try folder.removeFile(ledger)
+                try folder.removeFile(partial)
+                created = try folder.open(partial, .createNew).metadata()
+            }
+            if let refusal = try folders.reserve(remote.size, on: created.device, in: folder, keeping: reserve) {
+                try folder.removeFile(partial)
+                throw BackendError(.noSpace, refusal, path: final)
+            }
+            return PartialDownload(offset: 0, file: created)
+        }
+    }
+
+    /// The request that fills the partial file; nil when it is complete already (killed
+    /// between the last byte and the rename), where a range starting at the end would be
+    /// unsatisfiable (HTTP 416).
+    func request(into partial: PartialDownload, root: AnchoredFolder) -> DownloadRequest? {
+        guard !(partial.offset > 0 && partial.offset == remote.size) else { return nil }
+        return DownloadRequest(source: source, partialFile: root.fullPath(self.partial), offset: partial.offset,
+                               expected: expected, flush: placedAlone)
+    }
+}
+
+/// The folders one trip's partial files are made in: the last one opened (made if
+/// missing), and the free space of each filesystem written to, read once and counted down
+/// by each file admitted. Kept for one trip only.
+struct PartialFolders {
+    let root: AnchoredFolder
+    private var last: (path: String, folder: AnchoredFolder)?
+    private var space: [UInt64: (available: Int64, total: Int64)] = [:]
+
+    init(root: AnchoredFolder) {
+        self.root = root
+    }
+
+    mutating func open(_ path: String) throws(SystemError) -> AnchoredFolder {
+        if let last, last.path == path { return last.folder }
+        let folder = try root.folder(path, creating: 0o755)
+        last = (path, folder)
+        return folder
+    }
+
+    /// Why `bytes` more must not be written to the filesystem `device` (which `folder` is
+    /// on), or nil when they fit with the reserve left over, and are then counted as used.
+    mutating func reserve(_ bytes: Int64, on device: UInt64, in folder: AnchoredFolder,
+                          keeping reserve: FreeSpaceReserve) throws(SystemError) -> String? {
+        let current: (available: Int64, total: Int64)
+        if let known = space[device] {
+            current = known
+        } else {
+            current = try folder.filesystemSpace()
+        }
+        if let refusal = reserve.refusal(needed: bytes, available: current.available, totalBytes: current.total) {
+            space[device] = current
+            return refusal
+        }
+        space[device] = (current.available - bytes, current.total)
+        return nil
+    }
+}
+
 /// The `download` job: the remote file comes into a partial file beside its local name
 /// (made through the anchor, continued when it holds the same remote version), is checked,
 /// and is renamed into place; a large file is flushed by the backend and placed at once, a
 /// small one is placed with its batch.
 extension TransferExecutor {
     func download(_ planned: FileRecord, observer: JobObserver) async throws -> Success {
-        guard let remote = planned.remote else {
-            return .vanished
+        guard let start = try downloadStart(for: planned) else { return .vanished }
+        let root = local.root
+        let partial = try await BlockingIO.run { () throws(BackendError) -> PartialDownload in
+            var folders = PartialFolders(root: root)
+            return try start.makePartial(in: &folders)
         }
-        let source = try remotePath(planned)
-        let relative = planned.path
-        let final = localPath(planned)
-        let partial = LocalFolder.temporary(beside: relative)
-        let ledger = PartialFileLedger.path(forPartial: partial)
-        let folder = local.root
-        let root = folder
-
-        // Continue an earlier partial download only if it was made from this remote version.
-        let resumable = planned.transferRemote.map { $0 == remote } ?? false
-        let reserve = freeSpaceReserve
-        // The partial file is made here, through the anchor (never through a link), and
-        // the backend only opens it; its identity is checked before it is put in place.
-        let (offset, partialFile): (Int64, FileMetadata) = try await BlockingIO.run { () throws(BackendError) -> (Int64, FileMetadata) in
-            try BackendError.catching { () throws -> (Int64, FileMetadata) in
-                // The file's folder, made if missing and opened once for the names in it.
-                let folder = try root.folder(LocalFolder.parent(relative), creating: 0o755)
-                let partial = Self.name(of: partial)
-                let ledger = Self.name(of: ledger)
-                if resumable, let partialMeta = try folder.metadata(partial), partialMeta.kind == .file,
-                   partialMeta.size <= remote.size {
-                    let file = try folder.open(partial, .writeExisting)
-                    // Written out of order by several streams: only the ledger's prefix
-                    // is known good, whatever the size says (holes past it).
-                    if try folder.metadata(ledger) != nil {
-                        let good = (try? folder.open(ledger, .read).readAll()).flatMap(PartialFileLedger.decode) ?? 0
-                        try file.truncate(to: min(good, partialMeta.size))
-                        try file.sync()
-                        try folder.removeFile(ledger)
-                    }
-                    let meta = try file.metadata()
-                    return (meta.size, meta)
-                }
-                let created: FileMetadata
-                // A small file never has a ledger (only ranged streams write one), and its
-                // partial file is there only after a crash: created directly, without two
-                // unlinks that lock the folder against the other transfers in it.
-                if remote.size < Self.resumableSize, let fresh = try? folder.open(partial, .createNew) {
-                    created = try fresh.metadata()
-                } else {
-                    try folder.removeFile(ledger)
-                    try folder.removeFile(partial)
-                    created = try folder.open(partial, .createNew).metadata()
-                }
-                let space = try folder.filesystemSpace()
-                if let refusal = reserve.refusal(needed: remote.size, available: space.available, totalBytes: space.total) {
-                    try folder.removeFile(partial)
-                    throw BackendError(.noSpace, refusal, path: final)
-                }
-                return (0, created)
-            }
-        }
-
         var record = planned
-        record.beginDownload(of: remote, at: currentTime())
-        // A large file is marked (resumable) and flushed by the backend; a small one is
-        // fetched again after a crash, and flushed with its batch.
-        let placedAlone = remote.size >= Self.resumableSize
-        if placedAlone { try await writer.markNow(record) }
+        record.beginDownload(of: start.remote, at: currentTime())
+        if start.placedAlone { try await writer.markNow(record) }
+        var outcome: Result<DownloadResult, BackendError>?
+        if let request = start.request(into: partial, root: root) {
+            outcome = await downloadOutcome(request, observer: observer)
+        }
+        return try await finishDownload(start, record: record, partial: partial, outcome: outcome)
+    }
 
-        let expected = RemoteEntry(path: source, kind: .file, size: remote.size, modifiedNanos: remote.modifiedNanos, etag: remote.etag)
-        // A partial file that is already complete (killed between the last byte and the
-        // rename) needs no request: a range starting at the end is unsatisfiable (HTTP 416).
-        // A remote file deleted since the listing is not an error: there is nothing to fetch.
-        let outcome = offset > 0 && offset == remote.size
-            ? .success(DownloadResult(entry: expected, bytesReceived: 0, resumedFrom: offset))
-            : await downloadOutcome(
-                DownloadRequest(source: source, partialFile: folder.fullPath(partial), offset: offset, expected: expected,
-                                flush: placedAlone),
-                observer: observer)
+    /// What a download of the planned row needs before its first trip; nil when the row
+    /// names no remote file (nothing to fetch).
+    func downloadStart(for planned: FileRecord) throws -> DownloadStart? {
+        guard let remote = planned.remote else { return nil }
+        let relative = planned.path
+        let partial = LocalFolder.temporary(beside: relative)
+        return DownloadStart(planned: planned, remote: remote, source: try remotePath(planned), relative: relative,
+                             partial: partial, ledger: PartialFileLedger.path(forPartial: partial), final: localPath(planned),
+                             resumable: planned.transferRemote.map { $0 == remote } ?? false, reserve: freeSpaceReserve)
+    }
+
+    /// Whether a job may go with others in one trip to a blocking thread
+    /// (`downloadTogether`): a small file's download from a backend that fetches on the
+    /// calling thread (a local disk), where each file's hand-offs between threads cost more
+    /// than its copy.
+    func downloadsTogether(_ record: FileRecord) -> Bool {
+        record.action == .download && (record.remote?.size ?? Self.resumableSize) < Self.resumableSize
+            && fetchesDirectly
+    }
+
+    /// Downloads small files in one trip to a blocking thread: each partial file is made as
+    /// `download` makes it, then the backend fills them one after the other; each has its
+    /// own outcome, and waits to be placed with its batch.
+    func downloadTogether(_ jobs: [(record: FileRecord, observer: JobObserver)]) async -> [Result<Success, Failure>] {
+        guard let fetcher = pair.backend as? any DirectDownloadBackend else {
+            var outcomes: [Result<Success, Failure>] = []
+            for job in jobs { outcomes.append(await attempt(job.record, observer: job.observer)) }
+            return outcomes
+        }
+        let starts = jobs.map { job in Result { try downloadStart(for: job.record) } }
+        let root = local.root
+        let trips = await BlockingIO.run { () -> [Result<(PartialDownload, Result<DownloadResult, BackendError>?)?, any Error>] in
+            var folders = PartialFolders(root: root)
+            var partials: [Result<PartialDownload?, any Error>] = []
+            var fetching: [(index: Int, request: DownloadRequest, observer: any TransferObserver)] = []
+            for (index, start) in starts.enumerated() {
+                partials.append(Result {
+                    guard let start = try start.get() else { return nil }
+                    let partial = try start.makePartial(in: &folders)
+                    if let request = start.request(into: partial, root: root) {
+                        fetching.append((index, request, jobs[index].observer))
+                    }
+                    return partial
+                })
+            }
+            var fetched = [Result<DownloadResult, BackendError>?](repeating: nil, count: jobs.count)
+            for (entry, result) in zip(fetching, fetcher.downloadNow(fetching.map { ($0.request, $0.observer) })) {
+                fetched[entry.index] = result
+            }
+            return zip(partials, fetched).map { partial, outcome in partial.map { $0.map { ($0, outcome) } } }
+        }
+        var outcomes: [Result<Success, Failure>] = []
+        outcomes.reserveCapacity(jobs.count)
+        for (job, (start, trip)) in zip(jobs, zip(starts, trips)) {
+            outcomes.append(await Self.outcome(of: job.record) { () async throws -> Success in
+                guard let start = try start.get(), let (partial, outcome) = try trip.get() else { return .vanished }
+                var record = job.record
+                record.beginDownload(of: start.remote, at: currentTime())
+                return try await finishDownload(start, record: record, partial: partial, outcome: outcome)
+            })
+        }
+        return outcomes
+    }
+
+    /// The rest of a download after its request: what came is checked with its batch (a
+    /// small file) or put in place now (a large one). `outcome` nil: the partial file was
+    /// complete already. `record` is the job's row, marked as downloading.
+    private func finishDownload(_ start: DownloadStart, record: FileRecord, partial: PartialDownload,
+                                outcome: Result<DownloadResult, BackendError>?) async throws -> Success {
+        let folder = local.root
         let result: DownloadResult
-        switch outcome {
+        switch outcome ?? .success(DownloadResult(entry: start.expected, bytesReceived: 0, resumedFrom: partial.offset)) {
         case let .success(value):
             result = value
         case let .failure(error):
+            // A remote file deleted since the listing is not an error: there is nothing to
+            // fetch. "Not found" may be the local partial file (a folder on its path swapped
+            // away meanwhile) as well as the remote file: only a remote file that is gone vanished.
             guard error.code == .notFound else { throw error }
-            // "Not found" may be the local partial file (a folder on its path swapped away
-            // meanwhile) as well as the remote file: only a remote file that is gone vanished.
-            if try await pair.backend.stat(source) != nil {
+            if try await pair.backend.stat(start.source) != nil {
                 throw BackendError(.io, "the download could not write its partial file (\(error.description))",
-                                   path: final, retryable: true)
+                                   path: start.final, retryable: true)
             }
-            try? folder.removeFile(partial)
-            try? folder.removeFile(ledger)
+            try? folder.removeFile(start.partial)
+            try? folder.removeFile(start.ledger)
             return .vanished
         }
 
+        let planned = start.planned
         let fetched = FetchedDownload(
-            record: record, relative: relative, partial: partial, partialFile: partialFile, expectedLocal: planned.local,
-            trashTarget: planned.local != nil ? planned.moveTarget : nil, result: result, remote: remote)
+            record: record, relative: start.relative, partial: start.partial, partialFile: partial.file,
+            expectedLocal: planned.local, trashTarget: planned.local != nil ? planned.moveTarget : nil,
+            result: result, remote: start.remote)
         // A small file is checked with its batch, on the same trip to a blocking thread.
-        guard placedAlone else { return .fetched(fetched) }
+        guard start.placedAlone else { return .fetched(fetched) }
+        let relative = start.relative
         let placed = try await BlockingIO.run { () throws(BackendError) -> FileRecord in
             let parent = try BackendError.catching { try folder.folder(LocalFolder.parent(relative)) }
             try checkFetched(fetched, in: parent)
@@ -143,9 +283,9 @@ extension TransferExecutor {
     /// and gives it the remote file's time. `folder` is the file's folder, opened once for
     /// the checks and the rename (`AnchoredFolder.folder`).
     private func checkFetched(_ fetched: FetchedDownload, in folder: AnchoredFolder) throws(BackendError) {
-        let partial = Self.name(of: fetched.partial)
+        let partial = LocalFolder.name(of: fetched.partial)
         let listedSize = fetched.remote.size
-        let final = folder.fullPath(Self.name(of: fetched.relative))
+        let final = folder.fullPath(LocalFolder.name(of: fetched.relative))
         try BackendError.catching { () throws in
             guard let written = try folder.metadata(partial), written.kind == .file,
                   written.inode == fetched.partialFile.inode, written.device == fetched.partialFile.device else {
@@ -172,8 +312,8 @@ extension TransferExecutor {
     /// the local file changed since planning; returns its row, in sync.
     private func place(_ fetched: FetchedDownload, in folder: AnchoredFolder) throws(BackendError) -> FileRecord {
         let local = self.local
-        let relative = Self.name(of: fetched.relative)
-        let partial = Self.name(of: fetched.partial)
+        let relative = LocalFolder.name(of: fetched.relative)
+        let partial = LocalFolder.name(of: fetched.partial)
         let final = folder.fullPath(relative)
         let landed = try BackendError.catching { () throws -> FileMetadata in
             let current = try folder.metadata(relative)
@@ -223,11 +363,6 @@ extension TransferExecutor {
                                           etag: result.entry.etag ?? fetched.remote.etag)
         record.markInSync(local: localVersion, remote: remoteVersion, at: currentTime())
         return record
-    }
-
-    /// The last name of a path relative to the local root.
-    private static func name(of relative: String) -> String {
-        relative.lastIndex(of: "/").map { String(relative[relative.index(after: $0)...]) } ?? relative
     }
 
     /// Checks a batch of fetched downloads and puts them in place, one result per download
