@@ -92,8 +92,23 @@ public struct LocalBackend: Backend {
 
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         try await write(request, observer: observer, flushing: true) { folder, staged throws -> UploadResult in
-            try folder.rename(staged.temporary.name, to: staged.result.entry.path.name)
+            try Self.putInPlace(staged, in: folder)
             return staged.result
+        }
+    }
+
+    /// Renames a written upload from its temporary name to its name in `folder`. A folder
+    /// in the way fails the upload (`alreadyExists`) and its temporary file is removed.
+    static func putInPlace(_ staged: StagedUpload, in folder: AnchoredFolder) throws(BackendError) {
+        let name = staged.result.entry.path.name
+        do {
+            try folder.rename(staged.temporary.name, to: name)
+        } catch {
+            if [EISDIR, ENOTEMPTY, EEXIST].contains(error.code), (try? folder.metadata(name))??.kind == .directory {
+                try? folder.removeFile(staged.temporary.name)
+                throw BackendError(.alreadyExists, "a folder is in the way of the file", path: folder.fullPath(name))
+            }
+            throw BackendError(error)
         }
     }
 
@@ -125,10 +140,9 @@ public struct LocalBackend: Backend {
         let temporaryPath = try parent.appending(temporaryName)
         let destination = request.destination
         return try BackendError.catching { () throws -> Outcome in
+            // A folder in the way of the file is found by the rename (`putInPlace`), not
+            // looked for here: one system call fewer for every file that has none.
             let folder = try folders.open(parent)
-            if let existing = try folder.metadata(name), existing.kind == .directory {
-                throw BackendError(.alreadyExists, "a folder is in the way of the file", path: folder.fullPath(name))
-            }
             // Content (an encrypted file) checks its own source; a plain source is looked at here.
             let source = request.content == nil ? try OpenFile(request.source, mode: .read) : nil
             let sourceMeta = try source?.metadata()
@@ -155,7 +169,8 @@ public struct LocalBackend: Backend {
                 try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
                                      count: request.size - start, observer: observer)
             }
-            guard try output.metadata().size == request.size else {
+            // A file made empty here holds exactly the bytes copied; a continued one is looked at.
+            if start > 0, try output.metadata().size != request.size {
                 throw SystemError(EIO, "temporary file has the wrong size after writing", path: output.path)
             }
             // The source must still be the version that was copied before the copy goes
@@ -227,8 +242,8 @@ public struct LocalBackend: Backend {
             throw BackendError(.invalidName, "the remote's root folder is not a file")
         }
         return try BackendError.catching { () throws -> DownloadResult in
-            let source = try folders.open(parent).open(request.source.name, .read)
-            let meta = try source.metadata()
+            let (source, opened) = try folders.open(parent).openFile(request.source.name, .read)
+            let meta = try opened ?? source.metadata()
             // Never more than the listing said, as on every backend: the free-space check
             // before the download counted on the listed size.
             guard meta.size <= expected.size else {
@@ -471,7 +486,7 @@ extension LocalBackend: StagedUploadBackend {
                     if folder?.path != parent {
                         folder = (parent, try BackendError.catching { try remote.folder(parent.string) })
                     }
-                    try BackendError.catching { try folder?.anchored.rename(staged.temporary.name, to: target.name) }
+                    if let folder { try Self.putInPlace(staged, in: folder.anchored) }
                     return .success(staged.result)
                 } catch {
                     return .failure(error)

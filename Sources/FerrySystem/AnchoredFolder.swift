@@ -186,8 +186,16 @@ public final class AnchoredFolder: Sendable {
     /// Opens a regular file below the anchor. Anything else at the name (a link, a folder,
     /// a FIFO that would block the open) is refused.
     public func open(_ relative: String, _ mode: OpenMode, permissions: UInt32 = 0o644) throws(SystemError) -> OpenFile {
+        try openFile(relative, mode, permissions: permissions).file
+    }
+
+    /// `open`, with what the file was when opened (its `fstat`), for a caller that needs it
+    /// anyway: one system call fewer per small file. A file made here (`createNew`) is not
+    /// looked at: `O_CREAT | O_EXCL` made it, a new regular file, or failed.
+    public func openFile(_ relative: String, _ mode: OpenMode,
+                         permissions: UInt32 = 0o644) throws(SystemError) -> (file: OpenFile, metadata: FileMetadata?) {
         let full = fullPath(relative)
-        return try withParent(of: relative) { parent, name throws(SystemError) -> OpenFile in
+        return try withParent(of: relative) { parent, name throws(SystemError) -> (file: OpenFile, metadata: FileMetadata?) in
             // O_NONBLOCK keeps a planted FIFO from blocking the open; it changes nothing
             // for regular files.
             var flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
@@ -201,12 +209,13 @@ public final class AnchoredFolder: Sendable {
             guard fd >= 0 else {
                 throw SystemError(errno, mode == .read ? "cannot open for reading" : "cannot open for writing", path: full)
             }
+            if mode == .createNew { return (OpenFile(descriptor: fd, path: full), nil) }
             var info = stat()
             guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
                 close(fd)
                 throw SystemError(EINVAL, "not a regular file", path: full)
             }
-            return OpenFile(descriptor: fd, path: full)
+            return (OpenFile(descriptor: fd, path: full), LocalFileSystem.metadata(from: info))
         }
     }
 

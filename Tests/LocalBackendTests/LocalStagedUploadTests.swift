@@ -53,9 +53,31 @@ struct LocalStagedUploadTests {
         // A folder with content appears under the first name between staging and publishing.
         try FileManager.default.createDirectory(atPath: root.child("IMG_1.jpg/inside"), withIntermediateDirectories: true)
         let results = try await backend.publishStaged([first, second])
-        #expect(throws: BackendError.self) { try results[0].get() }
+        if case let .failure(error) = results[0] {
+            #expect(error.code == .alreadyExists && error.description.contains("a folder is in the way"))
+        } else {
+            Issue.record("a file was published over a folder")
+        }
+        #expect(!FileManager.default.fileExists(atPath: root.child(first.temporary.string)), "the refused file's temporary copy is left")
         #expect(try results[1].get().entry.path.string == "IMG_2.jpg")
         #expect(FileManager.default.fileExists(atPath: root.child("IMG_2.jpg")))
         #expect(FileManager.default.fileExists(atPath: root.child("IMG_1.jpg/inside")), "the folder in the way is left alone")
+    }
+
+    @Test("an upload onto a folder fails with alreadyExists and leaves nothing beside it")
+    func uploadOntoAFolder() async throws {
+        let root = TemporaryDirectory("ferry-upload-folder-root")
+        let scratch = TemporaryDirectory("ferry-upload-folder-scratch")
+        let backend = LocalBackend(root: root.path)
+        try FileManager.default.createDirectory(atPath: root.child("a/IMG_1.jpg/inside"), withIntermediateDirectories: true)
+        let request = try Self.request(scratch, "a/IMG_1.jpg", seed: 1)
+        do {
+            _ = try await backend.upload(request, observer: NullTransferObserver())
+            Issue.record("a file was uploaded over a folder")
+        } catch {
+            #expect(error.code == .alreadyExists)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.child("a")) == ["IMG_1.jpg"])
+        #expect(FileManager.default.fileExists(atPath: root.child("a/IMG_1.jpg/inside")))
     }
 }
