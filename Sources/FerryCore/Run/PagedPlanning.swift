@@ -91,117 +91,136 @@ struct PagedPlanning {
         // plan is large); their new names are looked for once every part is written.
         var vanished: [FileRecord] = []
         var frozen = FrozenPaths(paths: self.frozen)
-
-        while true {
-            if page.isEmpty {
-                do throws(JournalError) {
-                    page = try await journalPages.take()
-                } catch {
-                    throw .journal(error)
-                }
-            }
-            if scanned.isEmpty {
-                do throws(BackendError) {
-                    scanned = try await scanBatches.take().map { (path: $0.path.string, entry: $0) }
-                } catch {
-                    throw .scan(error)
-                }
-                // Complete for every folder up to the last file read (`LocalScanStream`).
-                frozen.add(await local.clashes)
-            }
-            if listed.isEmpty, let listing {
-                do throws(BackendError) {
-                    listed = try await listingBatches.take()
-                } catch {
-                    throw .listing(error)
-                }
-                frozen.add(await listing.clashes)
-            }
-            // A part ends at the first of the last paths read of the sides not yet read to
-            // their end; so a part is small whichever side is large (a first push has an
-            // empty journal and a huge scan). After the last part, everything that is left.
-            // Each side's rows written by a part are in the part: no read ahead sees them.
-            var upper: String?
-            for candidate in [journalPages.ended ? nil : page.last?.path,
-                              scanBatches.ended ? nil : scanned.last?.path,
-                              listingBatches.ended ? nil : listed.last?.key] {
-                if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
-            }
-            let isLast = upper == nil
-            func inPart(_ path: String) -> Bool {
-                upper.map { !precedes($0, path) } ?? true
-            }
-            // Most parts take the whole page: handed over, not copied.
-            let partRows: [FileRecord]
-            if let pageEnd = page.firstIndex(where: { !inPart($0.path) }) {
-                partRows = Array(page[..<pageEnd])
-                page.removeSubrange(..<pageEnd)
-            } else {
-                partRows = page
-                page = []
-            }
-            let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
-            let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
-            scanned.removeSubrange(..<scanEnd)
-            var partRemote: [String: RemoteVersion] = [:]
-            var listedPaths: [String] = []
-            let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
-            for (key, value) in listed[..<listedEnd] where !frozen.contains(key) {
-                partRemote[key] = RemoteVersion(value)
-                listedPaths.append(key)
-            }
-            remoteCount += listedEnd
-            listed.removeSubrange(..<listedEnd)
-            var records: [String: FileRecord] = [:]
-            records.reserveCapacity(partRows.count)
-            if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
-            var rowPaths: [String] = []
-            rowPaths.reserveCapacity(partRows.count)
-            for record in partRows where !frozen.contains(record.path) {
-                records[record.path] = record
-                rowPaths.append(record.path)
-                if fromJournal, let version = record.remote {
-                    partRemote[record.path] = version
-                    remoteCount += 1
-                }
-            }
-            let readAhead: Int = page.count + scanned.count + listed.count
-            let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
-            let held: Int = records.count + partScan.count + partRemote.count
-            total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight)
-            let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
-                                                  pairId: pairId, classifier: classifier, now: now,
-                                                  unsettled: unsettled.union(await local.heldBack))
-            // Rows, scanned files and listed files each come in path order: merged, not sorted.
-            let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
-            let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
-                                        classifier: classifier, now: now, order: order)
-            // Written jobs stay in the journal (the engine reads them back a page at a
-            // time); only a plan that is not written keeps them, to be shown, or one whose
-            // jobs are sorted further (`keepsJobs`).
-            if keepsJobs || !writesChanges { total.jobs += part.jobs }
-            remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
-            localDeletions += part.jobs.count { $0.action == .deleteLocal }
-            if options.mode == .sync { vanished += part.jobs.filter(RenameDetection.mayBeRenamedAway) }
-            total.conflicts += part.conflicts
-            total.unchangedCount += part.unchangedCount
-            total.adoptedCount += part.adoptedCount
-            total.localFileCount += part.localFileCount
-            let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
-            heldDeletions += part.changedRecords.filter(isDeletion)
-            let written = part.changedRecords.filter { !isDeletion($0) }
-            if writesChanges, let journal {
-                do {
-                    try await journal.apply(upserts: written, deletions: part.forgottenPaths.map { (pairId: pairId, path: $0) })
-                } catch {
-                    throw .journal(error)
-                }
-            } else {
-                total.changedRecords += written
-                total.forgottenPaths += part.forgottenPaths
-            }
-            if isLast { break }
+        // A part's rows are written while the next part is planned (one write at a time):
+        // the rows a part writes are all in it, so no read of a later part waits for them.
+        var writing: (task: Task<Result<Void, JournalError>, Never>, rows: Int)?
+        func finishWriting() async throws(Failure) {
+            guard let pending = writing else { return }
+            writing = nil
+            do throws(JournalError) { try await pending.task.value.get() } catch { throw .journal(error) }
         }
+
+        do throws(Failure) {
+            while true {
+                if page.isEmpty {
+                    do throws(JournalError) {
+                        page = try await journalPages.take()
+                    } catch {
+                        throw .journal(error)
+                    }
+                }
+                if scanned.isEmpty {
+                    do throws(BackendError) {
+                        scanned = try await scanBatches.take().map { (path: $0.path.string, entry: $0) }
+                    } catch {
+                        throw .scan(error)
+                    }
+                    // Complete for every folder up to the last file read (`LocalScanStream`).
+                    frozen.add(await local.clashes)
+                }
+                if listed.isEmpty, let listing {
+                    do throws(BackendError) {
+                        listed = try await listingBatches.take()
+                    } catch {
+                        throw .listing(error)
+                    }
+                    frozen.add(await listing.clashes)
+                }
+                // A part ends at the first of the last paths read of the sides not yet read to
+                // their end; so a part is small whichever side is large (a first push has an
+                // empty journal and a huge scan). After the last part, everything that is left.
+                // Each side's rows written by a part are in the part: no read ahead sees them.
+                var upper: String?
+                for candidate in [journalPages.ended ? nil : page.last?.path,
+                                  scanBatches.ended ? nil : scanned.last?.path,
+                                  listingBatches.ended ? nil : listed.last?.key] {
+                    if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
+                }
+                let isLast = upper == nil
+                func inPart(_ path: String) -> Bool {
+                    upper.map { !precedes($0, path) } ?? true
+                }
+                // Most parts take the whole page: handed over, not copied.
+                let partRows: [FileRecord]
+                if let pageEnd = page.firstIndex(where: { !inPart($0.path) }) {
+                    partRows = Array(page[..<pageEnd])
+                    page.removeSubrange(..<pageEnd)
+                } else {
+                    partRows = page
+                    page = []
+                }
+                let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
+                let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
+                scanned.removeSubrange(..<scanEnd)
+                var partRemote: [String: RemoteVersion] = [:]
+                var listedPaths: [String] = []
+                let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
+                for (key, value) in listed[..<listedEnd] where !frozen.contains(key) {
+                    partRemote[key] = RemoteVersion(value)
+                    listedPaths.append(key)
+                }
+                remoteCount += listedEnd
+                listed.removeSubrange(..<listedEnd)
+                var records: [String: FileRecord] = [:]
+                records.reserveCapacity(partRows.count)
+                if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
+                var rowPaths: [String] = []
+                rowPaths.reserveCapacity(partRows.count)
+                for record in partRows where !frozen.contains(record.path) {
+                    records[record.path] = record
+                    rowPaths.append(record.path)
+                    if fromJournal, let version = record.remote {
+                        partRemote[record.path] = version
+                        remoteCount += 1
+                    }
+                }
+                let readAhead: Int = page.count + scanned.count + listed.count
+                let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
+                let held: Int = records.count + partScan.count + partRemote.count
+                total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
+                let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
+                                                      pairId: pairId, classifier: classifier, now: now,
+                                                      unsettled: unsettled.union(await local.heldBack))
+                // Rows, scanned files and listed files each come in path order: merged, not sorted.
+                let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
+                let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
+                                            classifier: classifier, now: now, order: order)
+                // Written jobs stay in the journal (the engine reads them back a page at a
+                // time); only a plan that is not written keeps them, to be shown, or one whose
+                // jobs are sorted further (`keepsJobs`).
+                if keepsJobs || !writesChanges { total.jobs += part.jobs }
+                remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
+                localDeletions += part.jobs.count { $0.action == .deleteLocal }
+                if options.mode == .sync { vanished += part.jobs.filter(RenameDetection.mayBeRenamedAway) }
+                total.conflicts += part.conflicts
+                total.unchangedCount += part.unchangedCount
+                total.adoptedCount += part.adoptedCount
+                total.localFileCount += part.localFileCount
+                let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
+                heldDeletions += part.changedRecords.filter(isDeletion)
+                let written = part.changedRecords.filter { !isDeletion($0) }
+                if writesChanges, let journal {
+                    try await finishWriting()
+                    let deletions = part.forgottenPaths.map { (pairId: pairId, path: $0) }
+                    writing = (Task { () -> Result<Void, JournalError> in
+                        do throws(JournalError) {
+                            return .success(try await journal.apply(upserts: written, deletions: deletions))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }, written.count + deletions.count)
+                } else {
+                    total.changedRecords += written
+                    total.forgottenPaths += part.forgottenPaths
+                }
+                if isLast { break }
+            }
+        } catch {
+            // Nothing is left writing once planning has failed.
+            _ = await writing?.task.value
+            throw error
+        }
+        try await finishWriting()
 
         if !vanished.isEmpty {
             let renames = try await findRenames(of: vanished, plannedJobs: total.jobs)

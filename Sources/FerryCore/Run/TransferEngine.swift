@@ -166,6 +166,11 @@ struct TransferEngine: Sendable {
                     _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
                                                                      resumedFrom: published.resumedFrom),
                                           summary: &summary)
+                case let .failure(error) where !error.isRetryable:
+                    // Sending again would fail again (a folder in the way of the file): it
+                    // fails as a transfer that found this would.
+                    await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
+                                      summary: &summary)
                 case let .failure(error):
                     // The file is written but not under its name: it stays queued, and the
                     // next run sends it again.
@@ -256,14 +261,7 @@ struct TransferEngine: Sendable {
                     case let .recordFailure(job, failures):
                         guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
                         let error = jobs.errors.removeValue(forKey: job.path).map(\.description) ?? "failed"
-                        var updated = await writer.current(record)
-                        updated.failForGood(failures: failures, error: error, at: wallClock())
-                        await writer.book(updated)
-                        progress.countFailure(queue: record.queue)
-                        summary.failedFiles += 1
-                        summary.failures.append(RunSummary.Failure(path: record.path, message: error))
-                        sink.emit(.failed(path: record.path, queue: record.queue, message: error, willRetry: false,
-                                          attempt: failures))
+                        await failForGood(record, failures: failures, message: error, summary: &summary)
                     case let .handBack(job):
                         guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
                         jobs.errors[job.path] = nil
@@ -491,6 +489,17 @@ struct TransferEngine: Sendable {
 
     /// Leaves a job queued in the journal (status pending, attempts untouched) and counts it
     /// as not done in this run: the backend was offline for longer than the run waits.
+    /// A job that failed and is not tried again until the user says so (`ferry retry`).
+    private func failForGood(_ record: FileRecord, failures: Int, message: String, summary: inout RunSummary) async {
+        var updated = await writer.current(record)
+        updated.failForGood(failures: failures, error: message, at: wallClock())
+        await writer.book(updated)
+        progress.countFailure(queue: record.queue)
+        summary.failedFiles += 1
+        summary.failures.append(RunSummary.Failure(path: record.path, message: message))
+        sink.emit(.failed(path: record.path, queue: record.queue, message: message, willRetry: false, attempt: failures))
+    }
+
     private func handBack(_ record: FileRecord, message: String, summary: inout RunSummary) async {
         progress.countFailure(queue: record.queue)
         var updated = await writer.current(record)
