@@ -52,6 +52,8 @@ struct TransferEngine: Sendable {
         case probed(BackendError?)
         /// A commit is over.
         case committed(JournalError?)
+        /// A batch of small transfers is in place (or not): to be booked.
+        case placed(PlacementBatch.Outcome)
         case fed([FileRecord])
     }
 
@@ -119,65 +121,10 @@ struct TransferEngine: Sendable {
         let backend = executor.pair.backend
         let remoteName = executor.pair.remoteLocation
 
-        /// Small uploads written under their temporary names, published (flushed once,
-        /// renamed into place) and booked with the next commit.
-        var staged: [(record: FileRecord, updated: FileRecord, upload: StagedUpload)] = []
-        /// Small downloads in their partial files, flushed once, put in place and booked
-        /// with the next commit.
-        var fetched: [(record: FileRecord, download: FetchedDownload)] = []
-        func publishStaged() async {
-            await publishUploads()
-            await placeDownloads()
-        }
-        func placeDownloads() async {
-            guard !fetched.isEmpty else { return }
-            let batch = fetched
-            fetched = []
-            let results = await executor.placeFetched(batch.map(\.download))
-            for (entry, result) in zip(batch, results) {
-                switch result {
-                case let .success(placed):
-                    let received = entry.download.result
-                    _ = await bookSuccess(entry.record, .transferred(placed, bytes: received.bytesReceived,
-                                                                     resumedFrom: received.resumedFrom),
-                                          summary: &summary)
-                case let .failure(error):
-                    // Not in place: it stays queued (a local file that changed meanwhile is
-                    // planned again by the next run, which says what it finds).
-                    let message = error.code == .changedDuringTransfer
-                        ? error.description : "\(error.description); the next run fetches it again"
-                    await handBack(entry.record, message: message, summary: &summary)
-                }
-            }
-        }
-        func publishUploads() async {
-            guard !staged.isEmpty, let stager = backend as? any StagedUploadBackend else { return }
-            let batch = staged
-            staged = []
-            let results: [Result<UploadResult, BackendError>]
-            do throws(BackendError) {
-                results = try await stager.publishStaged(batch.map(\.upload))
-            } catch {
-                results = Array(repeating: .failure(error), count: batch.count)
-            }
-            for (entry, result) in zip(batch, results) {
-                switch result {
-                case let .success(published):
-                    _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
-                                                                     resumedFrom: published.resumedFrom),
-                                          summary: &summary)
-                case let .failure(error) where !error.isRetryable:
-                    // Sending again would fail again (a folder in the way of the file): it
-                    // fails as a transfer that found this would.
-                    await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
-                                      summary: &summary)
-                case let .failure(error):
-                    // The file is written but not under its name: it stays queued, and the
-                    // next run sends it again.
-                    await handBack(entry.record, message: "\(error.description); the next run sends it again", summary: &summary)
-                }
-            }
-        }
+        /// Small uploads written under their temporary names and small downloads in their
+        /// partial files: put in place together (flushed once, renamed) beside the jobs,
+        /// then booked and committed. One batch is placed at a time.
+        var waiting = PlacementBatch()
 
         var journalFailure: JournalError?
         // Cancelling the run (the daemon stopping) stops new jobs and cancels the running
@@ -191,6 +138,8 @@ struct TransferEngine: Sendable {
             var stopSent = false
             var lastProbeFailure: BackendError?
             var commitsRunning = 0
+            var placing = false
+            var placementWanted = false
 
             /// Carries out the machine's actions, in order.
             func perform(_ actions: [TransferStateMachine.Action]) async throws(JournalError) {
@@ -242,9 +191,9 @@ struct TransferEngine: Sendable {
                               let success = jobs.successes.removeValue(forKey: job.path) else { continue }
                         jobs.errors[job.path] = nil
                         if case let .staged(updated, upload) = success {
-                            staged.append((record, updated, upload))
+                            waiting.uploads.append((record, updated, upload))
                         } else if case let .fetched(download) = success {
-                            fetched.append((record, download))
+                            waiting.downloads.append((record, download))
                         } else {
                             followUps += await bookSuccess(record, success, summary: &summary)
                         }
@@ -286,8 +235,8 @@ struct TransferEngine: Sendable {
                             }
                         }
                     case .commit:
-                        await publishStaged()
                         startCommit()
+                        startPlacement()
                     case let .reportOffline(nextProbeIn):
                         sink.emit(.remoteOffline(remote: remoteName, message: lastProbeFailure?.description ?? "no answer",
                                                  nextProbeSeconds: nextProbeIn))
@@ -316,6 +265,21 @@ struct TransferEngine: Sendable {
                         return .committed(error)
                     }
                 }
+            }
+
+            /// Puts the waiting small transfers in place beside the jobs; they are booked and
+            /// committed when the batch is over (`placed`). One batch at a time: a commit
+            /// meanwhile has the next batch start as soon as this one is over.
+            func startPlacement() {
+                guard !waiting.isEmpty else { return }
+                guard !placing else {
+                    placementWanted = true
+                    return
+                }
+                placing = true
+                let batch = waiting
+                waiting = PlacementBatch()
+                group.addTask { [self] in .placed(await place(batch)) }
             }
 
             /// Hands an attempt's outcome to the machine (a failed one with its error kept for
@@ -359,7 +323,7 @@ struct TransferEngine: Sendable {
                         }
                         if !machine.isAbandoning { break }
                     }
-                    if machine.isIdle && commitsRunning == 0 && (stopSent || pages.isExhausted) { break }
+                    if machine.isIdle && commitsRunning == 0 && !placing && (stopSent || pages.isExhausted) { break }
 
                     // One timer at a time, for the earliest moment the machine asked for.
                     if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
@@ -400,6 +364,14 @@ struct TransferEngine: Sendable {
                     case let .committed(failure):
                         commitsRunning -= 1
                         if let failure { throw failure }
+                    case let .placed(outcome):
+                        placing = false
+                        await book(outcome, summary: &summary)
+                        startCommit()
+                        if placementWanted {
+                            placementWanted = false
+                            startPlacement()
+                        }
                     case let .probed(failure):
                         lastProbeFailure = failure
                         try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()))
@@ -415,7 +387,7 @@ struct TransferEngine: Sendable {
             running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
-        await publishStaged()
+        await book(await place(waiting), summary: &summary)
         try await writer.commit()
     }
 
@@ -424,7 +396,7 @@ struct TransferEngine: Sendable {
     private func wallClock() -> Double { Date().timeIntervalSince1970 }
 
     /// Books a successful attempt; returns the follow-up jobs it leaves for this run.
-    private func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success,
+    func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success,
                              summary: inout RunSummary) async -> [FileRecord] {
         switch success {
         case let .moved(saved, removed, followUps):
@@ -490,7 +462,7 @@ struct TransferEngine: Sendable {
     /// Leaves a job queued in the journal (status pending, attempts untouched) and counts it
     /// as not done in this run: the backend was offline for longer than the run waits.
     /// A job that failed and is not tried again until the user says so (`ferry retry`).
-    private func failForGood(_ record: FileRecord, failures: Int, message: String, summary: inout RunSummary) async {
+    func failForGood(_ record: FileRecord, failures: Int, message: String, summary: inout RunSummary) async {
         var updated = await writer.current(record)
         updated.failForGood(failures: failures, error: message, at: wallClock())
         await writer.book(updated)
@@ -500,7 +472,7 @@ struct TransferEngine: Sendable {
         sink.emit(.failed(path: record.path, queue: record.queue, message: message, willRetry: false, attempt: failures))
     }
 
-    private func handBack(_ record: FileRecord, message: String, summary: inout RunSummary) async {
+    func handBack(_ record: FileRecord, message: String, summary: inout RunSummary) async {
         progress.countFailure(queue: record.queue)
         var updated = await writer.current(record)
         updated.handBack(action: record.action ?? .upload, error: message, at: wallClock())
