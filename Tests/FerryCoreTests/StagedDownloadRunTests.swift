@@ -62,20 +62,18 @@ final class WatchedDownloads: WrapsLocalBackend {
 /// the first fetch of `failOnce` as a read cut short would.
 final class BatchedDownloads: WrapsLocalBackend, DirectDownloadBackend {
     let inner: LocalBackend
-    let failOnce: String
-    let trips = Mutex<[[String]]>([])
-    private let failed = Mutex(false)
+    let log: BatchedTripLog
 
     init(root: String, failOnce: String) {
         inner = LocalBackend(root: root)
-        self.failOnce = failOnce
+        log = BatchedTripLog(failOnce: failOnce)
     }
 
     func downloadNow(_ downloads: [(request: DownloadRequest, observer: any TransferObserver)]) -> [Result<DownloadResult, BackendError>] {
-        trips.withLock { $0.append(downloads.map(\.request.source.string)) }
+        log.record(downloads.map(\.request.source.string))
         return downloads.map { download in
             let path = download.request.source.string
-            if path == failOnce, failed.withLock({ failed in defer { failed = true }; return !failed }) {
+            if log.failsNow(path) {
                 return .failure(BackendError(.io, "read cut short by the test", path: path))
             }
             return inner.downloadNow([download])[0]
@@ -151,7 +149,7 @@ struct StagedDownloadRunTests {
 
         // Every small file went in a batch trip, the one that failed twice; the video, too
         // large for a batch, in none.
-        let trips = backend.trips.withLock { $0 }
+        let trips = backend.log.trips
         let fetched = trips.flatMap { $0 }
         #expect(fetched.count == 61 && Set(fetched).count == 60)
         #expect(fetched.filter { $0 == "d2/IMG_9.jpg" }.count == 2)

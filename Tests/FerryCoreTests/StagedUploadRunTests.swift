@@ -70,13 +70,11 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
 /// first staging of `failOnce` as a write cut short would.
 final class BatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     let inner: LocalBackend
-    let failOnce: String
-    let trips = Mutex<[[String]]>([])
-    private let failed = Mutex(false)
+    let log: BatchedTripLog
 
     init(root: String, failOnce: String) {
         inner = LocalBackend(root: root)
-        self.failOnce = failOnce
+        log = BatchedTripLog(failOnce: failOnce)
     }
 
     func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
@@ -88,10 +86,10 @@ final class BatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     }
 
     func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
-        trips.withLock { $0.append(uploads.map(\.request.destination.string)) }
+        log.record(uploads.map(\.request.destination.string))
         return uploads.map { upload in
             let path = upload.request.destination.string
-            if path == failOnce, failed.withLock({ failed in defer { failed = true }; return !failed }) {
+            if log.failsNow(path) {
                 return .failure(BackendError(.io, "write cut short by the test", path: path))
             }
             return inner.stageNow([upload])[0]
@@ -161,7 +159,7 @@ struct StagedUploadRunTests {
 
         // Every small file went in a batch trip exactly once (the retry went on its own,
         // looking at the remote first); the video, too large to stage, in none.
-        let trips = backend.trips.withLock { $0 }
+        let trips = backend.log.trips
         let staged = trips.flatMap { $0 }
         #expect(staged.count == 60 && Set(staged).count == 60)
         #expect(!staged.contains("VID_1.mov"))
