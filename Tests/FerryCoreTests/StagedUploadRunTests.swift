@@ -101,6 +101,68 @@ final class BatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     }
 }
 
+/// A real LocalBackend whose first publish waits until the engine holds back: until,
+/// besides that batch, as many staged files wait as the engine lets wait while a batch is
+/// put in place (`TransferEngine.placementLimit`). It records the most files staged and
+/// not yet published at any moment.
+final class GatedStaging: WrapsLocalBackend, StagedUploadBackend {
+    struct Counts {
+        var staged = 0
+        var published = 0
+        var mostWaiting = 0
+        var gateOpenedByCount = false
+        var publishes = 0
+    }
+
+    let inner: LocalBackend
+    let counts = Mutex(Counts())
+
+    init(root: String) {
+        inner = LocalBackend(root: root)
+    }
+
+    func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
+        let staged = try await inner.stageUpload(request, observer: observer)
+        counted(1)
+        return staged
+    }
+
+    func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
+        let results = inner.stageNow(uploads)
+        counted(uploads.count)
+        return results
+    }
+
+    private func counted(_ staged: Int) {
+        counts.withLock {
+            $0.staged += staged
+            $0.mostWaiting = max($0.mostWaiting, $0.staged - $0.published)
+        }
+    }
+
+    func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
+        let first = counts.withLock { counts in
+            defer { counts.publishes += 1 }
+            return counts.publishes == 0
+        }
+        if first {
+            // The event waited for is the engine filling its allowance; the deadline only
+            // keeps a broken engine from hanging the suite (the test then fails).
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
+                if counts.withLock({ $0.staged - $0.published - uploads.count >= TransferEngine.placementLimit }) {
+                    counts.withLock { $0.gateOpenedByCount = true }
+                    break
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let results = try await inner.publishStaged(uploads)
+        counts.withLock { $0.published += uploads.count }
+        return results
+    }
+}
+
 @Suite("small uploads staged and published in batches")
 struct StagedUploadRunTests {
     @Test("small files are staged and published before the journal records them; a large one goes on its own")
@@ -171,5 +233,25 @@ struct StagedUploadRunTests {
         let records = try await journal.records(pairId: pairId)
         #expect(records.count == 61 && records.allSatisfy { $0.status == .inSync })
         #expect(records.first { $0.path == "d2/IMG_9.jpg" }?.attempts == 0)
+    }
+
+    @Test("while a batch is put in place, the staged files that wait for their turn stay bounded")
+    func waitingStaysBounded() async throws {
+        let folder = TemporaryDirectory()
+        let files = TransferEngine.placementLimit + TransferEngine.batchLimit + 600
+        let source = try SmallFileRun.tree(folder, "src", small: files)
+        let backend = GatedStaging(root: folder.child("dst"))
+        let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: folder.child("state"))
+        #expect(summary.uploadedFiles == files + 1 && summary.failedFiles == 0)
+        #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
+        let counts = backend.counts.withLock { $0 }
+        #expect(counts.gateOpenedByCount, "the first publish was released by its deadline, not by the engine")
+        // What waits, plus the batch being published (one commit's worth, and the batch
+        // that crossed it), plus what the running jobs stage before the engine hears of
+        // it and the jobs started before it hears that the batch is in place.
+        let running = Config.defaults.transfers.maxConcurrent * TransferEngine.transferBatchSize
+        let bound = TransferEngine.placementLimit + TransferEngine.batchLimit + TransferEngine.transferBatchSize + 2 * running
+        #expect(counts.mostWaiting <= bound, "\(counts.mostWaiting) staged files waited at once")
+        #expect(counts.staged == files)
     }
 }

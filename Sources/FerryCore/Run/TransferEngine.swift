@@ -41,6 +41,10 @@ struct TransferEngine: Sendable {
     /// The most small uploads to a local disk (or downloads from one) that start as one
     /// batch, in one trip to a blocking thread (`TransferExecutor.attempt(batch:)`).
     static let transferBatchSize = 16
+    /// The most small transfers that wait to be put in place while a batch is being put in
+    /// place: past it, no job starts until that batch is in place, so what waits stays
+    /// bounded however slow the disk's flush.
+    static let placementLimit = 1024
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
@@ -138,7 +142,7 @@ struct TransferEngine: Sendable {
             var stopSent = false
             var lastProbeFailure: BackendError?
             var commitsRunning = 0
-            var placing = false
+            var placing: Task<PlacementBatch.Outcome, Never>?
             var placementWanted = false
 
             /// Carries out the machine's actions, in order.
@@ -148,6 +152,7 @@ struct TransferEngine: Sendable {
                     switch action {
                     case let .start(job):
                         guard let record = jobs.records[job.path] else { continue }
+                        await waitForRoom()
                         progress.began(queue: record.queue, path: record.path)
                         let observer = JobObserver(queue: record.queue, progress: progress, throttle: throttle,
                                                    sharedThrottles: sharedThrottles + (queueThrottles[record.queue].map { [$0] } ?? []))
@@ -161,6 +166,7 @@ struct TransferEngine: Sendable {
                             return .finished(job, record, outcome, observer.bytesMoved)
                         }
                     case let .startBatch(batch):
+                        await waitForRoom()
                         let members = batch.compactMap { job in
                             jobs.records[job.path].map { record in
                                 (job: job, record: record,
@@ -272,14 +278,21 @@ struct TransferEngine: Sendable {
             /// meanwhile has the next batch start as soon as this one is over.
             func startPlacement() {
                 guard !waiting.isEmpty else { return }
-                guard !placing else {
+                guard placing == nil else {
                     placementWanted = true
                     return
                 }
-                placing = true
                 let batch = waiting
                 waiting = PlacementBatch()
-                group.addTask { [self] in .placed(await place(batch)) }
+                let task = Task { [self] in await place(batch) }
+                placing = task
+                group.addTask { .placed(await task.value) }
+            }
+
+            /// Before a job starts: waits for the batch being put in place when too many
+            /// small transfers already wait for their turn (`placementLimit`).
+            func waitForRoom() async {
+                if let placing, waiting.count >= Self.placementLimit { _ = await placing.value }
             }
 
             /// Hands an attempt's outcome to the machine (a failed one with its error kept for
@@ -323,7 +336,7 @@ struct TransferEngine: Sendable {
                         }
                         if !machine.isAbandoning { break }
                     }
-                    if machine.isIdle && commitsRunning == 0 && !placing && (stopSent || pages.isExhausted) { break }
+                    if machine.isIdle && commitsRunning == 0 && placing == nil && (stopSent || pages.isExhausted) { break }
 
                     // One timer at a time, for the earliest moment the machine asked for.
                     if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
@@ -365,7 +378,7 @@ struct TransferEngine: Sendable {
                         commitsRunning -= 1
                         if let failure { throw failure }
                     case let .placed(outcome):
-                        placing = false
+                        placing = nil
                         await book(outcome, summary: &summary)
                         startCommit()
                         if placementWanted {
