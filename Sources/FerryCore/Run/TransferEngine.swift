@@ -16,7 +16,9 @@ import Foundation
 /// Remote deletes that destroy the copy (no trash) start as batches of up to the backend's
 /// `maxDeleteBatch` from the jobs already loaded, one `Backend.deleteFiles` call each; small
 /// uploads to a local disk and small downloads from one start as batches of
-/// `transferBatchSize`, each batch in one trip to a blocking thread. Every file still has its own outcome, booking and retries.
+/// `transferBatchSize`, each batch in one trip to a blocking thread. Every file still has
+/// its own outcome, booking and retries. Those small transfers are put in place (flushed
+/// once, renamed) in batches beside the jobs (`TransferEngine+Placement.swift`).
 struct TransferEngine: Sendable {
     let executor: TransferExecutor
     /// The run's one journal writer, shared with the executor's marks.
