@@ -404,15 +404,14 @@ public struct LocalBackend: Backend {
     }
 }
 
-/// The folders one trip to a blocking thread reads or writes in: the remote's root and the
-/// last folder used, each opened once. Kept for one trip only, so a folder moved or
-/// removed meanwhile is never used through an old descriptor for long.
+/// The folders one trip to a blocking thread reads or writes in: the remote's root, opened
+/// when first needed, and below it each folder once for a run of files in it
+/// (`FolderWalkCache`). Kept for one trip only.
 struct TripFolders {
     let backend: LocalBackend
     /// Uploads make missing folders (and a missing root); downloads never do.
     let creating: Bool
-    private var root: AnchoredFolder?
-    private var last: (path: RemotePath, folder: AnchoredFolder)?
+    private var folders: FolderWalkCache?
 
     init(backend: LocalBackend, creating: Bool) {
         self.backend = backend
@@ -420,17 +419,14 @@ struct TripFolders {
     }
 
     mutating func open(_ path: RemotePath) throws(SystemError) -> AnchoredFolder {
-        if let last, last.path == path { return last.folder }
-        let root: AnchoredFolder
-        if let opened = self.root {
-            root = opened
+        var opened: FolderWalkCache
+        if let folders {
+            opened = folders
         } else {
-            root = try backend.anchor(creating: creating)
-            self.root = root
+            opened = FolderWalkCache(root: try backend.anchor(creating: creating), creating: creating ? 0o755 : nil)
         }
-        let folder = try root.folder(path.string, creating: creating ? 0o755 : nil)
-        last = (path, folder)
-        return folder
+        defer { folders = opened }
+        return try opened.folder(path.string)
     }
 }
 
@@ -478,15 +474,12 @@ extension LocalBackend: StagedUploadBackend {
             // the core records them: two `syncfs` calls instead of a `fsync` per file.
             try BackendError.catching { try remote.syncFilesystem() }
             // Uploads come folder by folder: each folder is opened once for its renames.
-            var folder: (path: RemotePath, anchored: AnchoredFolder)?
+            var folders = FolderWalkCache(root: remote)
             let results = uploads.map { staged -> Result<UploadResult, BackendError> in
                 do throws(BackendError) {
                     let target = staged.result.entry.path
                     guard let parent = target.parent else { throw BackendError(.invalidName, "cannot upload onto the remote's root folder") }
-                    if folder?.path != parent {
-                        folder = (parent, try BackendError.catching { try remote.folder(parent.string) })
-                    }
-                    if let folder { try Self.putInPlace(staged, in: folder.anchored) }
+                    try Self.putInPlace(staged, in: try BackendError.catching { try folders.folder(parent.string) })
                     return .success(staged.result)
                 } catch {
                     return .failure(error)

@@ -107,23 +107,19 @@ struct DownloadStart: Sendable {
     }
 }
 
-/// The folders one trip's partial files are made in: the last one opened (made if
-/// missing), and the free space of each filesystem written to, read once and counted down
-/// by each file admitted. Kept for one trip only.
+/// The folders one trip's partial files are made in (made if missing), and the free space
+/// of each filesystem written to, read once and counted down by each file admitted. Kept
+/// for one trip only.
 struct PartialFolders {
-    let root: AnchoredFolder
-    private var last: (path: String, folder: AnchoredFolder)?
+    private var folders: FolderWalkCache
     private var space: [UInt64: (available: Int64, total: Int64)] = [:]
 
     init(root: AnchoredFolder) {
-        self.root = root
+        folders = FolderWalkCache(root: root, creating: 0o755)
     }
 
     mutating func open(_ path: String) throws(SystemError) -> AnchoredFolder {
-        if let last, last.path == path { return last.folder }
-        let folder = try root.folder(path, creating: 0o755)
-        last = (path, folder)
-        return folder
+        try folders.folder(path)
     }
 
     /// Why `bytes` more must not be written to the filesystem `device` (which `folder` is
@@ -378,13 +374,9 @@ extension TransferExecutor {
             // Checked (and given their times) before the flush, so that the times are on
             // disk too before any rename.
             // A batch comes folder by folder: each folder is opened once for its files.
-            var opened: (path: String, folder: AnchoredFolder)?
+            var folders = FolderWalkCache(root: folder)
             func parent(of item: FetchedDownload) throws(BackendError) -> AnchoredFolder {
-                let path = LocalFolder.parent(item.relative)
-                if let opened, opened.path == path { return opened.folder }
-                let parent = try BackendError.catching { try folder.folder(path) }
-                opened = (path, parent)
-                return parent
+                try BackendError.catching { try folders.folder(LocalFolder.parent(item.relative)) }
             }
             for (index, item) in batch.enumerated() {
                 do throws(BackendError) { try checkFetched(item, in: try parent(of: item)) } catch { results[index] = .failure(error) }
