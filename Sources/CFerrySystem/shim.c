@@ -4,6 +4,10 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <unistd.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <asm/hwcap.h>
+#endif
 #include "CFerrySystem.h"
 
 int CFerrySystem_syncfs(int fd) {
@@ -29,4 +33,16 @@ int CFerrySystem_limit_malloc_arenas(int count) {
 
 int CFerrySystem_keep_malloc_blocks(int mmap_threshold, int trim_threshold) {
     return mallopt(M_MMAP_THRESHOLD, mmap_threshold) && mallopt(M_TRIM_THRESHOLD, trim_threshold);
+}
+
+int CFerrySystem_cpu_has_aes_gcm(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul");
+#elif defined(__aarch64__)
+    unsigned long features = getauxval(AT_HWCAP);
+    return (features & HWCAP_AES) && (features & HWCAP_PMULL);
+#else
+    return 0;
+#endif
 }

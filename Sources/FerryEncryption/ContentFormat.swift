@@ -1,9 +1,12 @@
 /// The layout of an encrypted file (docs/encryption.md, byte by byte):
 ///
 /// ```
-/// header (32 bytes): "FERRYENC" | version 0x01 | nonce prefix (7 bytes) | file salt (16 bytes)
-/// segment 0 … n-1:   ChaCha20-Poly1305(plaintext segment) | tag (16 bytes)
+/// header (32 bytes): "FERRYENC" | version | nonce prefix (7 bytes) | file salt (16 bytes)
+/// segment 0 … n-1:   AEAD(plaintext segment) | tag (16 bytes)
 /// ```
+///
+/// The version names the AEAD (`ContentCipher`): 0x01 ChaCha20-Poly1305, 0x02 AES-256-GCM;
+/// the layout is the same for both.
 ///
 /// Every segment but the last holds 65,536 plaintext bytes; the last holds 1 to 65,536
 /// (0 only for an empty file, which is one empty last segment). A segment's nonce is
@@ -12,7 +15,6 @@
 /// from another file or combined with another header fails to authenticate.
 public enum ContentFormat {
     public static let magic = Array("FERRYENC".utf8)
-    public static let version: UInt8 = 1
     public static let noncePrefixSize = 7
     public static let saltSize = 16
     public static let headerSize = 32
@@ -48,10 +50,17 @@ public enum ContentFormat {
         return body / stride * Int64(segmentSize) + min(body % stride, Int64(segmentSize))
     }
 
-    /// The header of a file: magic, version, nonce prefix, salt.
-    public static func header(noncePrefix: [UInt8], salt: [UInt8]) -> [UInt8] {
+    /// The header of a file: magic, version (its cipher), nonce prefix, salt.
+    public static func header(cipher: ContentCipher, noncePrefix: [UInt8], salt: [UInt8]) -> [UInt8] {
         precondition(noncePrefix.count == noncePrefixSize && salt.count == saltSize)
-        return magic + [version] + noncePrefix + salt
+        return magic + [cipher.rawValue] + noncePrefix + salt
+    }
+
+    /// The cipher that `header` names, or nil when it is no header of this format or names
+    /// a version this build does not know.
+    public static func cipher(ofHeader header: [UInt8]) -> ContentCipher? {
+        guard header.count == headerSize, Array(header.prefix(magic.count)) == magic else { return nil }
+        return ContentCipher(rawValue: header[magic.count])
     }
 
     /// The nonce of segment `index`.

@@ -47,8 +47,10 @@ final class EncryptedContent: UploadContent {
     static let segmentsPerBatch = 16
 
     /// `header`: an earlier upload's (`EncryptedUploadCheckpoint`), to make the same bytes
-    /// again from the same plaintext; nil: a new nonce prefix and salt.
-    init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys, header: [UInt8]? = nil) {
+    /// again from the same plaintext, with the cipher it names; nil: a new nonce prefix and
+    /// salt, sealed with `cipher`.
+    init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys,
+         cipher: ContentCipher, header: [UInt8]? = nil) {
         self.path = path
         self.plaintextSize = plaintextSize
         self.modifiedNanos = modifiedNanos
@@ -56,7 +58,7 @@ final class EncryptedContent: UploadContent {
         segments = ContentFormat.segmentCount(plaintextSize: plaintextSize)
         let plaintextBuffer = [UInt8](repeating: 0, count: Int(min(Int64(ContentFormat.segmentSize), plaintextSize)))
         self.keys = keys
-        let cipher = header.flatMap { SegmentCipher(keys: keys, header: $0) } ?? SegmentCipher(keys: keys)
+        let cipher = header.flatMap { SegmentCipher(keys: keys, header: $0) } ?? SegmentCipher(keys: keys, cipher: cipher)
         self.header = cipher.header
         state = Mutex(State(cipher: cipher, plaintext: plaintextBuffer))
     }

@@ -38,9 +38,7 @@ struct EncryptedUploadCheckpoint: Codable, Equatable {
 
     /// The header's bytes, when they are a header of this format.
     var headerBytes: [UInt8]? {
-        guard let bytes = Hex.decode(header), bytes.count == ContentFormat.headerSize,
-              Array(bytes.prefix(ContentFormat.magic.count)) == ContentFormat.magic,
-              bytes[ContentFormat.magic.count] == ContentFormat.version else { return nil }
+        guard let bytes = Hex.decode(header), ContentFormat.cipher(ofHeader: bytes) != nil else { return nil }
         return bytes
     }
 }

@@ -36,7 +36,7 @@ public struct EncryptionKeys: Sendable {
         check = derive(Self.checkInfo, 32)
     }
 
-    /// One file's ChaCha20-Poly1305 key: HKDF-SHA256 of the content key with the file's
+    /// One file's content key (for either `ContentCipher`): HKDF-SHA256 of the content key with the file's
     /// random 16-byte salt (from its header) as the salt.
     public func fileKey(salt: [UInt8]) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: content, salt: salt, info: Data(Self.fileInfo.utf8), outputByteCount: 32)

@@ -25,24 +25,51 @@ import Testing
     }
 
     /// The vectors of docs/encryption.md, computed by Tests/encryption/decode.py (the
-    /// Python `cryptography` package), reproduced by Ferry's code.
+    /// Python `cryptography` package), reproduced by Ferry's code: version 1
+    /// (ChaCha20-Poly1305) and 2 (AES-256-GCM).
     @Test(arguments: [
-        ("", "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebfb66d5643dd3eaddd1cc139cce557851d"),
-        ("Ferry", "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebf9a83d57605a7fcd0ac08b128dc269669a6a9038779"),
+        (ContentCipher.chaCha20Poly1305, "",
+         "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebfb66d5643dd3eaddd1cc139cce557851d"),
+        (.chaCha20Poly1305, "Ferry",
+         "4645525259454e4301a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebf9a83d57605a7fcd0ac08b128dc269669a6a9038779"),
+        (.aes256GCM, "",
+         "4645525259454e4302a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc694206b8ffcc8e98421b76aecc48246"),
+        (.aes256GCM, "Ferry",
+         "4645525259454e4302a0a1a2a3a4a5a6b0b1b2b3b4b5b6b7b8b9babbbcbdbebfa40b1c1f3f552580b96f204438ff46e86905138850"),
     ])
-    func smallVectors(plaintext: String, expected: String) throws {
-        let sealed = try Self.encrypt(Array(plaintext.utf8))
+    func smallVectors(cipher: ContentCipher, plaintext: String, expected: String) throws {
+        let sealed = try Self.encrypt(Array(plaintext.utf8), cipher: cipher)
         #expect(Hex.encode(sealed) == expected)
         #expect(Self.document.contains(expected), "docs/encryption.md does not show this vector")
+        #expect(try Self.decrypt(sealed) == Array(plaintext.utf8))
     }
 
-    @Test func twoSegmentVector() throws {
+    @Test(arguments: [
+        (ContentCipher.chaCha20Poly1305, "8f6ce6db2224122a41e06347951b2b87627d5be9b6f5633486c5453431533c1d",
+         "4bb0ecd2a38e953bdaec84f97b962e176e719a059c4b2c5ef4fd1dcdd1e06db4"),
+        (.aes256GCM, "477d9443f1a57e4d248ac21be774dd3b1cf3fab69f3d886b3bb94cbb2c8cf288",
+         "21706f7bc620f7206cfb0f6bc83c04ee28749f81b7dd344389abcebf33ba0da5"),
+    ])
+    func twoSegmentVector(cipher: ContentCipher, digest expected: String, last: String) throws {
         let plaintext = (0..<(65_536 + 3)).map { UInt8($0 % 251) }
-        let sealed = try Self.encrypt(plaintext)
+        let sealed = try Self.encrypt(plaintext, cipher: cipher)
         let digest = Hex.encode(Array(SHA256.hash(data: sealed)))
-        #expect(digest == "8f6ce6db2224122a41e06347951b2b87627d5be9b6f5633486c5453431533c1d")
-        #expect(Hex.encode(Array(sealed.suffix(32))) == "4bb0ecd2a38e953bdaec84f97b962e176e719a059c4b2c5ef4fd1dcdd1e06db4")
+        #expect(digest == expected)
+        #expect(Hex.encode(Array(sealed.suffix(32))) == last)
         #expect(Self.document.contains(digest))
+        #expect(try Self.decrypt(sealed) == plaintext)
+    }
+
+    @Test("a header of an unknown version, or not of this format, names no cipher")
+    func unknownVersionsAreRefused() {
+        var header = ContentFormat.header(cipher: .aes256GCM, noncePrefix: Self.prefix, salt: Self.salt)
+        #expect(ContentFormat.cipher(ofHeader: header) == .aes256GCM)
+        for version: UInt8 in [0, 3, 0xFF] {
+            header[ContentFormat.magic.count] = version
+            #expect(ContentFormat.cipher(ofHeader: header) == nil)
+            #expect(SegmentCipher(keys: EncryptionKeys(master: Self.master), header: header) == nil)
+        }
+        #expect(ContentFormat.cipher(ofHeader: Array(header.prefix(31))) == nil)
     }
 
     @Test func keyCheckAndNameVectors() throws {
@@ -58,13 +85,17 @@ import Testing
         #expect(Self.document.contains(Hex.encode(keys.check)))
     }
 
-    @Test func segmentsOutOfPlaceFailToAuthenticate() throws {
+    @Test(arguments: ContentCipher.allCases)
+    func segmentsOutOfPlaceFailToAuthenticate(algorithm: ContentCipher) throws {
         let keys = EncryptionKeys(master: Self.master)
-        let cipher = SegmentCipher(keys: keys, noncePrefix: Self.prefix, salt: Self.salt)
+        let cipher = SegmentCipher(keys: keys, cipher: algorithm, noncePrefix: Self.prefix, salt: Self.salt)
         let first = try cipher.seal(Data(repeating: 1, count: 10), index: 0, isLast: false)
         #expect(throws: BackendError.self) { try cipher.open(first, index: 1, isLast: false) }
         #expect(throws: BackendError.self) { try cipher.open(first, index: 0, isLast: true) }
-        let other = SegmentCipher(keys: keys, noncePrefix: Self.prefix, salt: Array(repeating: 0, count: 16))
+        let other = SegmentCipher(keys: keys, cipher: algorithm, noncePrefix: Self.prefix, salt: Array(repeating: 0, count: 16))
+        let otherCipher = SegmentCipher(keys: keys, cipher: algorithm == .aes256GCM ? .chaCha20Poly1305 : .aes256GCM,
+                                        noncePrefix: Self.prefix, salt: Self.salt)
+        #expect(throws: BackendError.self) { try otherCipher.open(first, index: 0, isLast: false) }
         #expect(throws: BackendError.self) { try other.open(first, index: 0, isLast: false) }
         #expect(try cipher.open(first, index: 0, isLast: false) == Data(repeating: 1, count: 10))
     }
@@ -88,8 +119,8 @@ import Testing
         #expect(Base32.decode(Base32.encode(bytes)) == bytes)
     }
 
-    static func encrypt(_ plaintext: [UInt8]) throws -> [UInt8] {
-        let cipher = SegmentCipher(keys: EncryptionKeys(master: master), noncePrefix: prefix, salt: salt)
+    static func encrypt(_ plaintext: [UInt8], cipher algorithm: ContentCipher) throws -> [UInt8] {
+        let cipher = SegmentCipher(keys: EncryptionKeys(master: master), cipher: algorithm, noncePrefix: prefix, salt: salt)
         var output = cipher.header
         let count = ContentFormat.segmentCount(plaintextSize: Int64(plaintext.count))
         for index in 0..<Int(count) {
@@ -98,5 +129,20 @@ import Testing
             output += try cipher.seal(plaintext[start..<end], index: UInt32(index), isLast: index == Int(count) - 1)
         }
         return output
+    }
+
+    /// `sealed` opened segment by segment with the cipher its header names.
+    static func decrypt(_ sealed: [UInt8]) throws -> [UInt8] {
+        let header = Array(sealed.prefix(ContentFormat.headerSize))
+        let cipher = try #require(SegmentCipher(keys: EncryptionKeys(master: master), header: header))
+        let stride = ContentFormat.segmentSize + ContentFormat.tagSize
+        let count = Int(ContentFormat.segmentCount(plaintextSize: try #require(ContentFormat.plaintextSize(ciphertextSize: Int64(sealed.count)))))
+        var plaintext: [UInt8] = []
+        for index in 0..<count {
+            let start = ContentFormat.headerSize + index * stride
+            let segment = Data(sealed[start..<min(sealed.count, start + stride)])
+            plaintext += try cipher.open(segment, index: UInt32(index), isLast: index == count - 1)
+        }
+        return plaintext
     }
 }

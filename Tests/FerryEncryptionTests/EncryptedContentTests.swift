@@ -36,11 +36,12 @@ import Testing
     }
 
     @Test("pieces of any size, and ranges read again, give one ciphertext that decrypts to the file",
-          arguments: [0, 1, 65_535, 65_536, 65_537, 300_001])
-    func piecesMakeOneCiphertext(size: Int) throws {
+          arguments: [0, 1, 65_535, 65_536, 65_537, 300_001], ContentCipher.allCases)
+    func piecesMakeOneCiphertext(size: Int, cipher: ContentCipher) throws {
         let keys = try keys()
         let (path, meta) = try source(size)
-        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys)
+        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: cipher)
+        #expect(ContentFormat.cipher(ofHeader: content.header) == cipher)
         #expect(content.size == ContentFormat.ciphertextSize(plaintextSize: Int64(size)))
         let whole = try read(content, from: 0, length: content.size, piece: 1 << 20)
         #expect(Int64(whole.count) == content.size)
@@ -53,9 +54,9 @@ import Testing
         #expect(try read(content, from: 0, length: middle, piece: 999) == Array(whole[0..<Int(middle)]))
         try content.verifySource()
 
-        let stored = directory.child("stored-\(size)")
+        let stored = directory.child("stored-\(size)-\(cipher)")
         try Data(whole).write(to: URL(fileURLWithPath: stored))
-        let plain = directory.child("plain-\(size)")
+        let plain = directory.child("plain-\(size)-\(cipher)")
         _ = FileManager.default.createFile(atPath: plain, contents: nil)
         let restored = try ContentStream.decrypt(try OpenFile(stored, mode: .read), cipherSize: content.size,
                                                  into: try OpenFile(plain, mode: .writeExisting), keys: keys, path: stored,
@@ -68,11 +69,11 @@ import Testing
     func changedSource() throws {
         let keys = try keys()
         let (path, meta) = try source(200_000)
-        let stale = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos - 1, keys: keys)
+        let stale = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos - 1, keys: keys, cipher: .fastest)
         var buffer = [UInt8](repeating: 0, count: 100)
         #expect(throws: BackendError.self) { _ = try stale.read(into: &buffer, count: 100, at: 40) }
 
-        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys)
+        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: .fastest)
         _ = try content.read(into: &buffer, count: 100, at: 0)
         try LocalFileSystem.setModificationTime(path, nanos: meta.modifiedNanos + 1_000_000_000)
         do {

@@ -27,11 +27,12 @@ import Testing
         var checkpoints: [String] { state.withLock { $0.checkpoints } }
     }
 
-    func make() throws -> EncryptedBackend {
+    func make(cipher: EncryptionSettings.Cipher = .auto) throws -> EncryptedBackend {
         let key = directory.child("key")
         if !FileManager.default.fileExists(atPath: key) { try MasterKey.generate(at: key) }
         return try EncryptedBackend(wrapping: LocalBackend(root: directory.child("remote")),
-                                    settings: EncryptionSettings(key: .keyFile(key), names: .encrypted), remoteName: "vault")
+                                    settings: EncryptionSettings(key: .keyFile(key), names: .encrypted, cipher: cipher),
+                                    remoteName: "vault")
     }
 
     func source(_ size: Int) throws -> (path: String, bytes: [UInt8]) {
@@ -66,14 +67,19 @@ import Testing
         return try #require(stopping.checkpoints.last)
     }
 
-    @Test("an interrupted upload of the same version continues with its header, after the bytes it wrote")
-    func continuesTheSameVersion() async throws {
-        let backend = try make()
+    /// The cipher setting changed between the attempts in the second and third cases: the
+    /// continued upload keeps the cipher its header names, or the file would mix two.
+    @Test("an interrupted upload of the same version continues with its header, after the bytes it wrote",
+          arguments: [(EncryptionSettings.Cipher.auto, EncryptionSettings.Cipher.auto),
+                      (.chaCha20Poly1305, .aes256GCM), (.aes256GCM, .chaCha20Poly1305)])
+    func continuesTheSameVersion(first: EncryptionSettings.Cipher, then: EncryptionSettings.Cipher) async throws {
         let size = 5 << 20
         let (path, bytes) = try source(size)
-        let checkpoint = try await interruptedUpload(backend, path, size: size, after: 2 << 20)
-        #expect(EncryptedUploadCheckpoint.decode(checkpoint)?.headerBytes != nil)
+        let checkpoint = try await interruptedUpload(try make(cipher: first), path, size: size, after: 2 << 20)
+        let header = try #require(EncryptedUploadCheckpoint.decode(checkpoint)?.headerBytes)
+        #expect(ContentFormat.cipher(ofHeader: header) == first.contentCipher)
 
+        let backend = try make(cipher: then)
         let resumed = RecordingObserver()
         let result = try await backend.upload(try request(path, size: size, mayResume: true, resumeState: checkpoint), observer: resumed)
         #expect(result.resumedFrom == ContentFormat.plaintextOffset(storedOffset: 2 << 20), "resumed from \(result.resumedFrom)")
@@ -103,7 +109,7 @@ import Testing
         let (path, bytes) = try source(size)
         _ = try await interruptedUpload(backend, path, size: size, after: 1 << 20)
         // A checkpoint with another header: its bytes are not what the partial file holds.
-        var other = EncryptedUploadCheckpoint(header: SegmentCipher(keys: try await backend.unlock.keys()).header, inner: nil)
+        var other = EncryptedUploadCheckpoint(header: SegmentCipher(keys: try await backend.unlock.keys(), cipher: .fastest).header, inner: nil)
         other.inner = nil
         let result = try await backend.upload(try request(path, size: size, mayResume: true, resumeState: other.encoded),
                                               observer: RecordingObserver())
@@ -112,7 +118,7 @@ import Testing
     }
 
     @Test func startDecisions() throws {
-        let header = ContentFormat.header(noncePrefix: [1, 2, 3, 4, 5, 6, 7], salt: Array(repeating: 9, count: 16))
+        let header = ContentFormat.header(cipher: .aes256GCM, noncePrefix: [1, 2, 3, 4, 5, 6, 7], salt: Array(repeating: 9, count: 16))
         let checkpoint = EncryptedUploadCheckpoint(header: header, inner: "s3-upload-id").encoded
         let request = { (mayResume: Bool, state: String?) in
             UploadRequest(source: "/x", destination: try RemotePath("x"), size: 1, modifiedNanos: 0, mayResume: mayResume, resumeState: state)

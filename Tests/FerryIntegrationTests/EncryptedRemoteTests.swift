@@ -117,6 +117,49 @@ struct EncryptedRemoteTests {
         #expect(try work.temporaryFiles(in: again).allSatisfy { (try? Data(contentsOf: URL(fileURLWithPath: again + "/" + $0)).isEmpty) ?? true })
     }
 
+    /// `cipher:` picks the AEAD of new files; whatever a remote holds is read with the one
+    /// each file's header names, so a remote written under either setting pulls under the other.
+    @Test("each cipher setting writes its version, the decoder reads both, and a pull reads either")
+    func cipherSettings() async throws {
+        let work = Workspace()
+        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 12, largeFileSizes: [2 * ContentSize.mebibyte + 7], seed: 29))
+        #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
+        var config = "remotes:\n"
+        for (name, cipher) in [("chacha", "chacha20-poly1305"), ("aes", "aes-256-gcm")] {
+            for (remote, setting) in [(name, cipher), (name + "-other", cipher == "aes-256-gcm" ? "chacha20-poly1305" : "aes-256-gcm")] {
+                config += "  \(remote):\n    type: local\n    path: \(name)\n    encryption:\n      key_file: vault.key\n      cipher: \(setting)\n"
+            }
+        }
+        try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+
+        for (name, version) in [("chacha", UInt8(1)), ("aes", UInt8(2))] {
+            let push = try await work.ferry(["push", work.source, "--to", name, "--state", work.directory.child("state-" + name)])
+            #expect(push.status == 0, "\(push.diagnostics)")
+            let stored = work.directory.child(name)
+            let files = try TreeComparison.files(in: stored).filter { !$0.key.hasSuffix(".ferry-encryption") }
+            #expect(files.count >= written.count)
+            for path in files.keys {
+                let header = try Data(contentsOf: URL(fileURLWithPath: stored + "/" + path)).prefix(9)
+                #expect(header.last == version, "\(name): \(path) has version \(header.last ?? 0)")
+            }
+            let largest = try #require(files.max { $0.value.size < $1.value.size })
+            let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key])
+            #expect(decoded.status == 0, "\(decoded.error)")
+            #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + (written.last ?? "")))))
+
+            let restored = work.directory.child("restored-" + name)
+            let pull = try await work.ferry(["pull", restored, "--from", name + "-other", "--state", work.directory.child("fresh-" + name)])
+            #expect(pull.status == 0, "\(pull.diagnostics)")
+            #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: true) == [])
+        }
+
+        try Data("remotes:\n  vault:\n    type: local\n    path: r\n    encryption:\n      key_file: vault.key\n      cipher: aes-128\n".utf8)
+            .write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
+        let refused = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state])
+        #expect(refused.status == 2, "\(refused.diagnostics)")
+        #expect(refused.standardError.contains("unknown cipher 'aes-128'"), "\(refused.diagnostics)")
+    }
+
     @Test("an encrypted pull killed half-way continues at a segment, not from the start", arguments: Place.reading)
     func killedPullContinues(_ place: Place) async throws {
         let work = Workspace()

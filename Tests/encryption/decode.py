@@ -10,13 +10,15 @@ import struct
 import sys
 
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV, ChaCha20Poly1305
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESGCMSIV, ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 MAGIC = b"FERRYENC"
 HEADER = 32
 SEGMENT = 65536
 TAG = 16
+# The header's version byte names the segments' AEAD.
+CIPHERS = {1: ChaCha20Poly1305, 2: AESGCM}
 
 
 def hkdf(key, info, length, salt=None):
@@ -38,10 +40,10 @@ def nonce(prefix, index, last):
 def decrypt_file(master, data):
     content = hkdf(master, "ferry-encryption v1 content", 32)
     header = data[:HEADER]
-    if header[:8] != MAGIC or header[8] != 1:
-        raise ValueError("not a Ferry encrypted file of version 1")
+    if header[:8] != MAGIC or header[8] not in CIPHERS:
+        raise ValueError("not a Ferry encrypted file of version 1 or 2")
     prefix, salt = header[9:16], header[16:32]
-    aead = ChaCha20Poly1305(hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
+    aead = CIPHERS[header[8]](hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
     body = data[HEADER:]
     stride = SEGMENT + TAG
     count = max(1, -(-len(body) // stride))
@@ -52,10 +54,10 @@ def decrypt_file(master, data):
     return bytes(out)
 
 
-def encrypt_file(master, prefix, salt, plaintext):
+def encrypt_file(master, version, prefix, salt, plaintext):
     content = hkdf(master, "ferry-encryption v1 content", 32)
-    header = MAGIC + b"\x01" + prefix + salt
-    aead = ChaCha20Poly1305(hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
+    header = MAGIC + bytes([version]) + prefix + salt
+    aead = CIPHERS[version](hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
     count = max(1, -(-len(plaintext) // SEGMENT))
     out = bytearray(header)
     for index in range(count):
@@ -93,14 +95,15 @@ def vectors():
     prefix = bytes.fromhex("a0a1a2a3a4a5a6")
     salt = bytes.fromhex("b0b1b2b3b4b5b6b7b8b9babbbcbdbebf")
     print("key check", hkdf(master, "ferry-encryption v1 key check", 32).hex())
-    for plaintext in [b"", b"Ferry", bytes(i % 251 for i in range(65536 + 3))]:
-        data = encrypt_file(master, prefix, salt, plaintext)
-        assert decrypt_file(master, data) == plaintext
-        if len(data) < 200:
-            print(len(plaintext), data.hex())
-        else:
-            import hashlib
-            print(len(plaintext), "sha256", hashlib.sha256(data).hexdigest(), "last 32", data[-32:].hex())
+    for version in sorted(CIPHERS):
+        for plaintext in [b"", b"Ferry", bytes(i % 251 for i in range(65536 + 3))]:
+            data = encrypt_file(master, version, prefix, salt, plaintext)
+            assert decrypt_file(master, data) == plaintext
+            if len(data) < 200:
+                print("version", version, len(plaintext), data.hex())
+            else:
+                import hashlib
+                print("version", version, len(plaintext), "sha256", hashlib.sha256(data).hexdigest(), "last 32", data[-32:].hex())
     for name in ["IMG_0001.jpg", ".thumbnails"]:
         print(name, encrypt_name(master, name))
 

@@ -30,4 +30,9 @@ int CFerrySystem_limit_malloc_arenas(int count);
  * from the heap, and the heap keeps up to the second size free; non-zero when both took. */
 int CFerrySystem_keep_malloc_blocks(int mmap_threshold, int trim_threshold);
 
+/* 1 when the processor has AES and carry-less multiply instructions (x86-64: AES-NI and
+ * PCLMULQDQ; arm64: the AES and PMULL features), with which AES-GCM outruns
+ * ChaCha20-Poly1305; 0 otherwise. */
+int CFerrySystem_cpu_has_aes_gcm(void);
+
 #endif

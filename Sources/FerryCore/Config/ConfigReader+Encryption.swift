@@ -7,6 +7,7 @@ extension ConfigReader {
         var source: EncryptionSettings.KeySource?
         var sourceNode: Node?
         var names = EncryptionSettings.Names.encrypted
+        var cipher = EncryptionSettings.Cipher.auto
         for field in try mapping(node, key: key, allowed: Self.keys("remotes.NAME.encryption")) {
             let fieldKey = key + "." + field.key
             switch field.key {
@@ -26,12 +27,14 @@ extension ConfigReader {
                 }
             case "names":
                 names = try choice(field.value, key: fieldKey, unknown: "value", expected: "encrypted or plain")
+            case "cipher":
+                cipher = try choice(field.value, key: fieldKey, unknown: "cipher", expected: "auto, aes-256-gcm or chacha20-poly1305")
             default: break
             }
         }
         guard let source else {
             throw error(node, key, "missing key_file (a key written by ferry keygen PATH) or passphrase_env (an environment variable)")
         }
-        return EncryptionSettings(key: source, names: names)
+        return EncryptionSettings(key: source, names: names, cipher: cipher)
     }
 }

@@ -6,7 +6,7 @@ extension ConfigReader {
         ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
                        "items", "daemon", "history", "limits"] + daemonSections),
         ("state", ["path"]),
-        ("remotes.NAME.encryption", ["key_file", "passphrase_env", "names"]),
+        ("remotes.NAME.encryption", ["key_file", "passphrase_env", "names", "cipher"]),
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names",
                           "local_limit", "when", "remote_check"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
