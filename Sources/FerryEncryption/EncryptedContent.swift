@@ -37,14 +37,20 @@ final class EncryptedContent: UploadContent {
         /// A one-segment file's plaintext, sized to it: a small file's upload zeroed 64 KiB
         /// for a few. Larger files read each batch into a buffer of its own.
         var plaintext: [UInt8]
-        /// The next batch, being sealed on other threads.
-        var ahead: SealingAhead?
+        /// The next batches, in order, each being sealed on a thread of its own.
+        var ahead: [SealingAhead] = []
     }
 
-    /// Segments sealed at once, on two threads, a batch ahead of the one being read:
-    /// sealing (ChaCha20-Poly1305, and the copies swift-crypto's sealed box makes) was half
-    /// of a 1 GiB encrypted push's CPU time, on one core, between the reads and writes.
+    /// Segments read and sealed at once.
     static let segmentsPerBatch = 16
+    /// Batches sealed ahead of the one being read, each whole on one thread: sealing (the
+    /// cipher, and the copies swift-crypto's sealed box makes) was half of a 1 GiB encrypted
+    /// push's CPU time, on one core, between the reads and writes. One batch ahead, split
+    /// over two threads, kept 1.35 of two cores busy; the threads met at every batch.
+    static let batchesAhead = 2
+    /// Plaintext buffers of batches, kept for the next: zeroing a fresh megabyte for each
+    /// batch was 3% of an encrypted push's samples.
+    private let buffers = Mutex<[[UInt8]]>([])
 
     /// `header`: an earlier upload's (`EncryptedUploadCheckpoint`), to make the same bytes
     /// again from the same plaintext, with the cipher it names; nil: a new nonce prefix and
@@ -115,8 +121,9 @@ final class EncryptedContent: UploadContent {
     }
 
     /// Makes the batch of segments that starts at `first` the sealed one: the batch sealed
-    /// ahead when it is that one, else sealed now; then starts sealing the next batch on
-    /// other threads, so that sealing goes on while this one is sent.
+    /// ahead when it is that one, else sealed now (a range read again drops the batches
+    /// ahead); then keeps `batchesAhead` batches being sealed on other threads, so that
+    /// sealing goes on while this one is sent.
     private func seal(from first: Int64, in state: inout State) throws(BackendError) {
         let source = try opened(&state)
         // The batch before is let go first: while it lived, the new one's buffers went
@@ -124,45 +131,53 @@ final class EncryptedContent: UploadContent {
         // them again (27% of a 1 GiB upload's samples in one profile, 4% without).
         state.sealed = []
         state.sealedStart = -1
-        let ahead = state.ahead
-        state.ahead = nil
-        if let ahead, ahead.first == first {
-            state.sealed = try ahead.wait().get()
-        } else if segments == 1 {
-            // A small file: one segment, sealed here with the buffer kept for it.
-            try BackendError.catching { try ContentStream.readExactly(source, into: &state.plaintext, count: Int(plaintextSize), at: 0) }
-            state.sealed = [try state.cipher.seal(state.plaintext[0..<Int(plaintextSize)], index: 0, isLast: true)]
+        var ahead = state.ahead
+        state.ahead = []
+        if let next = ahead.first, next.first == first {
+            ahead.removeFirst()
+            state.sealed = try next.wait().get()
         } else {
-            state.sealed = try batch(from: first, source: source)
-        }
-        state.sealedStart = first
-        let next = first + Int64(state.sealed.count)
-        if next < segments {
-            let sealing = SealingAhead(first: next)
-            state.ahead = sealing
-            let content = self
-            DispatchQueue.global().async {
-                sealing.finish(Result { () throws(BackendError) in try content.batch(from: next, source: source) })
+            ahead = []
+            if segments == 1 {
+                // A small file: one segment, sealed here with the buffer kept for it.
+                try BackendError.catching { try ContentStream.readExactly(source, into: &state.plaintext, count: Int(plaintextSize), at: 0) }
+                state.sealed = [try state.cipher.seal(state.plaintext[0..<Int(plaintextSize)], index: 0, isLast: true)]
+            } else {
+                // Nothing is ahead yet, and the reader waits: two threads seal this one.
+                state.sealed = try batch(from: first, source: source, threads: 2)
             }
         }
+        state.sealedStart = first
+        var next = ahead.last.map { $0.first + Int64(Self.segmentsPerBatch) } ?? first + Int64(state.sealed.count)
+        while ahead.count < Self.batchesAhead && next < segments {
+            let sealing = SealingAhead(first: next)
+            ahead.append(sealing)
+            let content = self, from = next
+            DispatchQueue.global().async {
+                sealing.finish(Result { () throws(BackendError) in try content.batch(from: from, source: source, threads: 1) })
+            }
+            next += Int64(Self.segmentsPerBatch)
+        }
+        state.ahead = ahead
     }
 
     /// The sealed segments of the batch that starts at `first`: its plaintext in one read,
-    /// its segments on two threads. Uses no state, so it runs on any thread.
-    private func batch(from first: Int64, source: OpenFile) throws(BackendError) -> [Data] {
+    /// its segments on `threads` threads. Uses no state, so it runs on any thread.
+    private func batch(from first: Int64, source: OpenFile, threads: Int) throws(BackendError) -> [Data] {
         let segmentSize = Int64(ContentFormat.segmentSize)
         let count = Int(min(Int64(Self.segmentsPerBatch), segments - first))
         let start = first * segmentSize
         let length = Int(min(Int64(count) * segmentSize, plaintextSize - start))
-        var plaintext = [UInt8](repeating: 0, count: length)
+        var plaintext = buffers.withLock { $0.popLast() } ?? [UInt8](repeating: 0, count: Self.segmentsPerBatch * ContentFormat.segmentSize)
+        defer { buffers.withLock { $0.append(plaintext) } }
         try BackendError.catching { try ContentStream.readExactly(source, into: &plaintext, count: length, at: start) }
         let last = segments - 1
         let results = Mutex<[Int: Result<Data, BackendError>]>([:])
         let keys = self.keys, header = self.header, read = plaintext
-        DispatchQueue.concurrentPerform(iterations: min(2, count)) { half in
+        DispatchQueue.concurrentPerform(iterations: min(threads, count)) { part in
             // Each thread its own cipher (`SymmetricKey` is not `Sendable`): one HKDF.
             guard let cipher = SegmentCipher(keys: keys, header: header) else { return }
-            for offset in stride(from: half, to: count, by: 2) {
+            for offset in stride(from: part, to: count, by: threads) {
                 let from = offset * ContentFormat.segmentSize
                 let segment = read[from..<min(length, from + ContentFormat.segmentSize)]
                 let index = first + Int64(offset)
