@@ -164,10 +164,10 @@ public struct LocalBackend: Backend {
             if start > 0 { try output.truncate(to: start) }
             if let content = request.content {
                 try ChunkedCopy.copy(from: content, at: start, to: output, at: start, count: request.size - start,
-                                     observer: observer, sourceName: request.source)
+                                     observer: observer, sourceName: request.source, synced: flushing)
             } else if let source {
                 try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                     count: request.size - start, observer: observer)
+                                     count: request.size - start, observer: observer, synced: flushing)
             }
             // A file made empty here holds exactly the bytes copied; a continued one is looked at.
             if start > 0, try output.metadata().size != request.size {
@@ -258,7 +258,7 @@ public struct LocalBackend: Backend {
             let output = try OpenFile(request.partialFile, mode: .writeExisting)
             if try output.metadata().size != start { try output.truncate(to: start) }
             try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
-                                 count: meta.size - start, observer: observer)
+                                 count: meta.size - start, observer: observer, synced: request.flush)
             if request.flush { try output.sync() }
             let after = try source.metadata()
             guard after.size == meta.size, after.modifiedNanos == meta.modifiedNanos else {
@@ -357,7 +357,8 @@ public struct LocalBackend: Backend {
                     try remote.removeFile(temporary)
                 }
                 let output = try BackendError.catching { () throws in try remote.open(temporary, .createNew) }
-                try ChunkedCopy.copy(from: input, at: 0, to: output, at: 0, count: meta.size, observer: NullTransferObserver())
+                try ChunkedCopy.copy(from: input, at: 0, to: output, at: 0, count: meta.size, observer: NullTransferObserver(),
+                                     synced: true)
                 try BackendError.catching { () throws in
                     guard try output.metadata().size == meta.size else {
                         throw SystemError(EIO, "the file changed while it was being copied", path: input.path)

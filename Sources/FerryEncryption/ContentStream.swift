@@ -10,9 +10,10 @@ enum ContentStream {
 
     /// Decrypts `input` (a whole stored file of `cipherSize` bytes) into `output` from
     /// offset 0, checking every segment before its plaintext is written. Returns the
-    /// plaintext size. `path` names the remote file in errors.
+    /// plaintext size. `path` names the remote file in errors. `synced`: the caller syncs
+    /// `output` at the end, so its pages go to disk as it is written (`WriteBehind`).
     static func decrypt(_ input: OpenFile, cipherSize: Int64, into output: OpenFile, keys: EncryptionKeys,
-                        path: String, observer: any TransferObserver) throws(BackendError) -> Int64 {
+                        path: String, observer: any TransferObserver, synced: Bool = false) throws(BackendError) -> Int64 {
         guard let plaintextSize = ContentFormat.plaintextSize(ciphertextSize: cipherSize) else {
             throw EncryptionFailure.authentication("\(cipherSize) bytes is no encrypted file's size", path: path)
         }
@@ -27,6 +28,7 @@ enum ContentStream {
             var buffer = [UInt8](repeating: 0, count: stride)
             var pending: [UInt8] = []
             var written: Int64 = 0
+            var behind = synced ? WriteBehind(from: 0) : nil
             for index in 0..<segments {
                 if observer.isCancelled { throw BackendError(.cancelled, "stopped", path: path) }
                 let start = Int64(ContentFormat.headerSize) + index * Int64(stride)
@@ -37,6 +39,7 @@ enum ContentStream {
                 if index % Int64(segmentsPerWrite) == Int64(segmentsPerWrite - 1) || index == segments - 1 {
                     try output.write(pending, count: pending.count, at: written)
                     written += Int64(pending.count)
+                    try behind?.written(upTo: written, of: output)
                     pending.removeAll(keepingCapacity: true)
                 }
             }

@@ -80,6 +80,7 @@ extension EncryptedBackend {
         }
         let pending = windows.makeIterator()
         var inFlight: [(SegmentWindows.Window, Task<Result<[UInt8], BackendError>, Never>)] = []
+        var behind = request.flush ? WriteBehind(from: kept) : nil
         do throws(BackendError) {
             while true {
                 while inFlight.count < Self.windowsInFlight, let window = pending.next() {
@@ -89,8 +90,13 @@ extension EncryptedBackend {
                 let (window, task) = inFlight.removeFirst()
                 let plaintext = try await task.value.get()
                 if observer.isCancelled { throw BackendError(.cancelled, "stopped", path: path) }
-                try await BlockingIO.run { () throws(BackendError) in
-                    try BackendError.catching { try output.write(plaintext, count: plaintext.count, at: window.plaintextOffset) }
+                behind = try await BlockingIO.run { [behind] () throws(BackendError) -> WriteBehind? in
+                    try BackendError.catching { () throws -> WriteBehind? in
+                        try output.write(plaintext, count: plaintext.count, at: window.plaintextOffset)
+                        var next = behind
+                        try next?.written(upTo: window.plaintextOffset + Int64(plaintext.count), of: output)
+                        return next
+                    }
                 }
             }
             if request.flush {
@@ -136,7 +142,7 @@ extension EncryptedBackend {
                 do {
                     try output.truncate(to: 0)
                     let size = try ContentStream.decrypt(input, cipherSize: try input.metadata().size, into: output, keys: keys,
-                                                         path: path, observer: observer)
+                                                         path: path, observer: observer, synced: request.flush)
                     if request.flush { try output.sync() }
                     return size
                 } catch {

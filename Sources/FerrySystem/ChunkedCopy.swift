@@ -11,12 +11,15 @@ public enum ChunkedCopy {
 
     /// Copies `count` bytes from `source` at `sourceOffset` to `destination` at
     /// `destinationOffset`. Throws `changedDuringTransfer` when the source ends early.
+    /// `synced`: the caller syncs `destination` at the end, so its pages are sent to disk
+    /// as the copy goes (`WriteBehind`).
     public static func copy(
         from source: OpenFile, at sourceOffset: Int64,
         to destination: OpenFile, at destinationOffset: Int64,
-        count: Int64, observer: any TransferObserver
+        count: Int64, observer: any TransferObserver, synced: Bool = false
     ) throws(BackendError) {
-        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: source.path) {
+        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: source.path,
+                 synced: synced) {
             buffer, done throws(BackendError) in
             try BackendError.catching { try source.read(into: &buffer, at: sourceOffset + done) }
         }
@@ -26,9 +29,10 @@ public enum ChunkedCopy {
     public static func copy(
         from content: any UploadContent, at sourceOffset: Int64,
         to destination: OpenFile, at destinationOffset: Int64,
-        count: Int64, observer: any TransferObserver, sourceName: String
+        count: Int64, observer: any TransferObserver, sourceName: String, synced: Bool = false
     ) throws(BackendError) {
-        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: sourceName) {
+        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: sourceName,
+                 synced: synced) {
             buffer, done throws(BackendError) in
             try content.read(into: &buffer, count: buffer.count, at: sourceOffset + done)
         }
@@ -38,8 +42,9 @@ public enum ChunkedCopy {
     /// bytes into the copy.
     private static func copy(
         count: Int64, to destination: OpenFile, at destinationOffset: Int64, observer: any TransferObserver,
-        sourceName: String, read: (inout [UInt8], Int64) throws(BackendError) -> Int
+        sourceName: String, synced: Bool, read: (inout [UInt8], Int64) throws(BackendError) -> Int
     ) throws(BackendError) {
+        var behind = synced ? WriteBehind(from: destinationOffset) : nil
         // Sized to the file: zeroing a whole chunk for a 4 KiB file was a tenth of a small-file
         // push's CPU. Only the last chunk is shorter, and shrinking keeps the storage.
         var buffer = [UInt8](repeating: 0, count: Int(min(Int64(chunkSize), max(count, 0))))
@@ -56,6 +61,7 @@ public enum ChunkedCopy {
             }
             do {
                 try destination.write(buffer, count: got, at: destinationOffset + done)
+                try behind?.written(upTo: destinationOffset + done + Int64(got), of: destination)
             } catch {
                 throw BackendError(error)
             }

@@ -88,6 +88,14 @@ public final class OpenFile: Sendable {
         }
     }
 
+    /// Starts writing the dirty pages of `length` bytes from `offset` to disk and returns
+    /// at once (Linux `sync_file_range` with `WRITE` alone).
+    public func startWriteback(offset: Int64, length: Int64) throws(SystemError) {
+        if CFerrySystem_start_writeback(descriptor, offset, length) != 0 {
+            throw SystemError(errno, "cannot write to disk", path: path)
+        }
+    }
+
     public func setModificationTime(nanos: Int64) throws(SystemError) {
         let spec = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
         let times = [spec, spec]

@@ -12,6 +12,10 @@ int CFerrySystem_syncfs(int fd);
  * or its metadata; an fsync at the end makes the whole file durable. */
 int CFerrySystem_flush_range(int fd, long long offset, long long length);
 
+/* sync_file_range with WRITE alone: starts writing one byte range's dirty pages to disk
+ * and returns without waiting for them. */
+int CFerrySystem_start_writeback(int fd, long long offset, long long length);
+
 /* renameat2 with RENAME_NOREPLACE: fails with EEXIST instead of replacing an existing
  * target, in one step (a check then a rename would race with another writer). */
 int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
