@@ -35,7 +35,7 @@ final class EncryptedContent: UploadContent {
         var sealedStart: Int64 = -1
         var sealed: [Data] = []
         /// A one-segment file's plaintext, sized to it: a small file's upload zeroed 64 KiB
-        /// for a few. Larger files read each batch into a buffer of its own.
+        /// for a few. Larger files read each batch into one of `buffers`.
         var plaintext: [UInt8]
         /// The next batches, in order, each being sealed on a thread of its own.
         var ahead: [SealingAhead] = []
