@@ -6,6 +6,7 @@ import FerryPluginAPI
 extension Ferry {
     struct Daemon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "daemon",
             abstract: "Run every folder's watcher and every schedule, in the foreground, until stopped.",
             discussion: """
                 Runs in the foreground until stopped (start it from systemd, see docs/daemon.md): \

@@ -6,6 +6,7 @@ import Foundation
 extension Ferry {
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Check the journal (integrity, transfers left half-done) and the health the run history shows.",
             discussion: """
                 Exit 0 when the journal is sound (interrupted transfers continue on the next run), 1 when it is damaged.                 The health report (folders whose failures grow, queues that have not moved for a day, remotes                 offline more than history.offline_alert of the last day, a journal growing faster than its files)                 warns without changing the exit code.

@@ -7,6 +7,7 @@ import Foundation
 extension Ferry {
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forget",
             abstract: "Drop a folder pair from the journal (its files stay where they are).",
             discussion: """
                 FOLDER is a folder's name, or the local path of an ad-hoc pair (as `ferry status` shows it).

@@ -7,6 +7,7 @@ import Foundation
 extension Ferry {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Write a commented starting config.yml.",
             discussion: """
                 Writes PATH (default ./config.yml; --config PATH is the same) and never overwrites a file. \

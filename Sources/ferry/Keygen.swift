@@ -5,6 +5,7 @@ import FerrySystem
 extension Ferry {
     struct Keygen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Write a new random key for an encrypted remote (mode 0600).",
             discussion: """
                 Never overwrites a file. Name the file in a remote's `encryption: { key_file: PATH }`; \

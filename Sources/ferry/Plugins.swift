@@ -9,6 +9,7 @@ import WebDAVBackend
 extension Ferry {
     struct Plugins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "plugins",
             abstract: "List the backend plugins, their options and capabilities.",
             discussion: """
                 A plugin's capabilities are what every remote of its type has. Some depend on the \

@@ -4,6 +4,7 @@ import FerryCore
 extension Ferry {
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pull",
             abstract: "Fetch remote changes into the local folder.",
             discussion: """
                 FOLDER is a folder's name in config.yml, or a local path with --from REMOTE. \

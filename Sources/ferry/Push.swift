@@ -4,6 +4,7 @@ import FerryCore
 extension Ferry {
     struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "push",
             abstract: "Send local changes to the remote.",
             discussion: """
                 FOLDER is a folder's name in config.yml, or a local path with --to REMOTE. \

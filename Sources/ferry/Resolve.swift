@@ -7,6 +7,7 @@ import Foundation
 extension Ferry {
     struct Resolve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resolve",
             abstract: "Settle a conflict left for a person (conflict policy ask).",
             discussion: """
                 PATH is the file in conflict (or a folder: every conflict below it), relative to the \

@@ -7,6 +7,7 @@ import Foundation
 extension Ferry {
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Make failed files (syncError) runnable again, with a fresh count of attempts.",
             discussion: """
                 PATH is a file or folder inside a synced folder, or a configured folder's name.

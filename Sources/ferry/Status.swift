@@ -7,6 +7,7 @@ import Foundation
 extension Ferry {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show counts and bytes per status and per queue from the journal.")
 
         @Argument(help: "Only this folder: a configured name, or a local path.")

@@ -4,6 +4,7 @@ import FerryCore
 extension Ferry {
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Two-way sync: changes on either side go to the other.",
             discussion: """
                 FOLDER is a folder's name in config.yml, or a local path with --to REMOTE. \

@@ -5,6 +5,7 @@ import Foundation
 extension Ferry {
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check both sides of a folder against the journal.",
             discussion: """
                 Reports files whose size, ETag or modification time differ from what the journal \

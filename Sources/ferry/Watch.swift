@@ -6,6 +6,7 @@ import FerrySystem
 extension Ferry {
     struct Watch: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Watch folders and send files as they settle, until stopped.",
             discussion: """
                 FOLDER is a folder's name in config.yml, or a local path with --to REMOTE (as for push). \
