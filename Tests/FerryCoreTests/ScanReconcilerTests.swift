@@ -134,9 +134,28 @@ struct ScanReconcilerTests {
     func rulesChanged() throws {
         let (records, entries) = try Self.baseline()
         let classifier = try QueueClassifier(rules: [QueueRule(name: "all", match: ["*"], concurrency: 1)], defaultQueue: "all")
-        let merged = ScanReconciler.reconcile(records: records, scan: Self.scan(entries), pairId: 3, classifier: classifier, now: 5000)
+        let (merged, requeued) = ScanReconciler.reconcileNoting(records: records, scan: Self.scan(entries), pairId: 3,
+                                                                 classifier: classifier, now: 5000)
         #expect(merged.values.allSatisfy { $0.queue == "all" && $0.updatedAt == 5000 })
         #expect(merged.mapValues(\.local) == records.mapValues(\.local))
+        // The planner writes these rows although it decides nothing new for them.
+        #expect(requeued == Set(records.keys))
+    }
+
+    @Test("under the rules the rows were classified by, only new and changed files are classified again")
+    func queuesCurrent() throws {
+        var (records, entries) = try Self.baseline()
+        // Rows that say another queue than the rules would give: left alone while unchanged.
+        for path in records.keys { records[path]?.queue = "kept" }
+        entries[0] = try Self.entry("DCIM/IMG_0001.JPG", size: 5_000_001, modified: Self.t0 + 9)
+        entries.append(try Self.entry("GPS/new.gpx", size: 100))
+        let merged = ScanReconciler.reconcile(records: records, scan: Self.scan(entries), pairId: 3,
+                                              classifier: Self.classifier, now: 5000, queuesCurrent: true)
+        #expect(merged["DCIM/IMG_0001.JPG"]?.queue == "media")
+        #expect(merged["GPS/new.gpx"]?.queue == "gpx")
+        #expect(merged["DCIM/.thumbnails/IMG_0001.JPG"] == records["DCIM/.thumbnails/IMG_0001.JPG"])
+        #expect(merged["GPS/track.gpx"] == records["GPS/track.gpx"])
+        #expect(merged["old.zip"] == records["old.zip"])
     }
 
     @Test("a vanished file keeps its record, without a local view")

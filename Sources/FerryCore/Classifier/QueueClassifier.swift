@@ -24,6 +24,18 @@ public struct QueueClassifier: Sendable {
         self.queueNames = rules.map(\.name)
     }
 
+    /// The rules as one text, kept with each folder pair by the run that applied them
+    /// (`FolderPairRecord.queueRules`): while it matches, a file whose size has not
+    /// changed keeps the queue its row has, and a no-op run matches no globs at all.
+    public var rulesText: String {
+        // Unit and record separators cannot occur in a queue name or a glob from YAML.
+        let rules = rules.map { rule in
+            [rule.name, rule.globs.patterns.map(\.text).joined(separator: "\u{1E}"),
+             rule.minSize.map(String.init) ?? "", rule.maxSize.map(String.init) ?? ""].joined(separator: "\u{1F}")
+        }
+        return ([defaultQueue] + rules).joined(separator: "\u{1D}")
+    }
+
     public func queue(forPath relativePath: String, size: Int64) -> String {
         // Prepared once for all rules: splitting into characters was a fifth of a no-op
         // push's CPU when each rule did it again.

@@ -18,6 +18,9 @@ public struct FolderPairRecord: Codable, Sendable, Equatable, FetchableRecord, M
     /// When the last complete listing of the remote was taken, by a run that finished: a
     /// push trusts the journal's view of the remote until `remote_check` has passed.
     public var lastListedAt: Double?
+    /// The queue rules every row was last classified by, recorded by a run that finished
+    /// (`QueueClassifier.rulesText`); nil before the first, or from an older Ferry.
+    public var queueRules: String?
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

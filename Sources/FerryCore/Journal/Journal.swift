@@ -132,9 +132,11 @@ public final class Journal: Sendable {
         }
     }
 
-    public func recordRun(pairId: Int64, at time: Double) async throws(JournalError) {
+    /// A run finished, having classified every row by `queueRules` (`QueueClassifier.rulesText`).
+    public func recordRun(pairId: Int64, at time: Double, queueRules: String) async throws(JournalError) {
         try await write { db in
-            try db.execute(sql: "UPDATE folderPair SET lastRunAt = ? WHERE id = ?", arguments: [time, pairId])
+            try db.execute(sql: "UPDATE folderPair SET lastRunAt = ?, queueRules = ? WHERE id = ?",
+                           arguments: [time, queueRules, pairId])
         }
     }
 

@@ -114,6 +114,12 @@ enum JournalMigrations {
             try db.execute(sql: "CREATE INDEX file_partial_transfers ON file(pairId) WHERE \(FileRecord.hasPartialTransfer)")
             try db.execute(sql: "CREATE INDEX file_hidden ON file(pairId) WHERE \(FileRecord.isHidden)")
         }
+        // The queue rules the pair's rows were classified by (`QueueClassifier.rulesText`).
+        migrator.registerMigration("v8-pair-queue-rules") { db in
+            try db.alter(table: "folderPair") { table in
+                table.add(column: "queueRules", .text)
+            }
+        }
         return migrator
     }
 }

@@ -50,10 +50,14 @@ public enum Planner {
     /// path order and the deletion guard is not applied: `checkDeletions` and `ranked`
     /// do that over all the parts. `order`, when the caller has it, is every path of
     /// `records` and `remote` in path order, once each (a merge of sides read in that
-    /// order costs less than sorting the keys again).
+    /// order costs less than sorting the keys again). `queuesCurrent`: the rows were
+    /// classified by `classifier`'s rules (`ScanReconciler.reconcile`). `requeued`: rows
+    /// whose queue alone the scan changed (new rules, `ScanReconciler`), written even
+    /// when planning changes nothing more.
     public static func planPart(
         pairId: Int64, records: [String: FileRecord], remote: [String: RemoteVersion],
-        options: PlanOptions, classifier: QueueClassifier, now: Double, order: [String]? = nil
+        options: PlanOptions, classifier: QueueClassifier, now: Double, order: [String]? = nil,
+        queuesCurrent: Bool = false, requeued: Set<String> = []
     ) -> Plan {
         var changed: [FileRecord] = []
         var forgotten: [String] = []
@@ -72,10 +76,12 @@ public enum Planner {
                 pairId: pairId, path: path,
                 queue: classifier.queue(forPath: path, size: remoteVersion?.size ?? 0),
                 status: .localOnly, updatedAt: now)
-            record.remote = remoteVersion
-            if record.local == nil, let remoteVersion {
+            // A file only on the remote goes by its remote size (a new row already did).
+            if let original, original.local == nil, let remoteVersion,
+               !(queuesCurrent && original.remote == remoteVersion) {
                 record.queue = classifier.queue(forPath: path, size: remoteVersion.size)
             }
+            record.remote = remoteVersion
 
             if record.local != nil { localFiles += 1 }
             let decision = decide(record, options: options)
@@ -109,7 +115,7 @@ public enum Planner {
                 record.keepRemoteOnly()
                 unchanged += 1
             }
-            if record != original {
+            if record != original || (!requeued.isEmpty && requeued.contains(path)) {
                 if original != nil || record.status != .localOnly || record.local != nil {
                     record.updatedAt = now
                     changed.append(record)

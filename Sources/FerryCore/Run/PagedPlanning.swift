@@ -31,6 +31,9 @@ struct PagedPlanning {
     /// names that clash by Unicode normalization (`NormalizationClash`). A `Set<String>`
     /// compares canonically, so it holds every form of each name.
     var frozen: Set<String> = []
+    /// The pair's rows were classified by `classifier`'s rules: unchanged files keep
+    /// their queue without matching it again.
+    var queuesCurrent = false
 
     enum Failure: Error {
         case plan(PlanError)
@@ -178,13 +181,15 @@ struct PagedPlanning {
                 let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
                 let held: Int = records.count + partScan.count + partRemote.count
                 total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
-                let merged = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
+                let (merged, requeued) = ScanReconciler.reconcileNoting(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                       pairId: pairId, classifier: classifier, now: now,
-                                                      unsettled: unsettled.union(await local.heldBack))
+                                                      unsettled: unsettled.union(await local.heldBack),
+                                                      queuesCurrent: queuesCurrent)
                 // Rows, scanned files and listed files each come in path order: merged, not sorted.
                 let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
                 let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
-                                            classifier: classifier, now: now, order: order)
+                                            classifier: classifier, now: now, order: order,
+                                            queuesCurrent: queuesCurrent, requeued: requeued)
                 // Written jobs stay in the journal (the engine reads them back a page at a
                 // time); only a plan that is not written keeps them, to be shown, or one whose
                 // jobs are sorted further (`keepsJobs`).

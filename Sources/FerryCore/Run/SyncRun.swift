@@ -204,7 +204,10 @@ public struct SyncRun: Sendable {
             check = JournalCheck(journal: opened, path: journalPath)
             let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
             let lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
-            return OpenJournal(journal: opened, pairRecord: record, lock: lock, check: check)
+            // Read again under the lock: a run that held it may have changed the row since
+            // (its queue rules, which decide whether this run classifies every file again).
+            let current = try await opened.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
+            return OpenJournal(journal: opened, pairRecord: current ?? record, lock: lock, check: check)
         } catch let error as JournalError {
             if let failure = await check?.failure() { throw failure }
             throw RunError(.journal, error.description, cause: .journal(error))
@@ -374,6 +377,7 @@ public struct SyncRun: Sendable {
                 classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs(snapshot)
             planning.frozen = frozen
+            planning.queuesCurrent = opened.pairRecord?.queueRules == rules.classifier.rulesText
             plan = try await planning.plan(local: scan, remote: remote)
         } catch {
             switch error {
@@ -467,7 +471,8 @@ public struct SyncRun: Sendable {
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
             // time stays as it was.
             if !Task.isCancelled {
-                try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970)
+                try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970,
+                                            queueRules: rules.classifier.rulesText)
                 if !snapshot.fromJournal && snapshot.incomplete == nil { try await journal.recordListing(pairId: pairId, at: now) }
                 if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
                 if let limit = pair.localLimit, pair.mode != .push {
