@@ -20,6 +20,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     public let text: String
     /// One compiled pattern per brace alternative, each anchored or not on its own.
     private let alternatives: [Alternative]
+    /// One per alternative when none is anchored (the pattern looks at names alone).
+    let nameFilters: [GlobNameFilter]?
 
     struct Alternative: Hashable, Sendable {
         /// Matches the whole relative path (the pattern has a `/`, or is `**`); otherwise
@@ -66,6 +68,10 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                 anchored: anchored, components: components, byteComponents: GlobPattern.byteComponents(components)))
         }
         alternatives = compiled
+        nameFilters = compiled.contains(where: \.anchored) ? nil : compiled.compactMap { alternative in
+            guard case let .segment(tokens) = alternative.components.first else { return nil }
+            return GlobNameFilter(tokens: tokens)
+        }
     }
 
     /// `text` as a pattern that matches exactly it: every character a pattern gives a

@@ -1,15 +1,24 @@
 /// Several globs; a path matches when any one does.
 public struct GlobSet: Sendable {
     public let patterns: [GlobPattern]
+    /// Every pattern's alternatives when all look at names alone (`GlobNameFilter`).
+    private let nameFilters: [GlobNameFilter]?
 
     public init(_ texts: [String]) throws(GlobPattern.SyntaxError) {
         var patterns: [GlobPattern] = []
         for text in texts { patterns.append(try GlobPattern(text)) }
         self.patterns = patterns
+        var filters: [GlobNameFilter]? = []
+        for pattern in patterns {
+            guard let own = pattern.nameFilters else { filters = nil; break }
+            filters?.append(contentsOf: own)
+        }
+        nameFilters = filters
     }
 
     public func matches(_ relativePath: String) -> Bool {
         guard !patterns.isEmpty else { return false }
+        if let nameFilters, !GlobNameFilter.anyAdmits(nameFilters, nameOf: relativePath) { return false }
         return matches(GlobSubject(relativePath))
     }
 
