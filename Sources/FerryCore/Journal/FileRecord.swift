@@ -175,6 +175,13 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         clearFailure()
     }
 
+    /// Whether `confirmInSync()` would leave the row as it is: the usual row of a no-op run.
+    var isConfirmedInSync: Bool {
+        status == .inSync && action == nil && attempts == 0 && nextAttemptAt == nil && lastError == nil
+            && transferSize == nil && transferModifiedNanos == nil && transferInode == nil && transferETag == nil
+            && transferState == nil
+    }
+
     /// Both sides hold the same version without the journal knowing it (a first run, a
     /// lost reply): recorded as the synced version.
     public mutating func adoptInSync(at time: Double) {
