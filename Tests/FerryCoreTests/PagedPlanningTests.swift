@@ -79,7 +79,7 @@ struct PagedPlanningTests {
             var records: [String: FileRecord] = [:]
             for record in data.records { records[record.path] = record }
             // The fixture's rows all say `media`: the .gpx files' rows change queue, and are written.
-            let (merged, requeued) = ScanReconciler.reconcileNoting(records: records, scan: ScanResult(entries: data.scan, notes: []),
+            let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: data.scan, notes: []),
                                                                     pairId: pairId, classifier: Self.classifier, now: Self.now)
             #expect(!requeued.isEmpty)
             let whole = try Planner.plan(pairId: pairId, records: merged, remote: data.remote, options: options,
@@ -167,7 +167,7 @@ struct PagedPlanningTests {
             }
             let options = PlanOptions(mode: mode, forceDeletes: true)
             let merged = ScanReconciler.reconcile(records: [:], scan: ScanResult(entries: data.scan, notes: []),
-                                                  pairId: pairId, classifier: Self.classifier, now: Self.now)
+                                                  pairId: pairId, classifier: Self.classifier, now: Self.now).merged
             let whole = try Planner.plan(pairId: pairId, records: merged, remote: data.remote, options: options,
                                          classifier: Self.classifier, now: Self.now)
             var paged = PagedPlanning(journal: journal, pairId: pairId, options: options, classifier: Self.classifier,

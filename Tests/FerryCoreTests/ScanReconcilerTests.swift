@@ -23,7 +23,7 @@ struct ScanReconcilerTests {
     }
 
     static func reconcile(_ records: [String: FileRecord], _ entries: [LocalEntry], now: Double = 2000) -> [String: FileRecord] {
-        ScanReconciler.reconcile(records: records, scan: scan(entries), pairId: 3, classifier: classifier, now: now)
+        ScanReconciler.reconcile(records: records, scan: scan(entries), pairId: 3, classifier: classifier, now: now).merged
     }
 
     /// Records as a first scan of this tree makes them.
@@ -134,7 +134,7 @@ struct ScanReconcilerTests {
     func rulesChanged() throws {
         let (records, entries) = try Self.baseline()
         let classifier = try QueueClassifier(rules: [QueueRule(name: "all", match: ["*"], concurrency: 1)], defaultQueue: "all")
-        let (merged, requeued) = ScanReconciler.reconcileNoting(records: records, scan: Self.scan(entries), pairId: 3,
+        let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: Self.scan(entries), pairId: 3,
                                                                  classifier: classifier, now: 5000)
         #expect(merged.values.allSatisfy { $0.queue == "all" && $0.updatedAt == 5000 })
         #expect(merged.mapValues(\.local) == records.mapValues(\.local))
@@ -150,7 +150,7 @@ struct ScanReconcilerTests {
         entries[0] = try Self.entry("DCIM/IMG_0001.JPG", size: 5_000_001, modified: Self.t0 + 9)
         entries.append(try Self.entry("GPS/new.gpx", size: 100))
         let merged = ScanReconciler.reconcile(records: records, scan: Self.scan(entries), pairId: 3,
-                                              classifier: Self.classifier, now: 5000, queuesCurrent: true)
+                                              classifier: Self.classifier, now: 5000, queuesCurrent: true).merged
         #expect(merged["DCIM/IMG_0001.JPG"]?.queue == "media")
         #expect(merged["GPS/new.gpx"]?.queue == "gpx")
         #expect(merged["DCIM/.thumbnails/IMG_0001.JPG"] == records["DCIM/.thumbnails/IMG_0001.JPG"])

@@ -68,10 +68,13 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                 anchored: anchored, components: components, byteComponents: GlobPattern.byteComponents(components)))
         }
         alternatives = compiled
-        nameFilters = compiled.contains(where: \.anchored) ? nil : compiled.compactMap { alternative in
-            guard case let .segment(tokens) = alternative.components.first else { return nil }
-            return GlobNameFilter(tokens: tokens)
+        // An alternative without a filter would make the others turn its names away.
+        var filters: [GlobNameFilter]? = []
+        for alternative in compiled {
+            guard !alternative.anchored, case let .segment(tokens) = alternative.components.first else { filters = nil; break }
+            filters?.append(GlobNameFilter(tokens: tokens))
         }
+        nameFilters = filters
     }
 
     /// `text` as a pattern that matches exactly it: every character a pattern gives a

@@ -73,12 +73,13 @@ public enum Planner {
         for path in paths {
             let original = records[path]
             let remoteVersion = remote[path]
+            let isRequeued = !requeued.isEmpty && requeued.contains(path)
             // The usual row of a no-op run, decided where it is: copying it to change
             // nothing, and comparing the copy with it, was a twentieth of the planning.
             // (A file only on the remote is classified again under new rules, below.)
             if let original, original.isConfirmedInSync, original.remote == remoteVersion,
                queuesCurrent || original.local != nil || remoteVersion == nil,
-               requeued.isEmpty || !requeued.contains(path), decide(original, options: options) == .inSync {
+               !isRequeued, decide(original, options: options) == .inSync {
                 if original.local != nil { localFiles += 1 }
                 unchanged += 1
                 continue
@@ -126,7 +127,7 @@ public enum Planner {
                 record.keepRemoteOnly()
                 unchanged += 1
             }
-            if record != original || (!requeued.isEmpty && requeued.contains(path)) {
+            if record != original || isRequeued {
                 if original != nil || record.status != .localOnly || record.local != nil {
                     record.updatedAt = now
                     changed.append(record)

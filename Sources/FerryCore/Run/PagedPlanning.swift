@@ -181,7 +181,7 @@ struct PagedPlanning {
                 let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
                 let held: Int = records.count + partScan.count + partRemote.count
                 total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
-                let (merged, requeued) = ScanReconciler.reconcileNoting(records: records, scan: ScanResult(entries: partScan, notes: []),
+                let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                       pairId: pairId, classifier: classifier, now: now,
                                                       unsettled: unsettled.union(await local.heldBack),
                                                       queuesCurrent: queuesCurrent)

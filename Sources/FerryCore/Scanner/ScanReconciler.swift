@@ -11,18 +11,10 @@ public enum ScanReconciler {
     /// `queuesCurrent`: the rows were classified by `classifier`'s rules (the pair's
     /// `queueRules`), so only new and changed files are classified again. Matching every
     /// path against the queue globs was a twentieth of a no-op push's CPU.
+    /// `requeued`: the rows whose queue alone changed (new rules), which the planner writes
+    /// even when it decides nothing else for them; a changed local version is written by
+    /// the decision it leads to.
     public static func reconcile(
-        records: [String: FileRecord], scan: ScanResult, pairId: Int64,
-        classifier: QueueClassifier, now: Double, unsettled: Set<String> = [], queuesCurrent: Bool = false
-    ) -> [String: FileRecord] {
-        reconcileNoting(records: records, scan: scan, pairId: pairId, classifier: classifier, now: now,
-                        unsettled: unsettled, queuesCurrent: queuesCurrent).merged
-    }
-
-    /// The same, with the paths of the rows whose queue alone changed (new rules): the
-    /// planner writes those even when it decides nothing else for them. A changed local
-    /// version is written by the decision it leads to.
-    static func reconcileNoting(
         records: [String: FileRecord], scan: ScanResult, pairId: Int64,
         classifier: QueueClassifier, now: Double, unsettled: Set<String> = [], queuesCurrent: Bool = false
     ) -> (merged: [String: FileRecord], requeued: Set<String>) {
