@@ -6,9 +6,9 @@
 /// even while the engine rewrites rows behind the cursor (retries, results).
 struct PendingJobPages: Sendable {
     /// Jobs read per page.
-    static let pageSize = 2_000
+    static let pageSize = 1_000
     /// A queue is refilled when fewer than this many of its jobs wait in the scheduler.
-    static let lowWater = 500
+    static let lowWater = 250
 
     private struct Cursor: Sendable {
         var queue: String

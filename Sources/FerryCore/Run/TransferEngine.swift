@@ -46,7 +46,7 @@ struct TransferEngine: Sendable {
     /// The most small transfers that wait to be put in place while a batch is being put in
     /// place: past it, no job starts until that batch is in place, so what waits stays
     /// bounded however slow the disk's flush.
-    static let placementLimit = 1024
+    static let placementLimit = 512
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
