@@ -39,14 +39,14 @@ struct TransferEngine: Sendable {
     var clock: any RunClock = SystemRunClock()
 
     static let batchWindow = 0.25
-    static let batchLimit = 512
+    static let batchLimit = 256
     /// The most small uploads to a local disk (or downloads from one) that start as one
     /// batch, in one trip to a blocking thread (`TransferExecutor.attempt(batch:)`).
     static let transferBatchSize = 16
     /// The most small transfers that wait to be put in place while a batch is being put in
     /// place: past it, no job starts until that batch is in place, so what waits stays
     /// bounded however slow the disk's flush.
-    static let placementLimit = 512
+    static let placementLimit = 256
 
     private typealias Outcome = Result<TransferExecutor.Success, TransferExecutor.Failure>
 
