@@ -182,9 +182,9 @@ struct PagedPlanning {
                 let held: Int = records.count + partScan.count + partRemote.count
                 total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
                 let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
-                                                      pairId: pairId, classifier: classifier, now: now,
-                                                      unsettled: unsettled.union(await local.heldBack),
-                                                      queuesCurrent: queuesCurrent)
+                                                                  pairId: pairId, classifier: classifier, now: now,
+                                                                  unsettled: unsettled.union(await local.heldBack),
+                                                                  queuesCurrent: queuesCurrent)
                 // Rows, scanned files and listed files each come in path order: merged, not sorted.
                 let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
                 let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
