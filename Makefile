@@ -46,6 +46,7 @@ run: build
 	$(FERRY) status --config config.yml
 
 test: test-deps
+	@bash scripts/check-free-space.sh
 	@mkdir -p .build
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@bash scripts/check-warnings.sh $(BUILD_LOG)

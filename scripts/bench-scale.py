@@ -22,17 +22,26 @@ FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
 
 
 def run_measured(command):
-    """Runs a command; returns (seconds, peak RSS in MiB). Fails loudly on a non-zero exit."""
-    start = time.perf_counter()
-    with open(os.devnull, "wb") as devnull:
-        process = subprocess.Popen(command, stdout=devnull, stderr=subprocess.PIPE)
+    """Runs a command; returns (seconds, peak RSS in MiB). Fails loudly on a non-zero exit.
+
+    Output goes to temporary files, not pipes: a child that writes more than a pipe holds
+    would otherwise block before wait4 returns. On failure the message ends with the last
+    lines of both, since ferry's --json summary (with the per-file errors) is on stdout.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        error = process.stderr.read().decode(errors="replace")
-        process.stderr.close()
         process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        sys.exit(f"bench-scale: {' '.join(command)} exited {process.returncode}: {error.strip()[-400:]}")
+        if process.returncode != 0:
+            tails = []
+            for stream in (err, out):
+                stream.seek(max(0, stream.seek(0, os.SEEK_END) - 600))
+                tail = stream.read().decode(errors="replace").strip()
+                if tail:
+                    tails.append(tail.splitlines()[-1][-400:])
+            sys.exit(f"bench-scale: {' '.join(command)} exited {process.returncode}: {' / '.join(tails)}")
     return elapsed, usage.ru_maxrss / 1024
 
 
