@@ -168,6 +168,35 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Up to `limit` rows of a pair after `path` (nil: from the start), in path order, as
+    /// the quick check reads them (`QuickCheckRow`).
+    func quickCheckRows(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [QuickCheckRow] {
+        try await read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(QuickCheckRow.selectList) FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?
+                """, arguments: [pairId, path ?? "", limit])
+            var page: [QuickCheckRow] = []
+            while let row = try rows.next() { page.append(QuickCheckRow(row)) }
+            return page
+        }
+    }
+
+    /// The rows of a pair at `paths`, in path order; paths without a row are left out.
+    func records(pairId: Int64, paths: [String]) async throws(JournalError) -> [FileRecord] {
+        guard !paths.isEmpty else { return [] }
+        return try await read { db in
+            var records: [FileRecord] = []
+            // Well under SQLite's limit on parameters (32,766 since 3.32).
+            for start in stride(from: 0, to: paths.count, by: 500) {
+                let chunk = paths[start..<min(start + 500, paths.count)]
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                records += try FileRecord.fetchInOrder(db, "WHERE pairId = ? AND path IN (\(marks)) ORDER BY path",
+                                                       arguments: StatementArguments([pairId.databaseValue] + chunk.map(\.databaseValue)))
+            }
+            return records
+        }
+    }
+
     /// Files and bytes of a pair's runnable jobs per queue: what a run is about to do.
     public func pendingJobTotals(pairId: Int64) async throws(JournalError) -> [PendingJobTotal] {
         try await read { db in

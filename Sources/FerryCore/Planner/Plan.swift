@@ -18,6 +18,9 @@ public struct Plan: Sendable {
     /// The most rows (journal rows, scanned files, remote entries) that one part of a paged
     /// plan held at once: bounded by the page size, whatever the size of the tree.
     public var peakPartRows = 0
+    /// Of the unchanged files, those that the quick check settled without reading their
+    /// journal rows whole (`QuickCheckRow`).
+    public var quickCheckedCount = 0
 
     public var uploadCount: Int { jobs.count { $0.action == .upload } }
     public var downloadCount: Int { jobs.count { $0.action == .download } }

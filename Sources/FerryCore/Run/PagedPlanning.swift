@@ -34,6 +34,10 @@ struct PagedPlanning {
     /// The pair's rows were classified by `classifier`'s rules: unchanged files keep
     /// their queue without matching it again.
     var queuesCurrent = false
+    /// A push between listings reads its rows as the quick check does (`QuickCheckRow`),
+    /// and whole only where the check does not settle them. False: every row read whole
+    /// (tests compare the two).
+    var usesQuickCheck = true
 
     enum Failure: Error {
         case plan(PlanError)
@@ -51,6 +55,19 @@ struct PagedPlanning {
         /// The journal's rows: what Ferry put there and last saw (a push folder between
         /// full listings, `remote_check`); each row's remote version.
         case journal
+    }
+
+    /// A journal row as a page brings it: whole, or as the quick check reads it.
+    private enum PageRow: Sendable {
+        case whole(FileRecord)
+        case quick(QuickCheckRow)
+
+        var path: String {
+            switch self {
+            case let .whole(record): record.path
+            case let .quick(row): row.path
+            }
+        }
     }
 
     /// A scan in hand and a listing in hand (tests, and callers that have them).
@@ -71,9 +88,18 @@ struct PagedPlanning {
         // Each side is read a batch ahead (`ReadAhead`); what was read and is past the
         // part being planned waits in these (at most a batch each).
         let pairId = pairId, pageSize = pageSize
-        var readRows: ReadAhead<FileRecord, JournalError>.Read?
+        // The quick check settles rows by their local version only: the remote side must be
+        // the rows' own, and an unchanged file must keep its queue (`ScanReconciler`).
+        let quickCheck = usesQuickCheck && fromJournal && queuesCurrent && options.mode == .push
+        var readRows: ReadAhead<PageRow, JournalError>.Read?
         if let journal {
-            readRows = { last throws(JournalError) in try await journal.records(pairId: pairId, after: last?.path, limit: pageSize) }
+            readRows = { last throws(JournalError) in
+                if quickCheck {
+                    try await journal.quickCheckRows(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.quick)
+                } else {
+                    try await journal.records(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.whole)
+                }
+            }
         }
         var readListing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?
         if let listing {
@@ -82,7 +108,7 @@ struct PagedPlanning {
         let journalPages = ReadAhead(batchSize: pageSize, read: readRows)
         let scanBatches = ReadAhead<LocalEntry, BackendError>(batchSize: pageSize) { _ throws(BackendError) in try await local.next(limit: pageSize) }
         let listingBatches = ReadAhead(batchSize: pageSize, read: readListing)
-        var page: [FileRecord] = []
+        var page: [PageRow] = []
         var listed: [(key: String, value: RemoteEntry)] = []
         var remoteCount = 0
         var scanned: [(path: String, entry: LocalEntry)] = []
@@ -144,7 +170,7 @@ struct PagedPlanning {
                     upper.map { !precedes($0, path) } ?? true
                 }
                 // Most parts take the whole page: handed over, not copied.
-                let partRows: [FileRecord]
+                var partRows: [PageRow]
                 if let pageEnd = page.firstIndex(where: { !inPart($0.path) }) {
                     partRows = Array(page[..<pageEnd])
                     page.removeSubrange(..<pageEnd)
@@ -153,8 +179,16 @@ struct PagedPlanning {
                     page = []
                 }
                 let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
-                let partScan = scanned[..<scanEnd].filter { !frozen.contains($0.path) }.map(\.entry)
+                var partScanned = scanned[..<scanEnd].filter { !frozen.contains($0.path) }
                 scanned.removeSubrange(..<scanEnd)
+                if quickCheck, let journal {
+                    let settled = try await settle(&partRows, scanned: &partScanned, journal: journal)
+                    total.unchangedCount += settled
+                    total.localFileCount += settled
+                    total.quickCheckedCount += settled
+                    remoteCount += settled
+                }
+                let partScan = partScanned.map(\.entry)
                 var partRemote: [String: RemoteVersion] = [:]
                 var listedPaths: [String] = []
                 let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
@@ -169,7 +203,7 @@ struct PagedPlanning {
                 if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
                 var rowPaths: [String] = []
                 rowPaths.reserveCapacity(partRows.count)
-                for record in partRows where !frozen.contains(record.path) {
+                for case let .whole(record) in partRows where !frozen.contains(record.path) {
                     records[record.path] = record
                     rowPaths.append(record.path)
                     if fromJournal, let version = record.remote {
@@ -263,6 +297,41 @@ struct PagedPlanning {
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
+    }
+
+    /// The quick check of one part: rows settled in the journal whose files the scan found
+    /// at the same version are taken out of the part, with those files, and counted; the
+    /// rest are read whole, to be planned as usual. Both sides are in path order, so they
+    /// are walked together; a path is the same only byte for byte (a name in another
+    /// Unicode form is planned the long way). Returns how many files were settled.
+    private func settle(_ rows: inout [PageRow], scanned: inout [(path: String, entry: LocalEntry)],
+                        journal: Journal) async throws(Failure) -> Int {
+        guard !rows.isEmpty else { return 0 }
+        var unsettled: [String] = []
+        var keptScan: [(path: String, entry: LocalEntry)] = []
+        keptScan.reserveCapacity(scanned.count)
+        var next = scanned.startIndex
+        for case let .quick(row) in rows {
+            while next < scanned.endIndex, scanned[next].path.precedesInUTF8Order(row.path) {
+                keptScan.append(scanned[next])
+                next += 1
+            }
+            if next < scanned.endIndex, !row.path.precedesInUTF8Order(scanned[next].path),
+               row.isSettled, row.local == scanned[next].entry.version {
+                next += 1
+            } else {
+                unsettled.append(row.path)
+            }
+        }
+        keptScan += scanned[next...]
+        let settled = rows.count - unsettled.count
+        scanned = keptScan
+        do throws(JournalError) {
+            rows = try await journal.records(pairId: pairId, paths: unsettled).map(PageRow.whole)
+        } catch {
+            throw .journal(error)
+        }
+        return settled
     }
 
     /// The renames among the plan's jobs: new local files (upload jobs) with a vanished
