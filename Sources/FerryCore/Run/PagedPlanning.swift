@@ -307,7 +307,7 @@ struct PagedPlanning {
     private func settle(_ rows: inout [PageRow], scanned: inout [(path: String, entry: LocalEntry)],
                         journal: Journal) async throws(Failure) -> Int {
         guard !rows.isEmpty else { return 0 }
-        var unsettled: [String] = []
+        var readWhole: [String] = []
         var keptScan: [(path: String, entry: LocalEntry)] = []
         keptScan.reserveCapacity(scanned.count)
         var next = scanned.startIndex
@@ -320,14 +320,14 @@ struct PagedPlanning {
                row.isSettled, row.local == scanned[next].entry.version {
                 next += 1
             } else {
-                unsettled.append(row.path)
+                readWhole.append(row.path)
             }
         }
         keptScan += scanned[next...]
-        let settled = rows.count - unsettled.count
+        let settled = rows.count - readWhole.count
         scanned = keptScan
         do throws(JournalError) {
-            rows = try await journal.records(pairId: pairId, paths: unsettled).map(PageRow.whole)
+            rows = try await journal.records(pairId: pairId, paths: readWhole).map(PageRow.whole)
         } catch {
             throw .journal(error)
         }
