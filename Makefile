@@ -28,7 +28,10 @@ BUILD_LOG := .build/ferry-build.log
 # Swift libraries); a no-op push of 20,000 files to WebDAV takes about 0.25 s
 # (docs/benchmarks.md).
 STATIC_STDLIB := --static-swift-stdlib
-RELEASE_BUILD := $(SWIFT) build -c release $(STATIC_STDLIB)
+# Only the ferry product: `swift build -c release` alone also builds the test-support
+# target, which imports Testing, and a release build does not find that module (seen on a
+# fresh machine: `make bench-scale` stopped there).
+RELEASE_BUILD := $(SWIFT) build -c release $(STATIC_STDLIB) --product ferry
 
 .PHONY: run build test test-control-api test-unit flake-hunt deps test-deps bench bench-scale fuzz soak hostile clean install uninstall
 
@@ -106,7 +109,7 @@ CONFIGURATION ?= release
 BUILT := .build/$(CONFIGURATION)/ferry
 
 install: deps
-	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(STATIC_STDLIB))
+	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(STATIC_STDLIB)) --product ferry
 	install -Dm755 $(BUILT) $(DESTDIR)$(BINDIR)/ferry
 	@mkdir -p .build/completions
 	$(BUILT) --generate-completion-script bash > .build/completions/ferry.bash
