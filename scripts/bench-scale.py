@@ -3,6 +3,7 @@
 
 For each size N (default 100,000 and 1,000,000; 1 to 64 bytes each, 1,000 per folder)
 builds a tree once, then measures against a local-directory remote:
+  first push --dry-run  the plan of N new files, shown and not written
   first push       every file is new (journal of N rows written, N jobs run)
   no-op push       nothing changed (the remote side known from the journal: no listing)
   no-op push --full  the same with a full listing of the remote
@@ -91,6 +92,8 @@ def measure_size(count, work, keep):
         for folder in (dst, state, mirror, pulled, pull_state, rsync_pulled):
             shutil.rmtree(folder, ignore_errors=True)
         push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
+        # Writes nothing: its peak is what a plan of N new files holds (every job, before).
+        measure("first push --dry-run", push + ["--dry-run"], "ferry")
         measure("first push", push, "ferry", state)
         if rsync:
             measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")

@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import FerryCore
@@ -154,6 +155,47 @@ struct PagedPlanningTests {
         // part is planned, and the last part's changed rows being written: six pages at most.
         #expect(plan.peakPartRows <= 6 * pageSize, "\(plan.peakPartRows) rows held at \(files) files")
         #expect(plan.peakPartRows >= pageSize)
+    }
+
+    @Test("a plan that is not written (a dry run) hands over its jobs part by part, in path order, and keeps none",
+          arguments: [(7, 240), (1_000, 10_000)])
+    func dryRunHandsJobsOver(pageSize: Int, files: Int) async throws {
+        let folder = TemporaryDirectory()
+        let (journal, pairId, data) = try await Self.journal(folder) { pairId in
+            guard files > 240 else { return try Self.fixture(pairId: pairId) }
+            var fixture = Fixture()
+            for index in 0..<files {
+                let path = "d\(index % 97)/IMG_\(index).jpg"
+                // Every other file new, the rest known and changed locally.
+                let local = LocalVersion(size: Int64(index), modifiedNanos: 1_000_000_000, inode: Int64(index))
+                if index % 2 == 1 {
+                    var record = FileRecord(pairId: pairId, path: path, queue: "media", status: .inSync, updatedAt: 1)
+                    record.local = local
+                    record.syncedLocal = local
+                    fixture.records.append(record)
+                }
+                var scanned = local
+                scanned.modifiedNanos += 1
+                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: scanned))
+            }
+            return fixture
+        }
+        var planning = PagedPlanning(journal: journal, pairId: pairId, options: PlanOptions(mode: .push, mirror: true, forceDeletes: true),
+                                     classifier: Self.classifier, now: Self.now, writesChanges: false)
+        planning.pageSize = pageSize
+        let whole = try await planning.plan(scan: ScanResult(entries: data.scan, notes: []), remote: data.remote)
+        let handed = Mutex<[FileRecord]>([])
+        planning.reportsJobs = { jobs in handed.withLock { $0 += jobs } }
+        let streamed = try await planning.plan(scan: ScanResult(entries: data.scan, notes: []), remote: data.remote)
+
+        func described(_ jobs: [FileRecord]) -> [String] {
+            jobs.map { "\($0.path) \($0.action.map { "\($0)" } ?? "none") \($0.queue) \($0.transferBytes)" }
+        }
+        let jobs = handed.withLock { $0 }
+        #expect(!jobs.isEmpty)
+        #expect(described(jobs) == described(whole.jobs.sorted { $0.path.precedesInUTF8Order($1.path) }))
+        #expect(streamed.jobs.isEmpty && streamed.changedRecords.isEmpty && streamed.forgottenPaths.isEmpty)
+        #expect(streamed.peakPartRows <= 6 * pageSize, "\(streamed.peakPartRows) rows held at \(files) files")
     }
 
     @Test("a first run (empty journal, large scan and listing) plans in parts the same as at once", arguments: [1, 7, 64])

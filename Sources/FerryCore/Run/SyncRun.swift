@@ -376,6 +376,13 @@ public struct SyncRun: Sendable {
                 options: planOptions(at: now),
                 classifier: rules.classifier, now: now, writesChanges: !options.dryRun)
             planning.keepsJobs = keepsJobs(snapshot)
+            if options.dryRun && !planning.keepsJobs && pair.mode != .sync {
+                // Shown as planned, in path order, and not kept (`reportDryRun` then has none).
+                let sink = self.sink
+                planning.reportsJobs = { jobs in
+                    for job in jobs { sink.emit(Self.plannedEvent(job, queue: job.queue)) }
+                }
+            }
             planning.frozen = frozen
             planning.queuesCurrent = opened.pairRecord?.queueRules == rules.classifier.rulesText
             plan = try await planning.plan(local: scan, remote: remote)
@@ -407,8 +414,12 @@ public struct SyncRun: Sendable {
         let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
         for job in plan.jobs {
             let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
-            sink.emit(.planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes))
+            sink.emit(Self.plannedEvent(job, queue: queue))
         }
+    }
+
+    private static func plannedEvent(_ job: FileRecord, queue: String) -> RunEvent {
+        .planned(path: job.path, queue: queue, action: job.action ?? .upload, bytes: job.transferBytes)
     }
 
     /// Execute and bundles: the engine runs the jobs (read back from the journal a page at a
