@@ -68,8 +68,9 @@ def touch_share(root, count, share):
     return changed
 
 
-def measure_size(count, work, keep):
-    """The rows of one tree size: (case, tool, seconds, peak MiB, journal MiB)."""
+def measure_size(count, work):
+    """The rows of one tree size: (case, tool, seconds, peak MiB, journal MiB). Its data is
+    left in `work`; main removes every size's data at the end."""
     os.makedirs(work, exist_ok=True)
     src, dst, state, mirror = (os.path.join(work, name) for name in ("src", "dst", "state", "rsync-dst"))
     pulled, pull_state, rsync_pulled = (os.path.join(work, name) for name in ("pulled", "pull-state", "rsync-pulled"))
@@ -86,36 +87,32 @@ def measure_size(count, work, keep):
         print(f"bench-scale: {count:,} {label} {tool}: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
 
     rsync = shutil.which("rsync") is not None
-    try:
-        if not os.path.isdir(src):
-            make_tree(src, count)
-        for folder in (dst, state, mirror, pulled, pull_state, rsync_pulled):
-            shutil.rmtree(folder, ignore_errors=True)
-        push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
-        # Writes nothing: its peak is what a plan of N new files holds (every job, before).
-        measure("first push --dry-run", push + ["--dry-run"], "ferry")
-        measure("first push", push, "ferry", state)
-        if rsync:
-            measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        measure("no-op push", push, "ferry", state)
-        if rsync:
-            measure("no-op push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        measure("no-op push --full", push + ["--full"], "ferry", state)
-        changed = touch_share(src, count, 0.01)
-        measure(f"{changed:,} changed", push, "ferry", state)
-        if rsync:
-            measure(f"{changed:,} changed", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
-        measure("pull into empty", [FERRY, "pull", pulled, "--from", dst, "--state", pull_state, "--json"], "ferry", pull_state)
-        if rsync:
-            measure("pull into empty", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
-        sync = [FERRY, "sync", pulled, "--to", dst, "--state", pull_state, "--json"]
-        run_measured(sync)
-        measure("sync, no-op", sync, "ferry", pull_state)
-        if rsync:
-            measure("sync, no-op", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
-    finally:
-        if not keep:
-            shutil.rmtree(work, ignore_errors=True)
+    if not os.path.isdir(src):
+        make_tree(src, count)
+    for folder in (dst, state, mirror, pulled, pull_state, rsync_pulled):
+        shutil.rmtree(folder, ignore_errors=True)
+    push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
+    # Writes nothing: its peak is what a plan of N new files holds (every job, before).
+    measure("first push --dry-run", push + ["--dry-run"], "ferry")
+    measure("first push", push, "ferry", state)
+    if rsync:
+        measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+    measure("no-op push", push, "ferry", state)
+    if rsync:
+        measure("no-op push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+    measure("no-op push --full", push + ["--full"], "ferry", state)
+    changed = touch_share(src, count, 0.01)
+    measure(f"{changed:,} changed", push, "ferry", state)
+    if rsync:
+        measure(f"{changed:,} changed", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+    measure("pull into empty", [FERRY, "pull", pulled, "--from", dst, "--state", pull_state, "--json"], "ferry", pull_state)
+    if rsync:
+        measure("pull into empty", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
+    sync = [FERRY, "sync", pulled, "--to", dst, "--state", pull_state, "--json"]
+    run_measured(sync)
+    measure("sync, no-op", sync, "ferry", pull_state)
+    if rsync:
+        measure("sync, no-op", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
     return rows
 
 
@@ -133,21 +130,23 @@ def main():
     base = args.work or tempfile.mkdtemp(prefix="ferry-scale-")
     lines = ["| files | case | tool | seconds | peak RSS (MiB) | journal (MiB) | tool ÷ ferry (time) | load before → after |",
              "|---:|---|---|---:|---:|---:|---:|---|"]
-    for count in sizes:
-        load_before = os.getloadavg()[0]
-        # Every size's data stays until the end: on ext4 without a journal (this VM's disk)
-        # a file created within a minute or five of mass deletes waits while the inode
-        # allocator skips the freed inodes, and the next size's first push, the first
-        # writer after the cleanup, stalled for it.
-        rows = measure_size(count, os.path.join(base, f"n{count}"), True)
-        load = f"{load_before:.1f} → {os.getloadavg()[0]:.1f}"
-        ferry_times = {label: seconds for label, tool, seconds, _, _ in rows if tool == "ferry"}
-        for label, tool, seconds, rss, journal in rows:
-            ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
-            journal_text = "" if journal is None else f"{journal:.0f}"
-            lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} | {journal_text} | {ratio} | {load} |")
-    if not args.work and not args.keep:
-        shutil.rmtree(base, ignore_errors=True)
+    try:
+        for count in sizes:
+            load_before = os.getloadavg()[0]
+            # Every size's data stays until the end: on ext4 without a journal (this VM's disk)
+            # a file created within a minute or five of mass deletes waits while the inode
+            # allocator skips the freed inodes, and the next size's first push, the first
+            # writer after the cleanup, stalled for it.
+            rows = measure_size(count, os.path.join(base, f"n{count}"))
+            load = f"{load_before:.1f} → {os.getloadavg()[0]:.1f}"
+            ferry_times = {label: seconds for label, tool, seconds, _, _ in rows if tool == "ferry"}
+            for label, tool, seconds, rss, journal in rows:
+                ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
+                journal_text = "" if journal is None else f"{journal:.0f}"
+                lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} | {journal_text} | {ratio} | {load} |")
+    finally:
+        if not args.work and not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
     table = "\n".join(lines)
     os.makedirs("bench-results", exist_ok=True)
     with open(os.path.join("bench-results", "scale.md"), "w") as f:

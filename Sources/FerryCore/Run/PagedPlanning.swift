@@ -125,6 +125,7 @@ struct PagedPlanning {
         // plan is large); their new names are looked for once every part is written.
         var vanished: [FileRecord] = []
         var frozen = FrozenPaths(paths: self.frozen)
+        let streamsJobs = !writesChanges && reportsJobs != nil
         // A part's rows are written while the next part is planned (one write at a time):
         // the rows a part writes are all in it, so no read of a later part waits for them.
         var writing: (task: Task<Result<Void, JournalError>, Never>, rows: Int)?
@@ -232,7 +233,6 @@ struct PagedPlanning {
                 // Written jobs stay in the journal (the engine reads them back a page at a
                 // time); only a plan that is not written keeps them, to be shown, or one whose
                 // jobs are sorted further (`keepsJobs`).
-                let streamsJobs = !writesChanges && reportsJobs != nil
                 if streamsJobs {
                     reportsJobs?(part.jobs)
                 } else if keepsJobs || !writesChanges {
@@ -302,7 +302,7 @@ struct PagedPlanning {
             } catch {
                 throw .journal(error)
             }
-        } else if reportsJobs == nil {
+        } else if !streamsJobs {
             total.changedRecords += heldDeletions
         }
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
