@@ -27,6 +27,16 @@ int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdi
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+int CFerrySystem_open_unnamed(int dirfd, unsigned int mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name) {
+    char path[40];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
 int CFerrySystem_spawn_closefrom(void *actions, int lowfd) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowfd);
 }

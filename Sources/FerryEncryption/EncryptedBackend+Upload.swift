@@ -56,7 +56,8 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         let (sent, _) = try await outgoing(request, keys: keys, start: nil, observer: observer)
         defer { release(sent) }
         guard let staged = try await stager.stageUpload(sent, observer: observer) else { return nil }
-        return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
+        return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request),
+                            unnamedFile: staged.unnamedFile)
     }
 
     /// `stageUpload` on a blocking thread; declines (nil) when the inner backend does not
@@ -66,7 +67,8 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         let (sent, _) = try outgoingNow(request, keys: keys, start: nil, observer: observer)
         defer { release(sent) }
         guard let staged = try stager.stageNow(sent, observer: observer) else { return nil }
-        return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request))
+        return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request),
+                            unnamedFile: staged.unnamedFile)
     }
 
     /// The inner backend publishes the stored names; each result comes back as plaintext.
@@ -80,7 +82,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
             var result = upload.result
             result.entry.path = try stored(result.entry.path, keys)
             result.entry.size = ContentFormat.ciphertextSize(plaintextSize: result.entry.size)
-            storedUploads.append(StagedUpload(temporary: upload.temporary, result: result))
+            storedUploads.append(StagedUpload(temporary: upload.temporary, result: result, unnamedFile: upload.unnamedFile))
         }
         let published = try await stager.publishStaged(storedUploads)
         return zip(uploads, published).map { upload, outcome in

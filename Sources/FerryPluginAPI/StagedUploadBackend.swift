@@ -37,15 +37,21 @@ extension StagedUploadBackend {
     }
 }
 
-/// An upload written under its temporary name, waiting to be published.
+/// An upload written under its temporary name, or with no name yet, waiting to be published.
 public struct StagedUpload: Sendable {
-    /// The temporary name the bytes wait under, beside `result.entry.path`.
+    /// The temporary name the bytes wait under, beside `result.entry.path`; with
+    /// `unnamedFile`, the name the backend may use while publishing.
     public var temporary: RemotePath
     /// What the upload will be once published.
     public var result: UploadResult
+    /// The open file holding the bytes when the backend wrote them with no name (a local
+    /// disk's `O_TMPFILE`), which only the backend that staged them looks into; a wrapper
+    /// passes it on. Dropped unpublished, the bytes are gone and no temporary file is left.
+    public var unnamedFile: (any Sendable)?
 
-    public init(temporary: RemotePath, result: UploadResult) {
+    public init(temporary: RemotePath, result: UploadResult, unnamedFile: (any Sendable)? = nil) {
         self.temporary = temporary
         self.result = result
+        self.unnamedFile = unnamedFile
     }
 }

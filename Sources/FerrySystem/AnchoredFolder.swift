@@ -258,6 +258,30 @@ public final class AnchoredFolder: Sendable {
         }
     }
 
+    /// A new file in this folder with no name yet (`O_TMPFILE`), for writing; `link` names
+    /// it, and it is gone when dropped unnamed. Throws where the filesystem cannot make one
+    /// (`EOPNOTSUPP`), or when `/proc` is not there to name it (`namesUnnamedFiles`).
+    public func createUnnamed(permissions: UInt32 = 0o644) throws(SystemError) -> OpenFile {
+        guard Self.namesUnnamedFiles else { throw SystemError(EOPNOTSUPP, "cannot name a file made without a name", path: path) }
+        let fd = CFerrySystem_open_unnamed(descriptor, permissions)
+        guard fd >= 0 else { throw SystemError(errno, "cannot open for writing", path: path) }
+        return OpenFile(descriptor: fd, path: LocalFileSystem.join(path, "(unnamed)"))
+    }
+
+    /// Gives a file made by `createUnnamed` in this folder the name `name`; an existing
+    /// name (a file or a folder) fails with `EEXIST` and is left as it was.
+    public func link(_ file: OpenFile, as name: String) throws(SystemError) {
+        try withParent(of: name) { parent, last throws(SystemError) in
+            if CFerrySystem_link_unnamed(file.descriptor, parent, last) != 0 {
+                throw SystemError(errno, "cannot give the written file its name", path: fullPath(name))
+            }
+        }
+    }
+
+    /// Whether a file made without a name can be given one: through `/proc/self/fd`, so
+    /// only where `/proc` is mounted (a container may not have it).
+    static let namesUnnamedFiles: Bool = access("/proc/self/fd", X_OK) == 0
+
     /// Removes a file (or the link itself, never what it points to); fine when it is gone.
     public func removeFile(_ relative: String) throws(SystemError) {
         try unlink(relative, flags: 0, operation: "cannot remove file")

@@ -49,7 +49,7 @@ struct FileOnlyBackend: WrapsBackend {
         #expect(try TreeComparison.sameContent(sent.source, partial), "\(sent.destination)")
     }
 
-    @Test("over a local folder: staged under a temporary stored name, published in a batch, read back as plaintext")
+    @Test("over a local folder: staged with no name, published in a batch under stored names, read back as plaintext")
     func stagedOverLocal() async throws {
         let remote = directory.child("remote")
         let backend = try encrypted(LocalBackend(root: remote))
@@ -62,7 +62,8 @@ struct FileOnlyBackend: WrapsBackend {
         for (sent, upload) in zip(requests, staged) {
             #expect(upload.result.entry.path == sent.destination && upload.result.entry.size == sent.size)
             #expect(upload.result.verifiedSource)
-            #expect(FileManager.default.fileExists(atPath: remote + "/" + upload.temporary.string))
+            #expect(upload.unnamedFile != nil, "the local disk's open file is passed on")
+            #expect(!FileManager.default.fileExists(atPath: remote + "/" + upload.temporary.string))
             #expect(try await backend.stat(sent.destination) == nil, "nothing under its name before publishing")
         }
         let published = try await backend.publishStaged(staged)

@@ -17,7 +17,14 @@ struct LocalStagedUploadTests {
                              mayResume: false)
     }
 
-    @Test("a staged upload waits under its temporary name; publishing puts the batch under final names, with times")
+    /// Every file below `root`, folders left out.
+    static func files(below root: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { name in
+            try LocalFileSystem.metadata(root.child(name))?.kind == .file
+        }.sorted()
+    }
+
+    @Test("a staged upload waits with no name; publishing puts the batch under final names, with times, and leaves no temporary file")
     func stagedThenPublished() async throws {
         let root = TemporaryDirectory("ferry-staged-root")
         let scratch = TemporaryDirectory("ferry-staged-scratch")
@@ -28,10 +35,9 @@ struct LocalStagedUploadTests {
             staged.append(try #require(try await backend.stageUpload(try Self.request(scratch, name, seed: UInt64(index)),
                                                                      observer: NullTransferObserver())))
         }
-        for (name, upload) in zip(names, staged) {
-            #expect(!FileManager.default.fileExists(atPath: root.child(name)), "\(name) is under its name before publishing")
-            #expect(FileManager.default.fileExists(atPath: root.child(upload.temporary.string)))
-        }
+        // Written with no name: nothing under any name, final or temporary, before publishing.
+        #expect(staged.allSatisfy { $0.unnamedFile != nil })
+        #expect(try Self.files(below: root) == [])
         let results = try await backend.publishStaged(staged)
         #expect(results.count == names.count)
         for (index, name) in names.enumerated() {
@@ -39,8 +45,38 @@ struct LocalStagedUploadTests {
             #expect(published.entry.path.string == name)
             #expect(try TreeComparison.sameContent(scratch.child(name.replacingOccurrences(of: "/", with: "_")), root.child(name)))
             #expect(try LocalFileSystem.metadata(root.child(name))?.modifiedNanos == published.entry.modifiedNanos)
-            #expect(!FileManager.default.fileExists(atPath: root.child(staged[index].temporary.string)))
         }
+        #expect(try Self.files(below: root) == names.sorted())
+    }
+
+    @Test("a staged upload dropped without publishing leaves no file behind")
+    func droppedUnpublished() async throws {
+        let root = TemporaryDirectory("ferry-staged-drop-root")
+        let scratch = TemporaryDirectory("ferry-staged-drop-scratch")
+        let backend = LocalBackend(root: root.path)
+        var staged: StagedUpload? = try await backend.stageUpload(try Self.request(scratch, "a/IMG_1.jpg", seed: 1),
+                                                                 observer: NullTransferObserver())
+        #expect(staged?.unnamedFile != nil)
+        staged = nil
+        #expect(try Self.files(below: root) == [])
+        #expect(FileManager.default.fileExists(atPath: root.child("a")), "the target's folder is made while staging")
+    }
+
+    @Test("publishing over a file already under the name replaces it; a stale temporary file is replaced too")
+    func publishedOverAFile() async throws {
+        let root = TemporaryDirectory("ferry-staged-replace-root")
+        let scratch = TemporaryDirectory("ferry-staged-replace-scratch")
+        let backend = LocalBackend(root: root.path)
+        let request = try Self.request(scratch, "a/IMG_1.jpg", seed: 7)
+        let staged = try #require(try await backend.stageUpload(request, observer: NullTransferObserver()))
+        // An older version under the name, and a temporary file an interrupted run left.
+        try Data("old version".utf8).write(to: URL(fileURLWithPath: root.child("a/IMG_1.jpg")))
+        try Data("left over".utf8).write(to: URL(fileURLWithPath: root.child(staged.temporary.string)))
+        let published = try #require(try await backend.publishStaged([staged]).first).get()
+        #expect(published.entry.path.string == "a/IMG_1.jpg")
+        #expect(try TreeComparison.sameContent(request.source, root.child("a/IMG_1.jpg")))
+        #expect(try LocalFileSystem.metadata(root.child("a/IMG_1.jpg"))?.modifiedNanos == request.modifiedNanos)
+        #expect(try Self.files(below: root) == ["a/IMG_1.jpg"])
     }
 
     @Test("a file that cannot be put under its name fails alone; the rest of the batch is published")

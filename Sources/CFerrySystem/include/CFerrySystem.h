@@ -20,6 +20,18 @@ int CFerrySystem_start_writeback(int fd, long long offset, long long length);
  * target, in one step (a check then a rename would race with another writer). */
 int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/* openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode): a new file in the folder with
+ * no name yet, gone with its last descriptor unless `link_unnamed` names it. A name made
+ * at the end, once, changes the folder once instead of three times (a temporary name
+ * made, then renamed away), and a crash before it leaves nothing behind. Fails with
+ * EOPNOTSUPP (or EISDIR before Linux 3.11) where the filesystem cannot. */
+int CFerrySystem_open_unnamed(int dirfd, unsigned int mode);
+
+/* linkat of /proc/self/fd/<fd> to `name` in `dirfd`: gives a file opened by `open_unnamed`
+ * its name, failing with EEXIST when the name is taken. Needs /proc mounted; linkat with
+ * AT_EMPTY_PATH, which does not, needs a privilege before Linux 6.10. */
+int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name);
+
 /* posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor
  * from `lowfd` up before it runs the program, so a plugin inherits only its pipes, never a
  * journal, a lock or a file another thread has open for writing. `actions` is a
