@@ -11,8 +11,9 @@ import Glibc
 /// source's modification time and renamed into place, so a reader never sees a partial
 /// file under its final name. An interrupted upload leaves its temporary file, which the
 /// next attempt continues by appending when the core says the source is unchanged. Small
-/// files are staged and published in batches instead (`StagedUploadBackend`): one flush
-/// for a batch's bytes before its renames, one for the renames.
+/// files are staged and published in batches instead (`StagedUploadBackend`): written with
+/// no name (`O_TMPFILE`), one flush for a batch's bytes, each named in place (`linkat`),
+/// one flush for the names.
 public struct LocalBackend: Backend {
     public let root: String
 
@@ -517,8 +518,8 @@ extension LocalBackend: StagedUploadBackend {
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
         try await BlockingIO.run { () throws(BackendError) -> [Result<UploadResult, BackendError>] in
             let remote = try BackendError.catching { try anchor() }
-            // One flush for the batch's bytes before any rename, one for the renames before
-            // the core records them: two `syncfs` calls instead of a `fsync` per file.
+            // One flush for the batch's bytes before any file is named, one for the names
+            // before the core records them: two `syncfs` calls instead of a `fsync` per file.
             try BackendError.catching { try remote.syncFilesystem() }
             // Uploads come folder by folder: each folder is opened once for its renames.
             var folders = FolderWalkCache(root: remote)
