@@ -193,7 +193,7 @@ public struct LocalBackend: Backend {
             // it changes the folder once, where a temporary name made and then renamed
             // away changes it three times (21% and 9% of a first push of 1,000,000 files
             // went to `openat` and `renameat`). It is named only when published.
-            let unnamed = start == 0 && !flushing ? Self.unnamedFile(in: folder) : nil
+            let unnamed = start == 0 && !flushing ? Self.unnamedFile(for: name, in: folder) : nil
             let output = try unnamed
                 ?? (start > 0 ? folder.open(temporaryName, .writeExisting) : Self.createAfresh(temporaryName, in: folder))
             if start > 0 { try output.truncate(to: start) }
@@ -257,9 +257,9 @@ public struct LocalBackend: Backend {
 
     /// A new file with no name in `folder`, or nil where one cannot be made (a filesystem
     /// without `O_TMPFILE`, such as some network mounts) and a temporary name is used.
-    private static func unnamedFile(in folder: AnchoredFolder) -> OpenFile? {
+    private static func unnamedFile(for name: String, in folder: AnchoredFolder) -> OpenFile? {
         guard stagesUnnamed else { return nil }
-        return try? folder.createUnnamed()
+        return try? folder.createUnnamed(for: name)
     }
 
     /// A new, empty file at `name`: what an earlier attempt left under the name is removed

@@ -259,13 +259,15 @@ public final class AnchoredFolder: Sendable {
     }
 
     /// A new file in this folder with no name yet (`O_TMPFILE`), for writing; `link` names
-    /// it, and it is gone when dropped unnamed. Throws where the filesystem cannot make one
-    /// (`EOPNOTSUPP`), or when `/proc` is not there to name it (`namesUnnamedFiles`).
-    public func createUnnamed(permissions: UInt32 = 0o644) throws(SystemError) -> OpenFile {
-        guard Self.namesUnnamedFiles else { throw SystemError(EOPNOTSUPP, "cannot name a file made without a name", path: path) }
+    /// it, and it is gone when dropped unnamed. Messages about it give the name it is meant
+    /// to get, `intended`. Throws where the filesystem cannot make one (`EOPNOTSUPP`), or
+    /// when `/proc` is not there to name it (`namesUnnamedFiles`).
+    public func createUnnamed(for intended: String, permissions: UInt32 = 0o644) throws(SystemError) -> OpenFile {
+        let full = fullPath(intended)
+        guard Self.namesUnnamedFiles else { throw SystemError(EOPNOTSUPP, "cannot name a file made without a name", path: full) }
         let fd = CFerrySystem_open_unnamed(descriptor, permissions)
-        guard fd >= 0 else { throw SystemError(errno, "cannot open for writing", path: path) }
-        return OpenFile(descriptor: fd, path: LocalFileSystem.join(path, "(unnamed)"))
+        guard fd >= 0 else { throw SystemError(errno, "cannot open for writing", path: full) }
+        return OpenFile(descriptor: fd, path: full)
     }
 
     /// Gives a file made by `createUnnamed` in this folder the name `name`; an existing
