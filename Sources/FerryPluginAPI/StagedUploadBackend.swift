@@ -2,8 +2,8 @@
 /// file was most of a first push's time) and that can instead flush a batch of uploads
 /// at once. An upload is staged (written in full under its temporary name or with no name,
 /// not flushed), then a batch is published: flushed once, each put under its name, and the
-/// names flushed once. A file never stands under its final name before its bytes are on disk, and the
-/// core records a staged upload only after it is published.
+/// names flushed once. A file never stands under its final name before its bytes are on
+/// disk, and the core records a staged upload only after it is published.
 ///
 /// A wrapping backend (encryption) conforms, and stages when what it wraps does.
 public protocol StagedUploadBackend: Backend {
