@@ -13,7 +13,7 @@ The `encrypted` cases push the same data to the built-in local backend with and 
 `encryption:` (docs/encryption.md); the ratio is the encrypted push's time over the plain one's.
 BENCH_CASES=small,big,noop,exec,encrypted picks cases (default: all).
 """
-import os, shutil, statistics, subprocess, sys, tempfile, time, platform
+import itertools, os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_table import write_table  # noqa: E402
@@ -80,11 +80,12 @@ def main():
         # copy before each run charged that wait to whichever tool came next.
         aside = os.path.join(work, "aside")
         os.makedirs(aside)
+        moved = itertools.count()
 
         def fresh():
             for path in (dst, state):
                 if os.path.lexists(path):
-                    os.rename(path, os.path.join(aside, str(len(os.listdir(aside)))))
+                    os.rename(path, os.path.join(aside, str(next(moved))))
 
         small_label = f"{SMALL_COUNT:,} × 4 KiB files"
         for key, label, src in [("small", small_label, small), ("big", "one 1 GiB file", big)]:

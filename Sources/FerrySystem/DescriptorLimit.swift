@@ -12,7 +12,6 @@ import Glibc
 public enum DescriptorLimit {
     /// Raises the soft limit to the hard one, at most `ceiling`; returns the soft limit
     /// then in force.
-    @discardableResult
     public static func raise(upTo ceiling: UInt64 = 65_536) -> UInt64 {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
@@ -23,11 +22,5 @@ public enum DescriptorLimit {
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return UInt64(wanted) }
         }
         return UInt64(limit.rlim_cur)
-    }
-
-    /// The soft limit now in force.
-    public static var current: UInt64 {
-        var limit = rlimit()
-        return getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? UInt64(limit.rlim_cur) : 0
     }
 }

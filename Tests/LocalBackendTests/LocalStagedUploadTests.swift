@@ -17,6 +17,13 @@ struct LocalStagedUploadTests {
                              mayResume: false)
     }
 
+    /// An empty remote folder, its backend, and a scratch folder for the sources, named
+    /// after the test.
+    static func folders(_ name: String) -> (root: TemporaryDirectory, scratch: TemporaryDirectory, backend: LocalBackend) {
+        let root = TemporaryDirectory("ferry-\(name)-root")
+        return (root, TemporaryDirectory("ferry-\(name)-scratch"), LocalBackend(root: root.path))
+    }
+
     /// Every file below `root`, folders left out.
     static func files(below root: TemporaryDirectory) throws -> [String] {
         try FileManager.default.subpathsOfDirectory(atPath: root.path).filter { name in
@@ -26,9 +33,7 @@ struct LocalStagedUploadTests {
 
     @Test("a staged upload waits with no name; publishing puts the batch under final names, with times, and leaves no temporary file")
     func stagedThenPublished() async throws {
-        let root = TemporaryDirectory("ferry-staged-root")
-        let scratch = TemporaryDirectory("ferry-staged-scratch")
-        let backend = LocalBackend(root: root.path)
+        let (root, scratch, backend) = Self.folders("staged")
         let names = ["a/IMG_1.jpg", "a/IMG_2.jpg", "IMG_3.jpg"]
         var staged: [StagedUpload] = []
         for (index, name) in names.enumerated() {
@@ -51,9 +56,7 @@ struct LocalStagedUploadTests {
 
     @Test("a staged upload dropped without publishing leaves no file behind")
     func droppedUnpublished() async throws {
-        let root = TemporaryDirectory("ferry-staged-drop-root")
-        let scratch = TemporaryDirectory("ferry-staged-drop-scratch")
-        let backend = LocalBackend(root: root.path)
+        let (root, scratch, backend) = Self.folders("staged-drop")
         var staged: StagedUpload? = try await backend.stageUpload(try Self.request(scratch, "a/IMG_1.jpg", seed: 1),
                                                                  observer: NullTransferObserver())
         #expect(staged?.unnamedFile != nil)
@@ -64,9 +67,7 @@ struct LocalStagedUploadTests {
 
     @Test("publishing over a file already under the name replaces it; a stale temporary file is replaced too")
     func publishedOverAFile() async throws {
-        let root = TemporaryDirectory("ferry-staged-replace-root")
-        let scratch = TemporaryDirectory("ferry-staged-replace-scratch")
-        let backend = LocalBackend(root: root.path)
+        let (root, scratch, backend) = Self.folders("staged-replace")
         let request = try Self.request(scratch, "a/IMG_1.jpg", seed: 7)
         let staged = try #require(try await backend.stageUpload(request, observer: NullTransferObserver()))
         // An older version under the name, and a temporary file an interrupted run left.
@@ -81,9 +82,7 @@ struct LocalStagedUploadTests {
 
     @Test("a file that cannot be put under its name fails alone; the rest of the batch is published")
     func oneFailureInABatch() async throws {
-        let root = TemporaryDirectory("ferry-staged-fail-root")
-        let scratch = TemporaryDirectory("ferry-staged-fail-scratch")
-        let backend = LocalBackend(root: root.path)
+        let (root, scratch, backend) = Self.folders("staged-fail")
         let first = try #require(try await backend.stageUpload(try Self.request(scratch, "IMG_1.jpg", seed: 1), observer: NullTransferObserver()))
         let second = try #require(try await backend.stageUpload(try Self.request(scratch, "IMG_2.jpg", seed: 2), observer: NullTransferObserver()))
         // A folder with content appears under the first name between staging and publishing.
@@ -102,9 +101,7 @@ struct LocalStagedUploadTests {
 
     @Test("an upload onto a folder fails with alreadyExists and leaves nothing beside it")
     func uploadOntoAFolder() async throws {
-        let root = TemporaryDirectory("ferry-upload-folder-root")
-        let scratch = TemporaryDirectory("ferry-upload-folder-scratch")
-        let backend = LocalBackend(root: root.path)
+        let (root, scratch, backend) = Self.folders("upload-folder")
         try FileManager.default.createDirectory(atPath: root.child("a/IMG_1.jpg/inside"), withIntermediateDirectories: true)
         let request = try Self.request(scratch, "a/IMG_1.jpg", seed: 1)
         do {
