@@ -37,6 +37,11 @@ int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name) {
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
+long long CFerrySystem_copy_range(int infd, long long inoffset, int outfd, long long outoffset, long long length) {
+    off64_t in = inoffset, out = outoffset;
+    return copy_file_range(infd, &in, outfd, &out, (size_t)length, 0);
+}
+
 int CFerrySystem_spawn_closefrom(void *actions, int lowfd) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowfd);
 }

@@ -18,11 +18,50 @@ public enum ChunkedCopy {
         to destination: OpenFile, at destinationOffset: Int64,
         count: Int64, observer: any TransferObserver, synced: Bool = false
     ) throws(BackendError) {
-        try copy(count: count, to: destination, at: destinationOffset, observer: observer, sourceName: source.path,
-                 synced: synced) {
+        // A copy of one chunk or less stays one read and one write: 100,000 small files
+        // pushed took 2% longer through the kernel's copy.
+        let copied = count <= Int64(chunkSize) ? 0 :
+            try copyInKernel(from: source, at: sourceOffset, to: destination, at: destinationOffset,
+                             count: count, observer: observer, synced: synced)
+        try copy(count: count - copied, to: destination, at: destinationOffset + copied, observer: observer,
+                 sourceName: source.path, synced: synced) {
             buffer, done throws(BackendError) in
-            try BackendError.catching { try source.read(into: &buffer, at: sourceOffset + done) }
+            try BackendError.catching { try source.read(into: &buffer, at: sourceOffset + copied + done) }
         }
+    }
+
+    /// Copies what it can without a buffer (`copy_file_range`) and returns the count
+    /// copied; the caller copies the rest through one. Through a buffer, pushing a 1 GiB
+    /// file to the same ext4 disk spent 0.8–2.4 s of kernel time copying out of it (rsync,
+    /// which copies the same way, 1.1–1.7 s), against 0.3–0.5 s through the kernel's own
+    /// copy, and on btrfs or XFS the kernel shares the blocks instead. Between two
+    /// filesystems Linux refuses (`EXDEV`) and the buffer does it all. Stops at the
+    /// first call the kernel or a filesystem refuses, and at a 0 (the source ended, or a
+    /// file the kernel cannot copy from): the buffered copy then reads for itself.
+    private static func copyInKernel(
+        from source: OpenFile, at sourceOffset: Int64, to destination: OpenFile, at destinationOffset: Int64,
+        count: Int64, observer: any TransferObserver, synced: Bool
+    ) throws(BackendError) -> Int64 {
+        var behind = synced ? WriteBehind(from: destinationOffset) : nil
+        var done: Int64 = 0
+        while done < count {
+            if observer.isCancelled {
+                throw BackendError(.cancelled, "transfer cancelled", path: source.path)
+            }
+            let want = min(Int64(chunkSize), count - done)
+            do {
+                guard let got = try destination.copy(from: source, at: sourceOffset + done,
+                                                     to: destinationOffset + done, count: want),
+                      got > 0 else { return done }
+                try behind?.written(upTo: destinationOffset + done + Int64(got), of: destination)
+                done += Int64(got)
+                let pause = observer.bytesTransferred(got)
+                if pause > .zero { sleepBlocking(pause) }
+            } catch {
+                throw BackendError(error)
+            }
+        }
+        return done
     }
 
     /// The same from an upload's content (an encrypted file, made as it is read).

@@ -152,6 +152,22 @@ public final class OpenFile: Sendable {
         }
     }
 
+    /// Copies up to `count` bytes of `source` from `sourceOffset` into this file at `offset`
+    /// inside the kernel (`copy_file_range`; see `ChunkedCopy` for why). Returns the count
+    /// copied, 0 at the source's end, or nil when the kernel or either filesystem cannot
+    /// copy between these two files, so that the caller copies through a buffer instead.
+    public func copy(from source: OpenFile, at sourceOffset: Int64, to offset: Int64, count: Int64) throws(SystemError) -> Int? {
+        while true {
+            let copied = CFerrySystem_copy_range(source.descriptor, sourceOffset, descriptor, offset, count)
+            if copied >= 0 { return Int(copied) }
+            switch errno {
+            case EINTR: continue
+            case EXDEV, EINVAL, EOPNOTSUPP, ENOSYS, EBADF: return nil
+            default: throw SystemError(errno, "cannot copy", path: path)
+            }
+        }
+    }
+
     /// Reads the whole file (for small files and tests).
     public func readAll() throws(SystemError) -> [UInt8] {
         var result: [UInt8] = []

@@ -32,6 +32,13 @@ int CFerrySystem_open_unnamed(int dirfd, unsigned int mode);
  * AT_EMPTY_PATH, which does not, needs a privilege before Linux 6.10. */
 int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name);
 
+/* copy_file_range between two files at explicit offsets (neither descriptor's position
+ * moves): up to `length` bytes copied inside the kernel, shared on filesystems that can
+ * (btrfs, XFS: a reflink), page cache to page cache on others (ext4), instead of through a
+ * buffer in user space. Returns the count copied, 0 at the source's end, -1 with errno
+ * (EXDEV, EINVAL, EOPNOTSUPP or ENOSYS where the kernel or filesystem cannot). */
+long long CFerrySystem_copy_range(int infd, long long inoffset, int outfd, long long outoffset, long long length);
+
 /* posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor
  * from `lowfd` up before it runs the program, so a plugin inherits only its pipes, never a
  * journal, a lock or a file another thread has open for writing. `actions` is a
