@@ -223,14 +223,17 @@ private struct SegmentJob: Sendable {
 
     /// Puts a fetched segment on disk, then counts it in the queue and the ledger: the
     /// ledger never vouches for bytes that are only in memory. Flushes this range only
-    /// (an fsync would also wait for what the other streams are writing).
+    /// (an fsync would also wait for what the other streams are writing), then lets the
+    /// kernel drop its pages, as `WriteBehind` does for a local copy.
     func record(_ segment: ClosedRange<Int64>, in queue: SharedSegmentQueue, ledger: LedgerFile) async -> BackendError? {
         let partialFile = partialFile
         do throws(BackendError) {
             try await BlockingIO.run { () throws(BackendError) in
                 try BackendError.catching {
-                    try OpenFile(partialFile, mode: .writeExisting)
-                        .flushRange(offset: segment.lowerBound, length: segment.upperBound - segment.lowerBound + 1)
+                    let file = try OpenFile(partialFile, mode: .writeExisting)
+                    let length = segment.upperBound - segment.lowerBound + 1
+                    try file.flushRange(offset: segment.lowerBound, length: length)
+                    file.dropCached(offset: segment.lowerBound, length: length)
                 }
                 if let valid = queue.finished(segment) { try ledger.raise(to: valid) }
             }

@@ -96,6 +96,13 @@ public final class OpenFile: Sendable {
         }
     }
 
+    /// Lets the kernel drop the cached pages of `length` bytes from `offset` (a hint,
+    /// `POSIX_FADV_DONTNEED`; pages still dirty stay). For bytes already on disk that
+    /// nobody is about to read.
+    public func dropCached(offset: Int64, length: Int64) {
+        _ = posix_fadvise(descriptor, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
+    }
+
     public func setModificationTime(nanos: Int64) throws(SystemError) {
         let spec = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
         let times = [spec, spec]

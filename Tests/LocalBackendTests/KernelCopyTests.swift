@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// `ChunkedCopy` between two open files copies inside the kernel where it can, and through
-/// a buffer where it cannot; the bytes and the errors must not depend on which.
+/// a buffer where it cannot; the bytes and the errors must not depend on which. A synced
+/// copy leaves no more than its last windows in the page cache.
 @Suite("copies between two open files")
 struct KernelCopyTests {
     /// A byte pattern with no period that lines up with a chunk, so that a chunk copied to
@@ -50,6 +51,30 @@ struct KernelCopyTests {
         try ChunkedCopy.copy(from: source, at: 0, to: target, at: 0, count: Int64(expected.count),
                              observer: NullTransferObserver())
         #expect(try OpenFile(folder.child("target"), mode: .read).readAll() == expected)
+    }
+
+    /// Windows of 8 MiB (`WriteBehind.window`): of 40 MiB, the windows up to 24 MiB are on
+    /// disk and dropped before the copy ends; the last two may still be cached. A buffered
+    /// copy goes through the same `WriteBehind`.
+    @Test("a synced copy drops the windows it has put on disk from the page cache")
+    func syncedCopyLeavesTheCacheAlone() throws {
+        let folder = TemporaryDirectory()
+        try #require(PageCache.canDrop(in: folder.path), "the temporary folder is on tmpfs")
+        let size = 40 << 20
+        let mebibyte = Data(pattern(1 << 20))
+        try Data((0..<40).flatMap { _ in mebibyte }).write(to: URL(fileURLWithPath: folder.child("source")))
+        let source = try OpenFile(folder.child("source"), mode: .read)
+        let target = try OpenFile(folder.child("target"), mode: .writeTruncate)
+        try ChunkedCopy.copy(from: source, at: 0, to: target, at: 0, count: Int64(size),
+                             observer: NullTransferObserver(), synced: true)
+        let cached = try #require(PageCache.residentBytes(folder.child("target")))
+        #expect(cached <= 2 * Int(WriteBehind.window) + ChunkedCopy.chunkSize, "\(cached) bytes cached")
+
+        let unsynced = try OpenFile(folder.child("unsynced"), mode: .writeTruncate)
+        try ChunkedCopy.copy(from: source, at: 0, to: unsynced, at: 0, count: Int64(size),
+                             observer: NullTransferObserver(), synced: false)
+        // The control: a copy that is not synced leaves its pages to the kernel.
+        #expect(try #require(PageCache.residentBytes(folder.child("unsynced"))) > cached)
     }
 
     @Test("a source shorter than the count is refused, in the kernel copy's chunks as in the buffer's")
