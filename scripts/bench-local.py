@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Local-directory benchmark: ferry against cp, rsync and rclone on the same data.
 
-Prepares the data once, runs each tool 3 times (BENCH_RUNS) on a fresh target, the last
+Prepares the data once, runs each tool 5 times (BENCH_RUNS) on a fresh target, the last
 run's target moved aside until the end rather than removed, the tools taking turns
 (and the no-op case on an up-to-date target), and prints a Markdown table of medians and
 ratios to stdout and to bench-results/local.md. Run by `make bench` after a release build.
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_table import write_table  # noqa: E402
 
 FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 CASES = set(os.environ.get("BENCH_CASES", "small,big,noop,exec,encrypted").split(","))
 SMALL_COUNT = int(os.environ.get("BENCH_SMALL_COUNT", "2000"))
 PLUGIN_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Plugins", "ContentStorePlugin"))
