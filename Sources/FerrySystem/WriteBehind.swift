@@ -12,7 +12,7 @@ import Darwin
 ///
 /// A window on disk is also dropped from the page cache. Kept, every large copy took a
 /// gigabyte of new pages, and once earlier copies filled the cache the same 1 GiB push
-/// took 2.2–2.6 s instead of 0.7 (the kernel's time to find and fill pages it had not
+/// took 2–4 s instead of 0.6–0.9 (the kernel's time to find and fill pages it had not
 /// touched lately); dropped, the next window reuses the pages. A sync tool that moves a
 /// library through the cache would also push out what the user is working on.
 public struct WriteBehind: Sendable {
