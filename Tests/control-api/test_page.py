@@ -14,7 +14,7 @@ from conftest import GUARD, ROOT, Daemon, free_port, held_store_remote, wait_for
 
 # Installed by scripts/bootstrap.sh test: a missing browser driver is a failure, not a skip.
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -57,6 +57,21 @@ def text_of(driver, selector):
     return elements[0].text if elements else ""
 
 
+def until_text(wait, daemon, selector, check, what):
+    """Waits for the element's text to pass `check`. On a hang it fails with what the page
+    showed and what the daemon's own status said, so that a failure tells the two apart."""
+    seen = [""]
+
+    def probe(driver):
+        seen[0] = text_of(driver, selector)
+        return check(seen[0])
+    try:
+        wait.until(probe)
+    except TimeoutException:
+        raise AssertionError(f"waited {GUARD} s for {what}: {selector} reads {seen[0]!r}; "
+                             f"the daemon's /v1/folders/media: {daemon.get('/v1/folders/media')}") from None
+
+
 def test_the_status_page(workdir):
     for index, name in enumerate(CLIPS):
         write(f"{workdir}/media/{name}", bytes([index]) * (256 * 1024))
@@ -96,7 +111,7 @@ def test_the_status_page(workdir):
 
         # The run stands at the first gate: two clips through, the third held.
         bar = '#folder-media [data-queue="media"]'
-        wait.until(lambda d: text_of(d, bar + " .numbers").startswith("2/6 files"))
+        until_text(wait, daemon, bar + " .numbers", lambda text: text.startswith("2/6 files"), "two clips through")
         first = int(driver.find_element(By.CSS_SELECTOR, bar + " .bar").get_attribute("aria-valuenow"))
         assert "now clip-02.mp4" in text_of(driver, bar + " .numbers")
         assert text_of(driver, "#folder-media .state").startswith("Running")
@@ -107,7 +122,7 @@ def test_the_status_page(workdir):
 
         # Through the first gate: the progress moves on, live, to the second.
         write(f"{workdir}/gates/release-clip-02.mp4", b"go\n")
-        wait.until(lambda d: text_of(d, bar + " .numbers").startswith("5/6 files"))
+        until_text(wait, daemon, bar + " .numbers", lambda text: text.startswith("5/6 files"), "five clips through")
         second = int(driver.find_element(By.CSS_SELECTOR, bar + " .bar").get_attribute("aria-valuenow"))
         assert first < second < 100
         driver.set_window_size(360, 900)
