@@ -39,9 +39,8 @@ struct CrashResumeTests {
         #expect(try work.temporaryFiles(in: work.destination) == [])
     }
 
-    @Test("a large file interrupted half-way is continued, not sent from the start")
-    func killDuringLargeFileResumes() async throws {
-        let work = Workspace()
+    /// Pushes an 8 MiB file slowly and kills the push once 1 MiB of it is on the target.
+    private static func killHalfWayThroughLargeFile(_ work: Workspace) async throws {
         try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 8 << 20, seed: 77, modified: 1_700_000_000.5)
         let partial = work.destination + "/" + ".VID_0001.mp4.ferry-part"
         let running = try FerryProcess(
@@ -53,6 +52,12 @@ struct CrashResumeTests {
         }, do: { running.killHard() })
         _ = await running.wait()
         #expect(!FileManager.default.fileExists(atPath: work.destination + "/VID_0001.mp4"))
+    }
+
+    @Test("a large file interrupted half-way is continued, not sent from the start")
+    func killDuringLargeFileResumes() async throws {
+        let work = Workspace()
+        try await Self.killHalfWayThroughLargeFile(work)
 
         let resumed = try await work.push()
         #expect(resumed.status == 0, "\(resumed.diagnostics)")
@@ -62,5 +67,20 @@ struct CrashResumeTests {
         #expect(resumedFrom >= 1 << 20)
         #expect(resumedFrom + sent == 8 << 20)
         #expect(try TreeComparison.differences(work.source, work.destination) == [])
+    }
+
+    @Test("a large file interrupted half-way and then cut below the resumable size is sent whole; its partial file goes")
+    func killDuringLargeFileThenShrunk() async throws {
+        let work = Workspace()
+        try await Self.killHalfWayThroughLargeFile(work)
+        // A small file's upload is named in place: it used to leave the 1 MiB partial file
+        // of the earlier version beside it for good.
+        try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 200 << 10, seed: 78, modified: 1_700_000_100.5)
+
+        let pushed = try await work.push()
+        #expect(pushed.status == 0, "\(pushed.diagnostics)")
+        #expect(pushed.int("uploaded") == 1)
+        #expect(try TreeComparison.differences(work.source, work.destination) == [])
+        #expect(try work.temporaryFiles(in: work.destination) == [])
     }
 }

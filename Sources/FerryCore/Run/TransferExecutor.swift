@@ -144,7 +144,9 @@ struct TransferExecutor: Sendable {
 
     /// Which backend sends or stages the file in the first trip, if any does.
     func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
-        guard !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned)) else { return (nil, nil) }
+        guard !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned) || Self.leftPartial(planned)) else {
+            return (nil, nil)
+        }
         return firstTripBackend
     }
 
@@ -237,8 +239,9 @@ struct TransferExecutor: Sendable {
                                     modifiedNanos: version.modifiedNanos, mayResume: mayResume,
                                     expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
         // A small file on a backend that flushes per file waits to be flushed with others;
-        // a large one (marked, resumable) goes on its own.
-        if !resumable, let stager = pair.backend as? any StagedUploadBackend,
+        // a large one (marked, resumable) goes on its own, and so does one that an earlier
+        // upload left partly sent (`leftPartial`).
+        if !resumable, !Self.leftPartial(planned), let stager = pair.backend as? any StagedUploadBackend,
            let written = try await stager.stageUpload(request, observer: observer) {
             return .sent(written.result, staged: written)
         }
@@ -250,6 +253,15 @@ struct TransferExecutor: Sendable {
     /// dropped connection after the MOVE, a kill before the result was recorded).
     private static func mayHaveLanded(_ planned: FileRecord) -> Bool {
         planned.attempts > 0 || planned.status == .uploading || planned.lastError != nil
+    }
+
+    /// An interrupted upload left part of a file under its temporary name (or, on S3, an
+    /// unfinished multipart upload): sent the usual way, the upload writes over it or
+    /// discards it. A staged upload is named in place and would leave it behind for good,
+    /// which happened when a large file was killed half-way and then shrank below the
+    /// resumable size.
+    private static func leftPartial(_ planned: FileRecord) -> Bool {
+        planned.transferLocal != nil
     }
 
     /// Two-way sync: the remote version this upload replaces goes to the remote trash.
