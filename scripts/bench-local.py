@@ -11,7 +11,8 @@ The `exec` case pushes the small files through the example external plugin
 ferry's built-in local backend: the ratio is the plugin's time over the local one's.
 The `encrypted` cases push the same data to the built-in local backend with and without
 `encryption:` (docs/encryption.md); the ratio is the encrypted push's time over the plain one's.
-BENCH_CASES=small,big,noop,exec,encrypted picks cases (default: all).
+BENCH_CASES=small,big,noop,exec,encrypted picks cases (default: all); BENCH_DIR the folder
+(and so the disk) the data and copies go in (default: the system's temporary folder).
 """
 import itertools, os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -64,7 +65,8 @@ def interleaved(commands, prepare=lambda: None):
 def main():
     if not os.path.exists(FERRY):
         sys.exit(f"bench: {FERRY} not found; run `swift build -c release` first")
-    work = tempfile.mkdtemp(prefix="ferry-bench-")
+    # BENCH_DIR: the disk to measure on (default: the system's temporary folder).
+    work = tempfile.mkdtemp(prefix="ferry-bench-", dir=os.environ.get("BENCH_DIR"))
     have_rclone = shutil.which("rclone") is not None
     rsync_fsyncs = "--fsync" in subprocess.run(["rsync", "--help"], capture_output=True, text=True).stdout
     rows = []
