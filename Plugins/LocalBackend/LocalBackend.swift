@@ -518,22 +518,35 @@ extension LocalBackend: StagedUploadBackend {
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
         try await BlockingIO.run { () throws(BackendError) -> [Result<UploadResult, BackendError>] in
             let remote = try BackendError.catching { try anchor() }
-            // One flush for the batch's bytes before any file is named, one for the names
-            // before the core records them: two `syncfs` calls instead of a `fsync` per file.
-            try BackendError.catching { try remote.syncFilesystem() }
-            // Uploads come folder by folder: each folder is opened once for its renames.
+            // Uploads come folder by folder: each folder is opened once for its files.
             var folders = FolderWalkCache(root: remote)
-            let results = uploads.map { staged -> Result<UploadResult, BackendError> in
-                do throws(BackendError) {
-                    let target = staged.result.entry.path
-                    guard let parent = target.parent else { throw BackendError(.invalidName, "cannot upload onto the remote's root folder") }
-                    try Self.putInPlace(staged, in: try BackendError.catching { try folders.folder(parent.string) })
-                    return .success(staged.result)
-                } catch {
-                    return .failure(error)
+            var targets: [Result<AnchoredFolder, BackendError>] = []
+            targets.reserveCapacity(uploads.count)
+            var filesystems = FilesystemFlushers()
+            for staged in uploads {
+                let target = Result { () throws(BackendError) -> AnchoredFolder in
+                    guard let parent = staged.result.entry.path.parent else {
+                        throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
+                    }
+                    let folder = try BackendError.catching { try folders.folder(parent.string) }
+                    try BackendError.catching { try filesystems.note(folder, at: parent.string) }
+                    return folder
+                }
+                targets.append(target)
+            }
+            // One flush for the batch's bytes before any file is named, one for the names
+            // before the core records them: two `syncfs` calls per filesystem written to
+            // instead of a `fsync` per file.
+            try BackendError.catching { try filesystems.flush() }
+            let results = zip(uploads, targets).map { staged, target -> Result<UploadResult, BackendError> in
+                target.flatMap { folder in
+                    Result { () throws(BackendError) in
+                        try Self.putInPlace(staged, in: folder)
+                        return staged.result
+                    }
                 }
             }
-            try BackendError.catching { try remote.syncFilesystem() }
+            try BackendError.catching { try filesystems.flush() }
             return results
         }
     }
