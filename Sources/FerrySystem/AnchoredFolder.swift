@@ -273,8 +273,14 @@ public final class AnchoredFolder: Sendable {
     /// Gives a file made by `createUnnamed` in this folder the name `name`; an existing
     /// name (a file or a folder) fails with `EEXIST` and is left as it was.
     public func link(_ file: OpenFile, as name: String) throws(SystemError) {
+        try link(file, as: name, throughProc: false)
+    }
+
+    /// `link`; `throughProc` takes the way every process may (through `/proc`) even where
+    /// the shorter one is allowed, as for a process without the privilege.
+    func link(_ file: OpenFile, as name: String, throughProc: Bool) throws(SystemError) {
         try withParent(of: name) { parent, last throws(SystemError) in
-            if CFerrySystem_link_unnamed(file.descriptor, parent, last) != 0 {
+            if CFerrySystem_link_unnamed(file.descriptor, parent, last, throughProc ? 1 : 0) != 0 {
                 throw SystemError(errno, "cannot give the written file its name", path: fullPath(name))
             }
         }

@@ -27,10 +27,10 @@ int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdi
  * EOPNOTSUPP (or EISDIR before Linux 3.11) where the filesystem cannot. */
 int CFerrySystem_open_unnamed(int dirfd, unsigned int mode);
 
-/* linkat of /proc/self/fd/<fd> to `name` in `dirfd`: gives a file opened by `open_unnamed`
- * its name, failing with EEXIST when the name is taken. Needs /proc mounted; linkat with
- * AT_EMPTY_PATH, which does not, needs a privilege before Linux 6.10. */
-int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name);
+/* Gives a file opened by `open_unnamed` its `name` in `dirfd`, failing with EEXIST when the
+ * name is taken: linkat with AT_EMPTY_PATH where the process may (CAP_DAC_READ_SEARCH),
+ * else, or with `through_proc`, linkat of /proc/self/fd/<fd>, which needs /proc mounted. */
+int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name, int through_proc);
 
 /* copy_file_range between two files at explicit offsets (neither descriptor's position
  * moves): up to `length` bytes copied inside the kernel, shared on filesystems that can
