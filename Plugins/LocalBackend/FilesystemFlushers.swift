@@ -5,7 +5,7 @@ import FerrySystem
 /// and a folder of the remote may be another disk mounted there (a USB disk inside the
 /// backup folder): flushing the remote's root alone named files on that disk before
 /// their bytes were on it. Small downloads flush the same way (`placeFetched`).
-struct FilesystemFlushers {
+struct FilesystemFlushers: Sendable {
     private var flushers: [UInt64: AnchoredFolder] = [:]
     /// Folders already looked at, by path below the remote: a batch comes folder by
     /// folder, so each is asked for its filesystem once.
@@ -20,6 +20,11 @@ struct FilesystemFlushers {
 
     /// The filesystems noted so far, one folder each.
     var count: Int { flushers.count }
+
+    /// Notes the filesystems `other` noted too, so one flush covers both.
+    mutating func note(_ other: FilesystemFlushers) {
+        flushers.merge(other.flushers) { mine, _ in mine }
+    }
 
     /// Flushes every filesystem noted (`syncfs`); the first failure is thrown.
     func flush() throws(SystemError) {

@@ -516,7 +516,20 @@ extension LocalBackend: StagedUploadBackend {
     }
 
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
-        try await BlockingIO.run { () throws(BackendError) -> [Result<UploadResult, BackendError>] in
+        let (results, names) = try await publishStaged(uploads, after: nil)
+        try await flushNames(names)
+        return results
+    }
+
+    /// One flush for the batch's bytes (and `earlier`'s names) before any file is named,
+    /// then each file named: a `syncfs` per filesystem written to instead of a `fsync` per
+    /// file. The names are flushed by the next batch's flush, so a run of batches flushes
+    /// once per batch, not twice; each flush holds back every other write to that
+    /// filesystem while the journal commits (ext4).
+    public func publishStaged(_ uploads: [StagedUpload], after earlier: UnflushedNames?) async throws(BackendError)
+        -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) {
+        let earlierFilesystems = earlier?.pending as? FilesystemFlushers
+        return try await BlockingIO.run { () throws(BackendError) -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) in
             let remote = try BackendError.catching { try anchor() }
             // Uploads come folder by folder: each folder is opened once for its files.
             var folders = FolderWalkCache(root: remote)
@@ -534,10 +547,9 @@ extension LocalBackend: StagedUploadBackend {
                 }
                 targets.append(target)
             }
-            // One flush for the batch's bytes before any file is named, one for the names
-            // before the core records them: two `syncfs` calls per filesystem written to
-            // instead of a `fsync` per file.
-            try BackendError.catching { try filesystems.flush() }
+            var flushing = filesystems
+            if let earlierFilesystems { flushing.note(earlierFilesystems) }
+            try BackendError.catching { try flushing.flush() }
             let results = zip(uploads, targets).map { staged, target -> Result<UploadResult, BackendError> in
                 target.flatMap { folder in
                     Result { () throws(BackendError) in
@@ -546,8 +558,14 @@ extension LocalBackend: StagedUploadBackend {
                     }
                 }
             }
+            return (results, UnflushedNames(filesystems))
+        }
+    }
+
+    public func flushNames(_ names: UnflushedNames) async throws(BackendError) {
+        guard let filesystems = names.pending as? FilesystemFlushers, filesystems.count > 0 else { return }
+        try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { try filesystems.flush() }
-            return results
         }
     }
 }

@@ -73,9 +73,15 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
 
     /// The inner backend publishes the stored names; each result comes back as plaintext.
     public func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>] {
-        guard let stager = inner as? any StagedUploadBackend else {
-            throw BackendError(.unsupported, "\(inner.displayName) does not stage uploads")
-        }
+        let (results, names) = try await publishStaged(uploads, after: nil)
+        try await flushNames(names)
+        return results
+    }
+
+    /// As `publishStaged`, with the inner backend's last flush left to the next batch.
+    public func publishStaged(_ uploads: [StagedUpload], after earlier: UnflushedNames?) async throws(BackendError)
+        -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) {
+        let stager = try innerStager()
         let keys = try await keysForWriting()
         var storedUploads: [StagedUpload] = []
         for upload in uploads {
@@ -84,8 +90,25 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
             result.entry.size = ContentFormat.ciphertextSize(plaintextSize: result.entry.size)
             storedUploads.append(StagedUpload(temporary: upload.temporary, result: result, unnamedFile: upload.unnamedFile))
         }
-        let published = try await stager.publishStaged(storedUploads)
-        return zip(uploads, published).map { upload, outcome in
+        let (published, names) = try await stager.publishStaged(storedUploads, after: earlier)
+        return (plaintext(published, of: uploads), names)
+    }
+
+    public func flushNames(_ names: UnflushedNames) async throws(BackendError) {
+        try await innerStager().flushNames(names)
+    }
+
+    private func innerStager() throws(BackendError) -> any StagedUploadBackend {
+        guard let stager = inner as? any StagedUploadBackend else {
+            throw BackendError(.unsupported, "\(inner.displayName) does not stage uploads")
+        }
+        return stager
+    }
+
+    /// Published results with the plaintext name and size of each upload.
+    private func plaintext(_ published: [Result<UploadResult, BackendError>],
+                           of uploads: [StagedUpload]) -> [Result<UploadResult, BackendError>] {
+        zip(uploads, published).map { upload, outcome in
             outcome.map { result in
                 var result = result
                 result.entry.path = upload.result.entry.path

@@ -27,6 +27,33 @@ public protocol StagedUploadBackend: Backend {
     /// Makes staged uploads durable under their final names, one result per upload in
     /// `uploads`' order. Throws only when none could be published.
     func publishStaged(_ uploads: [StagedUpload]) async throws(BackendError) -> [Result<UploadResult, BackendError>]
+
+    /// `publishStaged` with the last flush left to the next batch: the flush of this
+    /// batch's bytes also flushes `earlier`'s names, whose files are durable once this
+    /// returns; this batch's names are durable only once a later call is given the names
+    /// returned, or `flushNames` has taken them. Throws only when none could be published,
+    /// and then `earlier`'s names may not be on disk either. The default publishes durably
+    /// (`publishStaged`) and has no names left to flush.
+    func publishStaged(_ uploads: [StagedUpload], after earlier: UnflushedNames?) async throws(BackendError)
+        -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames)
+
+    /// Flushes names a batch left (`publishStaged(_:after:)`); their files are durable once
+    /// this returns.
+    func flushNames(_ names: UnflushedNames) async throws(BackendError)
+}
+
+/// Files a batch put under their names that may not be on disk yet, and what the backend
+/// needs to flush them (a local disk: one folder on each filesystem written to), which
+/// only the backend that published them looks into.
+public struct UnflushedNames: Sendable {
+    public var pending: (any Sendable)?
+
+    public init(_ pending: (any Sendable)?) {
+        self.pending = pending
+    }
+
+    /// Nothing left to flush.
+    public static let none = UnflushedNames(nil)
 }
 
 extension StagedUploadBackend {
@@ -35,6 +62,14 @@ extension StagedUploadBackend {
     public func stageNow(_ uploads: [(request: UploadRequest, observer: any TransferObserver)]) -> [Result<StagedUpload?, BackendError>] {
         uploads.map { upload in Result { () throws(BackendError) in try stageNow(upload.request, observer: upload.observer) } }
     }
+
+    public func publishStaged(_ uploads: [StagedUpload], after earlier: UnflushedNames?) async throws(BackendError)
+        -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) {
+        if let earlier { try await flushNames(earlier) }
+        return (try await publishStaged(uploads), .none)
+    }
+
+    public func flushNames(_ names: UnflushedNames) async throws(BackendError) {}
 }
 
 /// An upload written under its temporary name, or with no name yet, waiting to be published.

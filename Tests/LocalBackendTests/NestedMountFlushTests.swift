@@ -60,5 +60,26 @@ struct NestedMountFlushTests {
         let rootDevice = try #require(try LocalFileSystem.metadata(root.child("IMG_0.jpg"))).device
         let mountedDevice = try #require(try LocalFileSystem.metadata(root.child("usb/day/IMG_2.jpg"))).device
         #expect(rootDevice != mountedDevice, "the files went to two filesystems")
+
+        // A batch on the mounted disk leaves its names to the next batch's flush, which is
+        // on the remote's disk: that flush covers both filesystems.
+        let onMounted = try #require(try await backend.stageUpload(
+            try LocalStagedUploadTests.request(scratch, "usb/IMG_4.jpg", seed: 4), observer: NullTransferObserver()))
+        let first = try await backend.publishStaged([onMounted], after: nil)
+        let leftOnMounted = try #require(first.names.pending as? FilesystemFlushers)
+        #expect(leftOnMounted.count == 1)
+        let onRoot = try #require(try await backend.stageUpload(
+            try LocalStagedUploadTests.request(scratch, "IMG_5.jpg", seed: 5), observer: NullTransferObserver()))
+        var covering = FilesystemFlushers()
+        try covering.note(try AnchoredFolder(root.path), at: "")
+        covering.note(leftOnMounted)
+        #expect(covering.count == 2, "the next batch's flush covers the filesystem of the names left")
+        let second = try await backend.publishStaged([onRoot], after: first.names)
+        try await backend.flushNames(second.names)
+        #expect(try first.results[0].get().entry.path.string == "usb/IMG_4.jpg")
+        #expect(try second.results[0].get().entry.path.string == "IMG_5.jpg")
+        for name in ["usb/IMG_4.jpg", "IMG_5.jpg"] {
+            #expect(try TreeComparison.sameContent(scratch.child(name.replacingOccurrences(of: "/", with: "_")), root.child(name)))
+        }
     }
 }

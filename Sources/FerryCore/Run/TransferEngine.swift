@@ -58,8 +58,8 @@ struct TransferEngine: Sendable {
         case probed(BackendError?)
         /// A commit is over.
         case committed(JournalError?)
-        /// A batch of small transfers is in place (or not): to be booked.
-        case placed(PlacementBatch.Outcome)
+        /// A batch of small transfers is in place (or not): what to book.
+        case placed(PlacementBatch.Placed)
         case fed([FileRecord])
     }
 
@@ -131,6 +131,9 @@ struct TransferEngine: Sendable {
         /// partial files: put in place together (flushed once, renamed) beside the jobs,
         /// then booked and committed. One batch is placed at a time.
         var waiting = PlacementBatch()
+        /// The uploads of the last batch placed, named but with their names not yet
+        /// flushed: the next batch's flush covers them, and they are booked after it.
+        var unflushed: PlacementBatch.Unflushed?
 
         var journalFailure: JournalError?
         // Cancelling the run (the daemon stopping) stops new jobs and cancels the running
@@ -144,7 +147,7 @@ struct TransferEngine: Sendable {
             var stopSent = false
             var lastProbeFailure: BackendError?
             var commitsRunning = 0
-            var placing: Task<PlacementBatch.Outcome, Never>?
+            var placing: Task<PlacementBatch.Placed, Never>?
             var placementWanted = false
 
             /// Carries out the machine's actions, in order.
@@ -275,18 +278,21 @@ struct TransferEngine: Sendable {
                 }
             }
 
-            /// Puts the waiting small transfers in place beside the jobs; they are booked and
-            /// committed when the batch is over (`placed`). One batch at a time: a commit
-            /// meanwhile has the next batch start as soon as this one is over.
+            /// Puts the waiting small transfers in place beside the jobs, flushing the names
+            /// of the batch before; they are booked and committed when the batch is over
+            /// (`placed`). One batch at a time: a commit meanwhile has the next batch start
+            /// as soon as this one is over.
             func startPlacement() {
-                guard !waiting.isEmpty else { return }
+                guard !waiting.isEmpty || unflushed != nil else { return }
                 guard placing == nil else {
                     placementWanted = true
                     return
                 }
                 let batch = waiting
+                let earlier = unflushed
                 waiting = PlacementBatch()
-                let task = Task { [self] in await place(batch) }
+                unflushed = nil
+                let task = Task { [self] in await place(batch, after: earlier) }
                 placing = task
                 group.addTask { .placed(await task.value) }
             }
@@ -379,14 +385,18 @@ struct TransferEngine: Sendable {
                     case let .committed(failure):
                         commitsRunning -= 1
                         if let failure { throw failure }
-                    case let .placed(outcome):
+                    case let .placed(placed):
                         placing = nil
-                        await book(outcome, summary: &summary)
-                        startCommit()
-                        if placementWanted {
+                        unflushed = placed.unflushed
+                        // The names just made wait for the next batch's flush, which the
+                        // next commit brings; with nothing waiting, none may come, so they
+                        // are flushed on their own now.
+                        if placementWanted || waiting.isEmpty {
                             placementWanted = false
                             startPlacement()
                         }
+                        await book(placed.outcome, summary: &summary)
+                        startCommit()
                     case let .probed(failure):
                         lastProbeFailure = failure
                         try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()))
@@ -402,7 +412,7 @@ struct TransferEngine: Sendable {
             running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
-        await book(await place(waiting), summary: &summary)
+        await book(await placeAll(waiting, after: unflushed), summary: &summary)
         try await writer.commit()
     }
 
