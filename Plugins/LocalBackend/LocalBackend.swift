@@ -214,9 +214,12 @@ public struct LocalBackend: Backend {
             if let content = request.content {
                 try content.verifySource()
             } else if let source, let sourceMeta {
-                let after = try source.metadata()
-                guard after.size == request.size, after.modifiedNanos == request.modifiedNanos,
-                      let current = try LocalFileSystem.metadata(request.source), current.inode == sourceMeta.inode else {
+                // The path still names the file copied (the same inode on the same disk,
+                // which cannot be reused while it is open here), so what the path says of
+                // it is what the open file would: one look, not two.
+                let current = try withExtendedLifetime(source) { try LocalFileSystem.metadata(request.source) }
+                guard let current, current.inode == sourceMeta.inode, current.device == sourceMeta.device,
+                      current.size == request.size, current.modifiedNanos == request.modifiedNanos else {
                     throw BackendError(.changedDuringTransfer, "the file changed while it was being sent", path: request.source)
                 }
             }

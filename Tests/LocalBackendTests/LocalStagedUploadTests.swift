@@ -3,6 +3,7 @@ import FerrySystem
 import FerryTestSupport
 import Foundation
 import LocalBackend
+import Synchronization
 import Testing
 
 /// Small uploads written first and published in a batch: nothing under a final name
@@ -112,5 +113,51 @@ struct LocalStagedUploadTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.child("a")) == ["IMG_1.jpg"])
         #expect(FileManager.default.fileExists(atPath: root.child("a/IMG_1.jpg/inside")))
+    }
+    /// Does `change` to the source once the first bytes are copied.
+    final class ChangingObserver: TransferObserver {
+        let change: @Sendable () -> Void
+        let done = Mutex(false)
+
+        init(_ change: @escaping @Sendable () -> Void) {
+            self.change = change
+        }
+
+        func bytesTransferred(_ count: Int) -> Duration {
+            let first = done.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { change() }
+            return .zero
+        }
+
+        var isCancelled: Bool { false }
+        func uploadCheckpoint(_ state: String) async {}
+    }
+
+    @Test("a source rewritten, or replaced by another file of the same size and time, while it is copied is not staged",
+          arguments: ["rewritten", "replaced"])
+    func sourceChangedWhileCopied(how: String) async throws {
+        let (root, scratch, backend) = Self.folders("staged-changed")
+        let request = try Self.request(scratch, "IMG_1.jpg", seed: 1)
+        let source = request.source
+        let observer = ChangingObserver {
+            if how == "rewritten" {
+                try? TreeGenerator.write(at: source, size: 4096, seed: 2, modified: 1_700_000_100)
+            } else {
+                // Another file, made to look like the one scanned, renamed over it.
+                try? TreeGenerator.write(at: source + ".other", size: 4096, seed: 3, modified: 1_700_000_000.75)
+                _ = rename(source + ".other", source)
+            }
+        }
+        do {
+            _ = try await backend.stageUpload(request, observer: observer)
+            Issue.record("a source \(how) during the copy was staged")
+        } catch {
+            #expect(error.code == .changedDuringTransfer, "\(error)")
+        }
+        #expect(observer.done.withLock { $0 }, "the copy never reported its bytes")
+        #expect(try Self.files(below: root) == [])
     }
 }
