@@ -277,7 +277,7 @@ public final class AnchoredFolder: Sendable {
     }
 
     /// `link`; `throughProc` takes the way every process may (through `/proc`) even where
-    /// the shorter one is allowed, as for a process without the privilege.
+    /// the shorter one is allowed, as on a kernel before 6.10 without the privilege.
     func link(_ file: OpenFile, as name: String, throughProc: Bool) throws(SystemError) {
         try withParent(of: name) { parent, last throws(SystemError) in
             if CFerrySystem_link_unnamed(file.descriptor, parent, last, throughProc ? 1 : 0) != 0 {

@@ -4,10 +4,10 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// A file written with no name (`O_TMPFILE`) is named by its descriptor where the process
-/// has the privilege (root) and through `/proc/self/fd` otherwise; both ways must name the
-/// very bytes written and refuse a name that is taken. The suite usually runs as root, so
-/// the way through `/proc` is asked for here by name.
+/// A file written with no name (`O_TMPFILE`) is named by its descriptor where the kernel
+/// allows it (root, or Linux 6.10 and later) and through `/proc/self/fd` otherwise; both
+/// ways must name the very bytes written and refuse a name that is taken. The suite runs
+/// where the first way is allowed, so the way through `/proc` is asked for here by name.
 @Suite("Naming a file written with no name")
 struct UnnamedFileLinkTests {
     @Test("either way names the bytes written, and a taken name fails with EEXIST, leaving it as it was", arguments: [false, true])

@@ -28,8 +28,9 @@ int CFerrySystem_renameat_noreplace(int olddirfd, const char *oldpath, int newdi
 int CFerrySystem_open_unnamed(int dirfd, unsigned int mode);
 
 /* Gives a file opened by `open_unnamed` its `name` in `dirfd`, failing with EEXIST when the
- * name is taken: linkat with AT_EMPTY_PATH where the process may (CAP_DAC_READ_SEARCH),
- * else, or with `through_proc`, linkat of /proc/self/fd/<fd>, which needs /proc mounted. */
+ * name is taken: linkat with AT_EMPTY_PATH where the kernel allows it (CAP_DAC_READ_SEARCH,
+ * or Linux 6.10 and later), else, or with `through_proc`, linkat of /proc/self/fd/<fd>,
+ * which needs /proc mounted. */
 int CFerrySystem_link_unnamed(int fd, int dirfd, const char *name, int through_proc);
 
 /* copy_file_range between two files at explicit offsets (neither descriptor's position
