@@ -65,17 +65,9 @@ final class NamesFlushWatcher: WrapsLocalBackend, StagedUploadBackend {
             defer { seen.publishes += 1 }
             return seen.publishes == 0
         }
-        if first {
-            // The event waited for is the engine staging more files behind this batch; the
-            // deadline only keeps a broken engine from hanging the suite (the test then fails).
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                if seen.withLock({ $0.staged - uploads.count >= Self.waitingBeforeFirstPublish }) {
-                    seen.withLock { $0.gateOpenedByCount = true }
-                    break
-                }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+        // The event waited for is the engine staging more files behind this batch.
+        if first, await waitForEvent({ seen.withLock { $0.staged - uploads.count >= Self.waitingBeforeFirstPublish } }) {
+            seen.withLock { $0.gateOpenedByCount = true }
         }
         await checkNothingUnflushedIsBooked()
         let earlierNames = earlier?.pending as? Names

@@ -145,17 +145,11 @@ final class GatedStaging: WrapsLocalBackend, StagedUploadBackend {
             defer { counts.publishes += 1 }
             return counts.publishes == 0
         }
-        if first {
-            // The event waited for is the engine filling its allowance; the deadline only
-            // keeps a broken engine from hanging the suite (the test then fails).
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                if counts.withLock({ $0.staged - $0.published - uploads.count >= TransferEngine.placementLimit }) {
-                    counts.withLock { $0.gateOpenedByCount = true }
-                    break
-                }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+        // The event waited for is the engine filling its allowance.
+        if first, await waitForEvent({
+            counts.withLock { $0.staged - $0.published - uploads.count >= TransferEngine.placementLimit }
+        }) {
+            counts.withLock { $0.gateOpenedByCount = true }
         }
         let results = try await inner.publishStaged(uploads)
         counts.withLock { $0.published += uploads.count }
