@@ -65,7 +65,6 @@ def interleaved(commands, prepare=lambda: None):
 def main():
     if not os.path.exists(FERRY):
         sys.exit(f"bench: {FERRY} not found; run `swift build -c release` first")
-    # BENCH_DIR: the disk to measure on (default: the system's temporary folder).
     work = tempfile.mkdtemp(prefix="ferry-bench-", dir=os.environ.get("BENCH_DIR"))
     have_rclone = shutil.which("rclone") is not None
     rsync_fsyncs = "--fsync" in subprocess.run(["rsync", "--help"], capture_output=True, text=True).stdout
