@@ -94,7 +94,7 @@ struct PagedPlanningTests {
         }
     }
 
-    @Test("the paged read decodes rows by position into exactly what the named decoding gives, every field set")
+    @Test("rows written together and read by position are exactly what the named decoding gives, every field set and unset")
     func positionalDecoding() async throws {
         let folder = TemporaryDirectory()
         let (journal, pairId, _) = try await Self.journal(folder) { _ in Fixture() }
@@ -113,9 +113,13 @@ struct PagedPlanningTests {
         full.resolution = .keepBoth
         full.fetchedAt = 18
         let bare = FileRecord(pairId: pairId, path: "a.jpg", queue: "thumbnails", status: .localOnly, updatedAt: 1)
-        try await journal.apply(upserts: [full, bare], deletions: [])
+        var second = full
+        second.path = "e/IMG_2.jpg"
+        // Written together, the rows after the first are bound in place of the one before
+        // (`Statement.rebind`): every field goes from set to unset and back.
+        try await journal.apply(upserts: [full, bare, second], deletions: [])
         let paged = try await journal.records(pairId: pairId, after: nil, limit: 10)
-        #expect(paged == [bare, full])
+        #expect(paged == [bare, full, second])
         #expect(try await journal.record(pairId: pairId, path: full.path) == full)
     }
 

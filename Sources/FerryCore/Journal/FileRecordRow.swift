@@ -110,13 +110,22 @@ extension FileRecord {
 
     /// Writes this row with the cached upsert statement.
     func write(_ db: Database) throws {
-        try write(with: Self.upsertStatement(db))
+        try Self.write(CollectionOfOne(self), with: Self.upsertStatement(db))
     }
 
-    /// Writes this row with `upsertStatement`, looked up once for many rows.
-    func write(with upsert: Statement) throws {
-        upsert.setUncheckedArguments(upsertArguments)
-        try upsert.execute()
+    /// Writes `records` with `upsertStatement`, looked up once for all of them: the first
+    /// row's arguments are set through GRDB, the others bound in their place (`rebind`).
+    static func write(_ records: some Sequence<FileRecord>, with upsert: Statement) throws {
+        var isFirst = true
+        for record in records {
+            if isFirst {
+                upsert.setUncheckedArguments(record.upsertArguments)
+                isFirst = false
+            } else {
+                upsert.rebind(record.columnValues)
+            }
+            try upsert.execute()
+        }
     }
 
     /// `columnValues` as the upsert's arguments, through GRDB's array-literal initializer:

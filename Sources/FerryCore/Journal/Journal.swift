@@ -256,7 +256,7 @@ public final class Journal: Sendable {
             let removed = deletions[deletionStart..<deletionEnd].map { DeletedRow(pairId: $0.pairId, path: $0.path) }
             try await write { db in
                 let upsert = try FileRecord.upsertStatement(db)
-                for record in written { try record.write(with: upsert) }
+                try FileRecord.write(written, with: upsert)
                 let statement = try db.cachedStatement(sql: "DELETE FROM file WHERE pairId = ? AND path = ?")
                 for row in removed { try statement.execute(arguments: [row.pairId, row.path]) }
             }
