@@ -19,6 +19,9 @@ public final class RunRecorder: RunEventSink {
     private let progress: RunProgress
     private let logger: Logger?
     private let sampler: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// The run history, opened while the run goes on (`startSampling`): a new history's
+    /// schema costs several flushes, which then end no run.
+    private let openingHistory: Mutex<Task<Result<RunHistory, HistoryError>, Never>?> = Mutex(nil)
 
     public init(pair: FolderPair, trigger: RunTrigger, stateDirectory: String, keep: Duration, progress: RunProgress,
                 inner: any RunEventSink, logger: Logger? = nil) {
@@ -38,8 +41,17 @@ public final class RunRecorder: RunEventSink {
         inner.emit(event)
     }
 
-    /// Samples the run's progress about once a second, for the peak rate, until `finish`.
+    /// Samples the run's progress about once a second, for the peak rate, until `finish`;
+    /// and opens the run history meanwhile.
     public func startSampling() {
+        let stateDirectory = self.stateDirectory
+        openingHistory.withLock { opening in
+            opening = Task {
+                await BlockingIO.run { () -> Result<RunHistory, HistoryError> in
+                    Result { () throws(HistoryError) in try RunHistory.open(stateDirectory: stateDirectory) }
+                }
+            }
+        }
         let progress = self.progress
         let task = Task { [weak self] in
             while !Task.isCancelled {
@@ -74,7 +86,12 @@ public final class RunRecorder: RunEventSink {
         }
         RunMetrics.add(record)
         do {
-            let history = try RunHistory.open(stateDirectory: stateDirectory)
+            let history: RunHistory
+            if let opening = openingHistory.withLock({ $0.take() }), case let .success(opened) = await opening.value {
+                history = opened
+            } else {
+                history = try RunHistory.open(stateDirectory: stateDirectory)
+            }
             try await history.append(record)
             // Pruning is a cheap indexed delete; once per run keeps the table to `keep`.
             try await history.prune(before: now - keep.inSeconds)
