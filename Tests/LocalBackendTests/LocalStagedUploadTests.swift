@@ -114,6 +114,7 @@ struct LocalStagedUploadTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.child("a")) == ["IMG_1.jpg"])
         #expect(FileManager.default.fileExists(atPath: root.child("a/IMG_1.jpg/inside")))
     }
+
     /// Does `change` to the source once the first bytes are copied.
     final class ChangingObserver: TransferObserver {
         let change: @Sendable () -> Void

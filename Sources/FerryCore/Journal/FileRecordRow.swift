@@ -128,11 +128,10 @@ extension FileRecord {
         }
     }
 
-    /// `columnValues` as the upsert's arguments, through GRDB's array-literal initializer:
-    /// GRDB specializes that one for its own element type, while its initializer from a
-    /// sequence runs unspecialized across the module boundary, reading each value through
-    /// a key path. That was three quarters of the journal's work in a profile of a
-    /// 2,000-file push (14% of the process's user time); this path costs 6%.
+    /// `columnValues` as the upsert's arguments, for the first row of a batch (the others
+    /// are bound in place), through GRDB's array-literal initializer: GRDB specializes that
+    /// one for its own element type, while its initializer from a sequence runs
+    /// unspecialized across the module boundary, reading each value through a key path.
     private var upsertArguments: StatementArguments {
         let v = columnValues
         // Unchecked arguments bind what is there: a column left out would be written NULL.
