@@ -46,7 +46,8 @@ struct PendingJobPagesTests {
 
         var seen: [FileRecord] = []
         var rounds = 0
-        while !pages.isExhausted {
+        // Bounded so that pages that never run out fail the test instead of hanging it.
+        while !pages.isExhausted && rounds <= pending.count {
             // The scheduler holds nothing between rounds: every queue is refilled.
             let page = try await pages.refill { _ in 0 }
             seen += page
@@ -56,6 +57,7 @@ struct PendingJobPagesTests {
             try await journal.apply(upserts: done, deletions: [])
             rounds += 1
         }
+        #expect(pages.isExhausted, "pages still not exhausted after \(rounds) rounds")
         #expect(Set(seen.map(\.path)) == pending)
         #expect(seen.count == pending.count)
         #expect(rounds > 3, "pages of 97 rows should take several rounds, took \(rounds)")

@@ -7,15 +7,21 @@ struct SchedulerStateTests {
     typealias Job = SchedulerState.Job
 
     /// Starts and immediately finishes jobs one batch at a time until nothing more starts.
+    /// A state that kept starting jobs would fail here instead of hanging the suite.
     static func drain(_ state: inout SchedulerState, now: Double = 0) -> [Job] {
         var order: [Job] = []
-        while true {
+        for _ in 0..<roundBound {
             let started = state.start(now: now)
             if started.isEmpty { return order }
             order.append(contentsOf: started)
             for job in started { state.finish(job) }
         }
+        Issue.record("still starting jobs after \(roundBound) rounds")
+        return order
     }
+
+    /// More rounds than any test here needs (10,000 jobs, one opening a round).
+    static let roundBound = 100_000
 
     @Test("strict priority: with one slot, rank 0 first, then 1, …, FIFO within a rank")
     func strictPriority() {
@@ -28,7 +34,7 @@ struct SchedulerStateTests {
         for job in added { state.add(job) }
         #expect(state.waitingCount == added.count)
         var order: [String] = []
-        while true {
+        for _ in 0..<Self.roundBound {
             let started = state.start(now: 0)
             #expect(started.count <= 1)
             guard let job = started.first else { break }
@@ -271,7 +277,7 @@ struct SchedulerStateTests {
         var order: [Job] = []
         var running: [Job] = []
         // Finish the oldest running job each round, so slots open one at a time.
-        while true {
+        for _ in 0..<Self.roundBound {
             let started = state.start(now: 0)
             #expect(state.runningCount <= 4)
             order.append(contentsOf: started)

@@ -129,7 +129,7 @@ struct TransferEngineTests {
         let setup = try Setup(files: ["a.jpg", "b.jpg"])
         setup.backend.hold("a.jpg")
         let run = Task { try await setup.run() }
-        while !setup.backend.isWaitingAtGate("a.jpg") { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(await waitForEvent { setup.backend.isWaitingAtGate("a.jpg") }, "a.jpg never reached the backend")
         run.cancel()
         _ = try? await run.value
         #expect(setup.backend.files.isEmpty)
@@ -146,7 +146,8 @@ struct TransferEngineTests {
         setup.options.jobFeed = feed
         setup.backend.hold("big.mov")
         let run = Task { [setup] in try await setup.run() }
-        while !setup.backend.isWaitingAtGate("big.mov") { try await Task.sleep(for: .milliseconds(1)) }
+        defer { run.cancel() }  // a failed wait below leaves no run polling its gate
+        try #require(await waitForEvent { setup.backend.isWaitingAtGate("big.mov") }, "big.mov never reached the backend")
 
         try TreeGenerator.write(at: setup.source + "/.thumbnails/new.jpg", size: 50, seed: 9)
         let journal = try Journal.open(at: StateLocation.journalPath(in: setup.state))
@@ -156,7 +157,8 @@ struct TransferEngineTests {
                                               classifier: try QueueClassifier(rules: setup.config.queues, defaultQueue: "media"),
                                               ignore: try GlobSet([]), settledBefore: nil)
         #expect(feed.push(made.jobs))
-        while setup.backend.files[".thumbnails/new.jpg"] == nil { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(await waitForEvent { setup.backend.files[".thumbnails/new.jpg"] != nil },
+                     "the thumbnail fed in while big.mov was held never went")
         #expect(setup.backend.files["big.mov"] == nil, "the thumbnail went while the video was still held")
         setup.backend.open("big.mov")
         let summary = try await run.value

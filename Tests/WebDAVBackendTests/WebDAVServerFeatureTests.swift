@@ -308,8 +308,10 @@ struct WebDAVServerFeatureTests {
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.resumedFrom == 0 && result.bytesSent == request.size)
         // Only the file's own PUTs: a line of the capability probe's requests may be logged
-        // after the mark.
-        let puts = try await server.requests(since: logStart).filter { $0.method == "PUT" && $0.uri.contains("big.bin") }
+        // after the mark. Waits for the four lines, which a busy server may log late.
+        let puts = try await server.requests(awaiting: { logged in
+            logged.dropFirst(logStart).filter { $0.method == "PUT" && $0.uri.contains("big.bin") }.count >= 4
+        }).dropFirst(logStart).filter { $0.method == "PUT" && $0.uri.contains("big.bin") }
         #expect(puts.count == 4, "\(puts.count) PUTs for 3 chunks and 1 byte")
         #expect(try bytes(server.directory + "/root/chunks/big.bin") == bytes(request.source))
     }

@@ -151,7 +151,28 @@ ts_announce() {
   echo "${2##*:}" >"$1/port"
   echo "$3" >"$1/server"
   echo "$4" >"$1/data-owner"
+  ts_stop_with_owner "$1"
   echo "$2"
+}
+
+# Stops what runs from DIR once the process that ran the start script (the test run, a
+# benchmark, your shell) has ended without stopping it: the servers are daemons in their
+# own session and outlive a test run that is killed, and SeaweedFS ignores SIGTERM. A
+# watcher in a session of its own looks once a second; it leaves when the server is
+# stopped (stop.sh removes DIR/url) and does nothing when DIR is gone.
+# FERRY_TEST_SERVER_OWNER=PID watches another process; =none keeps the server running.
+# Usage: ts_stop_with_owner DIR (after DIR/url is written)
+ts_stop_with_owner() {
+  local owner=${FERRY_TEST_SERVER_OWNER:-$PPID}
+  [ "$owner" = none ] && return 0
+  setsid bash -c '
+    owner=$1 dir=$2 stop=$3
+    while kill -0 "$owner" 2>/dev/null; do
+      [ -f "$dir/url" ] || exit 0
+      sleep 1
+    done
+    [ -f "$dir/url" ] && exec bash "$stop" "$dir"
+  ' ferry-server-watch "$owner" "$1" "$here/stop.sh" </dev/null >/dev/null 2>&1 &
 }
 
 # True when the last start failed because another process took the port first.

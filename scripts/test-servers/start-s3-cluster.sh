@@ -102,6 +102,7 @@ for attempt in 1 2 3; do
       if [ "$code" = 200 ]; then
         echo "$url" >"$dir/url"
         echo "http://127.0.0.1:${ports[0]}" >"$dir/master-url"
+        ts_stop_with_owner "$dir"
         echo "$url"
         exit 0
       fi

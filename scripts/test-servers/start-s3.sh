@@ -80,6 +80,7 @@ for attempt in 1 2 3; do
     code=$(bucket_ready "$url")
     if [ "$code" = 200 ]; then
       echo "$url" >"$dir/url"
+      ts_stop_with_owner "$dir"
       echo "$url"
       exit 0
     fi
