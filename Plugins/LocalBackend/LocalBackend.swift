@@ -531,7 +531,7 @@ extension LocalBackend: StagedUploadBackend {
     /// filesystem while the journal commits (ext4).
     public func publishStaged(_ uploads: [StagedUpload], after earlier: UnflushedNames?) async throws(BackendError)
         -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) {
-        let earlierFilesystems = earlier?.pending as? FilesystemFlushers
+        let earlierFilesystems = try Self.ownNames(earlier)
         return try await BlockingIO.run { () throws(BackendError) -> (results: [Result<UploadResult, BackendError>], names: UnflushedNames) in
             let remote = try BackendError.catching { try anchor() }
             // Uploads come folder by folder: each folder is opened once for its files.
@@ -566,9 +566,20 @@ extension LocalBackend: StagedUploadBackend {
     }
 
     public func flushNames(_ names: UnflushedNames) async throws(BackendError) {
-        guard let filesystems = names.pending as? FilesystemFlushers, filesystems.count > 0 else { return }
+        guard let filesystems = try Self.ownNames(names), filesystems.count > 0 else { return }
         try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { try filesystems.flush() }
         }
+    }
+
+    /// What a batch published here left to flush. Names another backend left cannot be
+    /// flushed from here: taking them for nothing would let the caller book files whose
+    /// names may not be on disk, so that is refused before anything is published.
+    static func ownNames(_ names: UnflushedNames?) throws(BackendError) -> FilesystemFlushers? {
+        guard let pending = names?.pending else { return nil }
+        guard let own = pending as? FilesystemFlushers else {
+            throw BackendError(.unsupported, "names left by another backend (\(type(of: pending))) cannot be flushed by the local backend")
+        }
+        return own
     }
 }

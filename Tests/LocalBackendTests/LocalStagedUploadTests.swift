@@ -161,4 +161,21 @@ struct LocalStagedUploadTests {
         #expect(observer.done.withLock { $0 }, "the copy never reported its bytes")
         #expect(try Self.files(below: root) == [])
     }
+
+    @Test("names another backend left are refused before anything is published, and flushNames refuses them too")
+    func foreignNamesRefused() async throws {
+        let (root, scratch, backend) = Self.folders("staged-foreign")
+        let staged = try #require(try await backend.stageUpload(try Self.request(scratch, "IMG_1.jpg", seed: 1),
+                                                                observer: NullTransferObserver()))
+        let foreign = UnflushedNames("a token some other backend made")
+        await #expect(throws: BackendError.self) { _ = try await backend.publishStaged([staged], after: foreign) }
+        #expect(try Self.files(below: root) == [], "nothing is named when the earlier names cannot be flushed")
+        await #expect(throws: BackendError.self) { try await backend.flushNames(foreign) }
+        // Its own names and none at all are taken as before.
+        let (results, names) = try await backend.publishStaged([staged], after: UnflushedNames.none)
+        #expect(results.count == 1)
+        try await backend.flushNames(names)
+        try await backend.flushNames(.none)
+        #expect(try Self.files(below: root) == ["IMG_1.jpg"])
+    }
 }
