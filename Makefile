@@ -7,7 +7,7 @@
 #               them beside FLAKE_LOAD busy processes (default 2); writes bench-results/flake-hunt.md
 #   make bench  compare ferry with cp, rsync and rclone on the same data, plain files with
 #               archive bundles (writes tables)
-#   make bench-scale  time and peak memory at 100,000 and 1,000,000 small files (SCALE_FILES=N,N; ~45 min)
+#   make bench-scale  time and peak memory at 10,000, 100,000 and 1,000,000 small files (SCALE_FILES=N,N; ~25 min)
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scale benchmark: time and peak memory of ferry on folders of very many small files.
 
-For each size N (default 100,000 and 1,000,000; 1 to 64 bytes each, 1,000 per folder)
+For each size N (default 10,000, 100,000 and 1,000,000, so that one table shows how
+time and memory grow; 1 to 64 bytes each, 1,000 per folder)
 builds a tree once, then measures against a local-directory remote:
   first push --dry-run  the plan of N new files, shown and not written
   first push       every file is new (journal of N rows written, N jobs run)
@@ -118,7 +119,7 @@ def measure_size(count, work):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--files", default=os.environ.get("SCALE_FILES", "100000,1000000"),
+    parser.add_argument("--files", default=os.environ.get("SCALE_FILES", "10000,100000,1000000"),
                         help="tree sizes, comma-separated")
     parser.add_argument("--work", help="folder for the data (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the data afterwards")
