@@ -112,6 +112,6 @@ public final class S3TestServer: Sendable {
     }
 
     deinit {
-        _ = try? TestServer.script("stop.sh", arguments: [directory])
+        TestServer.stopOnOwnThread(directory, keeping: scratch)
     }
 }

@@ -41,14 +41,16 @@ struct ExecPluginRunTests {
         return path
     }
 
-    func faultyConfig(_ work: Workspace, fault: String, always: Bool = false, minSize: Int = 0) throws -> String {
+    /// `stallTimeout`: seconds of silence after which ferry kills the plugin.
+    func faultyConfig(_ work: Workspace, fault: String, always: Bool = false, minSize: Int = 0,
+                      stallTimeout: Int = 2) throws -> String {
         try config(work, type: "exec:faulty", pluginDir: (Self.faulty as NSString).deletingLastPathComponent, extra: [
             "inner: \(Self.contentStoreFolder)/ferry-backend-cas",
             "fault: \(fault)",
             "fault_state: \(work.directory.path)",
             "fault_always: \(always)",
             "fault_min_size: \(minSize)",
-            "stall_timeout: 2",
+            "stall_timeout: \(stallTimeout)",
         ])
     }
 
@@ -97,7 +99,10 @@ struct ExecPluginRunTests {
         try TreeGenerator.write(at: work.source + "/VID_0001.mp4", size: 6 << 20, seed: 9, modified: 1_700_000_000.5)
         // The faulty plugin freezes the upload after its first progress message, so the
         // kill lands with a partial upload on the plugin's side, whatever the machine's speed.
-        let config = try faultyConfig(work, fault: "freeze", minSize: 1 << 20)
+        // Ferry must not end the freeze itself first: with a stall timeout of 2 s, a test
+        // whose task waited that long for a thread saw ferry restart the plugin, finish,
+        // and exit 0 before the kill.
+        let config = try faultyConfig(work, fault: "freeze", minSize: 1 << 20, stallTimeout: 3_600)
         let running = try FerryProcess(["push", "media", "--config", config, "--state", work.state, "--json"],
                                        in: work.directory.path)
         let frozen = work.directory.child("frozen")

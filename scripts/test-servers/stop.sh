@@ -16,39 +16,54 @@ dir=$(ts_abs_dir "$1")
 # The daemons call setsid(), so the master's pid is also its process group: signalling
 # the group reaches the workers too. Only a pid whose command line names DIR's config
 # file is signalled, so a stale pid file never hits an unrelated process.
-stop_one() { # pidfile conf
-  local pidfile=$1 conf=$2 pid i pgid
-  pid=$(ts_live_pid "$pidfile" "$conf") || { rm -f "$pidfile"; return 0; }
-  pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
-  kill -TERM "$pid" 2>/dev/null
+#
+# Every server of a step is sent TERM at once and then waited for: a SeaweedFS process
+# takes 3-4 s to exit, and one after the other the four of a cluster took over 15 s.
+stop_together() { # pidfile conf [pidfile conf]...
+  local pids=() pgids=() pidfiles=() pid pgid i alive
+  while [ $# -ge 2 ]; do
+    pidfiles+=("$1")
+    if pid=$(ts_live_pid "$1" "$2"); then
+      pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')
+      pids+=("$pid")
+      pgids+=("$([ "$pgid" = "$pid" ] && echo "$pgid" || echo -)")
+      kill -TERM "$pid" 2>/dev/null
+    fi
+    shift 2
+  done
   for i in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
     sleep 0.1
   done
-  if kill -0 "$pid" 2>/dev/null; then
-    echo "stop: $pid did not exit after TERM, sending KILL" >&2
-    if [ "$pgid" = "$pid" ]; then kill -KILL -- "-$pgid" 2>/dev/null; else kill -KILL "$pid" 2>/dev/null; fi
-  fi
-  # Workers left behind by a killed master (same process group) go too.
-  if [ "$pgid" = "$pid" ]; then
-    for i in $(seq 1 20); do
-      pgrep -g "$pgid" >/dev/null 2>&1 || break
-      [ "$i" -eq 10 ] && kill -KILL -- "-$pgid" 2>/dev/null
-      sleep 0.1
-    done
-  fi
-  rm -f "$pidfile"
+  for i in "${!pids[@]}"; do
+    pid=${pids[$i]} pgid=${pgids[$i]}
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "stop: $pid did not exit after TERM, sending KILL" >&2
+      if [ "$pgid" != - ]; then kill -KILL -- "-$pgid" 2>/dev/null; else kill -KILL "$pid" 2>/dev/null; fi
+    fi
+    # Workers left behind by a killed master (same process group) go too.
+    if [ "$pgid" != - ]; then
+      for i in $(seq 1 20); do
+        pgrep -g "$pgid" >/dev/null 2>&1 || break
+        [ "$i" -eq 10 ] && kill -KILL -- "-$pgid" 2>/dev/null
+        sleep 0.1
+      done
+    fi
+  done
+  rm -f "${pidfiles[@]}"
 }
 
-stop_one "$dir/nginx.pid" "$dir/nginx.conf"
-stop_one "$dir/httpd.pid" "$dir/httpd.conf"
-stop_one "$dir/upload.pid" "$dir/upload.conf"
-stop_one "$dir/weed.pid" "$dir/data"
-stop_one "$dir/moto.pid" "$dir/data/moto-launch.py"
-# start-s3-cluster.sh: the filer (and its S3 gateway) first, the master last.
-stop_one "$dir/weed-filer.pid" "$dir/data/filer"
-stop_one "$dir/weed-volume1.pid" "$dir/data/volume1"
-stop_one "$dir/weed-volume2.pid" "$dir/data/volume2"
-stop_one "$dir/weed-master.pid" "$dir/data/master"
+stop_together "$dir/nginx.pid" "$dir/nginx.conf" \
+  "$dir/httpd.pid" "$dir/httpd.conf" \
+  "$dir/upload.pid" "$dir/upload.conf" \
+  "$dir/weed.pid" "$dir/data" \
+  "$dir/moto.pid" "$dir/data/moto-launch.py" \
+  "$dir/weed-filer.pid" "$dir/data/filer" \
+  "$dir/weed-volume1.pid" "$dir/data/volume1" \
+  "$dir/weed-volume2.pid" "$dir/data/volume2"
+# start-s3-cluster.sh: the master after the servers that report to it.
+stop_together "$dir/weed-master.pid" "$dir/data/master"
 rm -f "$dir/url"
 exit 0
