@@ -112,7 +112,9 @@ public final class TestServer: Sendable {
         StopsInFlight.begin()
         Thread.detachNewThread {
             _ = try? script("stop.sh", directory)
-            withExtendedLifetime(scratch) {}
+            // Removed here, not by `scratch`'s deinit: the closure holds it until after it
+            // returns, and the process may be gone by then.
+            try? FileManager.default.removeItem(atPath: scratch.path)
             StopsInFlight.end()
         }
     }
