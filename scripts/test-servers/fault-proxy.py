@@ -47,7 +47,8 @@ client gets its answer (a test that counts requests once it has an answer needs 
 Every answer closes its connection (no keep-alive), which keeps the proxy simple and
 makes clients reconnect often.
 """
-import argparse, base64, hashlib, http.client, os, random, re, socket, threading, time
+import argparse, base64, hashlib, http.client, random, re, socket, threading, time
+from parent_watch import end_with_parent
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -285,19 +286,6 @@ def upstream_origin():
 
 for method in ["GET", "HEAD", "PUT", "POST", "DELETE", "MKCOL", "MOVE", "COPY", "PROPFIND", "PROPPATCH", "OPTIONS"]:
     setattr(Proxy, "do_" + method, Proxy.handle_any)
-
-
-def end_with_parent():
-    """Exits once the process that started this one is gone: a test run that is killed
-    never stops its proxies, and nothing else would."""
-    parent = os.getppid()
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(1)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 end_with_parent()

@@ -26,7 +26,8 @@ Modes:
 before the answer's body, so a test that counts requests once it has an answer needs no
 wait. Requests that never end (a streamed body cut off by the client) log `aborted`.
 """
-import argparse, email.utils, hashlib, os, socket, threading, time
+import argparse, email.utils, hashlib, socket, threading
+from parent_watch import end_with_parent
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote, unquote
 
@@ -199,18 +200,6 @@ class Hostile(BaseHTTPRequestHandler):
         self.answer(200, headers=[("ETag", f'"{hashlib.md5(body).hexdigest()}"')],
                     note=f"expect={expect}" if expect else None)
 
-
-def end_with_parent():
-    """Exits once the process that started this one is gone: a test run that is killed
-    never stops its servers, and nothing else would."""
-    parent = os.getppid()
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(1)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 end_with_parent()
 server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
