@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A real web server started for a test from `scripts/test-servers/`, on a free loopback
 /// port, stopped when the value is dropped.
@@ -104,8 +103,8 @@ public final class TestServer: Sendable {
     /// Runs `stop.sh` for what runs from `directory` on a thread of its own and keeps
     /// `scratch` (the folder it reads) until it is done. A deinit runs wherever the last
     /// reference went, most often on one of the cooperative pool's two threads: waiting
-    /// there for the script (up to 5 s for a server that ignores TERM) held back every
-    /// other test's `await`, and engine tests waited minutes for their first transfer.
+    /// there for the script (up to 5 s; SeaweedFS takes 3-4 s to exit) held back every
+    /// other test's `await`, and the whole suite took 315 s instead of about 225.
     /// The test process waits for these stops when it exits (`StopsInFlight`), so their
     /// folders are removed too.
     static func stopOnOwnThread(_ directory: String, keeping scratch: TemporaryDirectory) {
@@ -143,25 +142,4 @@ public final class TestServer: Sendable {
 public struct TestServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
-}
-
-/// Server stops still running on their own threads. The process waits for them when it
-/// exits (at most 30 s, a guard): a stop cut short leaves its server to the start script's
-/// watcher and its scratch folder in the temporary folder.
-enum StopsInFlight {
-    private static let count = Mutex<Int>(0)
-    private static let waitAtExit: Void = { atexit { StopsInFlight.waitForAll() } }()
-
-    static func begin() {
-        _ = waitAtExit
-        count.withLock { $0 += 1 }
-    }
-
-    static func end() {
-        count.withLock { $0 -= 1 }
-    }
-
-    private static func waitForAll() {
-        for _ in 0..<3_000 where count.withLock({ $0 }) > 0 { usleep(10_000) }
-    }
 }
