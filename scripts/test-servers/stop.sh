@@ -20,7 +20,7 @@ dir=$(ts_abs_dir "$1")
 # Every server of a step is sent TERM at once and then waited for: a SeaweedFS process
 # takes 3-4 s to exit, and one after the other the four of a cluster took over 15 s.
 stop_together() { # pidfile conf [pidfile conf]...
-  local pids=() pgids=() pidfiles=() pid pgid i alive
+  local pids=() pgids=() pidfiles=() pid pgid i k alive
   while [ $# -ge 2 ]; do
     pidfiles+=("$1")
     if pid=$(ts_live_pid "$1" "$2"); then
@@ -37,8 +37,8 @@ stop_together() { # pidfile conf [pidfile conf]...
     [ "$alive" = 0 ] && break
     sleep 0.1
   done
-  for i in "${!pids[@]}"; do
-    pid=${pids[$i]} pgid=${pgids[$i]}
+  for k in "${!pids[@]}"; do
+    pid=${pids[$k]} pgid=${pgids[$k]}
     if kill -0 "$pid" 2>/dev/null; then
       echo "stop: $pid did not exit after TERM, sending KILL" >&2
       if [ "$pgid" != - ]; then kill -KILL -- "-$pgid" 2>/dev/null; else kill -KILL "$pid" 2>/dev/null; fi
