@@ -232,7 +232,9 @@ struct EncryptedRemoteTests {
     func killedS3UploadContinues() async throws {
         let server = try await S3TestServer(.moto)
         let work = Workspace()
-        let size = 5 * (5 << 20) + (1 << 20)
+        // Ten parts at 4 MiB/s: the kill after the second lands with eight still to go,
+        // however slowly a loaded moto answers the test's listings.
+        let size = 9 * (5 << 20) + (1 << 20)
         try TreeGenerator.write(at: work.source + "/VID_0001.mov", size: size, seed: 92, modified: 1_700_000_000.25)
         #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
         let config = """
@@ -259,7 +261,7 @@ struct EncryptedRemoteTests {
         _ = await running.wait()
         let key = try #require(server.unfinishedUploads(prefix: "crash/").first)
         let heldAtKill = server.partsHeld(key: key).count
-        #expect(heldAtKill >= 2 && heldAtKill < 6, "held \(heldAtKill) parts")
+        #expect(heldAtKill >= 2 && heldAtKill < 10, "held \(heldAtKill) parts")
 
         // moto dates every upload 2010: the push first aborts abandoned uploads, and must
         // keep the one its journal continues, under its stored name.

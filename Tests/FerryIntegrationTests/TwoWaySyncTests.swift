@@ -199,11 +199,12 @@ struct TwoWaySyncTests {
     func filesPending() async throws {
         let work = Workspace()
         try TreeGenerator.write(at: work.source + "/DCIM/.thumbnails/IMG_0001.jpg", size: 20_000, seed: 1)
-        try TreeGenerator.write(at: work.source + "/DCIM/IMG_0001.jpg", size: 6 << 20, seed: 2)
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_0001.jpg", size: 24 << 20, seed: 2)
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_0001.xmp", size: 500, seed: 3)
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_0002.jpg", size: 1000, seed: 4)
         // One transfer at a time, slowly: the thumbnail goes first (highest queue), then the
-        // large picture, which is still on its way when the run is stopped.
+        // large picture, which is still on its way when the run is stopped (24 s of it,
+        // however late a loaded machine reads the thumbnail's event).
         let running = try FerryProcess(
             ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "1M", "--transfers", "1"],
             in: work.directory.path)
