@@ -157,9 +157,9 @@ ts_announce() {
 
 # Stops what runs from DIR once the process that ran the start script (the test run, a
 # benchmark, your shell) has ended without stopping it: the servers are daemons in their
-# own session and outlive a test run that is killed. A
-# watcher in a session of its own looks once a second; it leaves when the server is
-# stopped (stop.sh removes DIR/url) and does nothing when DIR is gone.
+# own session and outlive a test run that is killed. A watcher in a session of its own
+# looks once a second; it leaves when the server is stopped (stop.sh removes DIR/url) and
+# does nothing when DIR is gone.
 # FERRY_TEST_SERVER_OWNER=PID watches another process; =none keeps the server running.
 # Usage: ts_stop_with_owner DIR (after DIR/url is written)
 ts_stop_with_owner() {
