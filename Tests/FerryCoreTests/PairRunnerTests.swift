@@ -26,21 +26,30 @@ struct PairRunnerTests {
         let runner: PairRunner
 
         /// Files were modified two hours ago; the quiet period is an hour, so "fresh" stays
-        /// fresh however slowly a loaded machine runs the test.
-        init(files: [String], modifiedAgo: Double = 7200) throws {
+        /// fresh however slowly a loaded machine runs the test. With a `clock`, the runner's
+        /// waits and its wall clock move with it: an hour passes as soon as a task waits it.
+        init(files: [String], modifiedAgo: Double = 7200, backend: (any Backend)? = nil, clock: InstantClock? = nil) throws {
             for (index, path) in files.enumerated() {
                 try TreeGenerator.write(at: folder.child("src/" + path), size: 1000 + index, seed: UInt64(index),
                                         modified: Date().timeIntervalSince1970 - modifiedAgo)
             }
             try FileManager.default.createDirectory(atPath: folder.child("src"), withIntermediateDirectories: true)
-            let pair = FolderPair(name: "test", localRoot: folder.child("src"), backend: LocalBackend(root: folder.child("dst")),
-                                  remoteRoot: .root, mode: .push, ignore: [])
+            let pair = FolderPair(name: "test", localRoot: folder.child("src"),
+                                  backend: backend ?? LocalBackend(root: folder.child("dst")), remoteRoot: .root, mode: .push, ignore: [])
             var config = Config.defaults
             config.watch.quietPeriod = .seconds(3600)
             let state = folder.child("state")
-            runner = PairRunner(pair: pair, config: config, stateDirectory: state, options: RunOptions(), sink: counter,
+            var options = RunOptions()
+            var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+            if let clock {
+                options.clock = clock
+                let start = Date().timeIntervalSince1970
+                wallClock = { start + clock.now() }
+            }
+            runner = PairRunner(pair: pair, config: config, stateDirectory: state, options: options, sink: counter,
                                 board: DaemonStatusBoard(stateDirectory: state, command: "test"),
-                                bandwidth: BandwidthSwitcher(settings: BandwidthSettings()), logger: Logger(label: "test"))
+                                bandwidth: BandwidthSwitcher(settings: BandwidthSettings()), logger: Logger(label: "test"),
+                                wallClock: wallClock)
         }
 
         /// Asks for a run and waits for its summary.
@@ -92,5 +101,42 @@ struct PairRunnerTests {
         #expect(summary.uploadedFiles == 1)
         #expect(setup.exists("old.jpg") && !setup.exists("writing.mov") && !setup.exists("fresh.jpg"))
         #expect(Set(summary.heldBack) == ["writing.mov", "fresh.jpg"])
+    }
+
+    @Test("a file whose modification time is far ahead of the clock (a camera in the wrong zone) is sent, not held back until the clock gets there")
+    func futureTimeIsSettled() async throws {
+        let setup = try Setup(files: ["IMG_1.jpg", "IMG_2.jpg"])
+        // A day ahead, and ten minutes ahead: the quiet period is an hour, so only the
+        // second may be a write in progress (a clock stepped back a little).
+        let now = Date().timeIntervalSince1970
+        try TreeGenerator.write(at: setup.folder.child("src/IMG_1.jpg"), size: 1000, seed: 1, modified: now + 86_400)
+        try TreeGenerator.write(at: setup.folder.child("src/IMG_2.jpg"), size: 1001, seed: 2, modified: now + 600)
+        let summary = try #require(await setup.run(RunRequest(reason: "watch")))
+        #expect(summary.uploadedFiles == 1)
+        #expect(setup.exists("IMG_1.jpg") && !setup.exists("IMG_2.jpg"))
+        #expect(summary.heldBack == ["IMG_2.jpg"])
+    }
+
+    @Test("a file too fresh when a push starts joins that push once it has settled, instead of waiting for it to end")
+    func freshAtStartJoinsRunningPush() async throws {
+        let backend = InMemoryBackend()
+        backend.hold("big.mov")
+        let clock = InstantClock()
+        let setup = try Setup(files: ["big.mov"], backend: backend, clock: clock)
+        // Written now: within the hour's quiet period when the run starts, whenever it starts.
+        try TreeGenerator.write(at: setup.folder.child("src/IMG_1.jpg"), size: 500, seed: 9)
+        let run = Task { await setup.run(RunRequest(reason: "start")) }
+        defer { run.cancel() }
+        try #require(await waitForEvent { backend.isWaitingAtGate("big.mov") }, "big.mov never reached the backend")
+        // The run's plan left the photo out; the hour's wait passes on the test clock, and
+        // the photo goes while the video is still held.
+        try #require(await waitForEvent { backend.files["IMG_1.jpg"] != nil }, "the photo never joined the running push")
+        #expect(backend.files["big.mov"] == nil)
+        backend.open("big.mov")
+        let summary = try #require(await run.value)
+        #expect(summary.uploadedFiles == 2)
+        // Sent, so not held back: the watcher has nothing to look at again.
+        #expect(summary.heldBack.isEmpty)
+        #expect(setup.counter.summaries.withLock { $0.count } == 1)
     }
 }

@@ -166,10 +166,15 @@ class Daemon:
             self.log.close()
 
 
-def write(path, data):
+def write(path, data, age=None):
+    """Writes the file; with `age`, dates it that many seconds back (a file made before the
+    daemon starts that its first run must take: a fresh one is left out until it settles)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
         f.write(data)
+    if age is not None:
+        made = time.time() - age
+        os.utime(path, (made, made))
 
 
 def held_store_remote(name, directory, hold):

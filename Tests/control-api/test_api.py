@@ -16,9 +16,10 @@ KiB = 1024
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory):
     directory = str(tmp_path_factory.mktemp("api"))
+    # Made a minute ago, so that the first run plans all four (see `write`).
     for name in ("clip-01.mp4", "clip-02.mp4", "clip-03.mp4"):
-        write(f"{directory}/held/{name}", os.urandom(64 * KiB))
-    write(f"{directory}/held/.thumbnails/clip-02.jpg", os.urandom(2 * KiB))
+        write(f"{directory}/held/{name}", os.urandom(64 * KiB), age=60)
+    write(f"{directory}/held/.thumbnails/clip-02.jpg", os.urandom(2 * KiB), age=60)
     write(f"{directory}/plain/first.jpg", os.urandom(KiB))
     write(f"{directory}/other/first.jpg", os.urandom(KiB))
     write(f"{directory}/broken/blocked/IMG_1.jpg", os.urandom(KiB))

@@ -8,7 +8,7 @@ import Foundation
 /// the remote lacks it or has a different one). Changed files wait for the next full plan,
 /// which may find a conflict.
 ///
-/// A file modified after `settledBefore` is not ready yet: it comes back in `fresh` with
+/// A file that `cutoff` finds fresh is not ready yet: it comes back in `fresh` with
 /// its modification time, so that the caller can offer it again once it has been quiet
 /// long enough. (Files found by scanning a new subfolder announced no event of their own:
 /// only their modification time tells whether they are still being written.)
@@ -18,14 +18,13 @@ struct NewFileJobs {
     var fresh: [String: Double] = [:]
 
     static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
-                     classifier: QueueClassifier, ignore: GlobSet, settledBefore: Double?) async throws(JournalError) -> NewFileJobs {
+                     classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?) async throws(JournalError) -> NewFileJobs {
         let now = Date().timeIntervalSince1970
-        let cutoff = settledBefore.map { Int64($0 * 1e9) }
         var result = NewFileJobs()
         for path in paths.sorted() where !ignore.matches(path) {
             guard let meta = try? LocalFileSystem.metadata(LocalFileSystem.join(pair.localRoot, path)),
                   meta.kind == .file else { continue }
-            if let cutoff, meta.modifiedNanos > cutoff {
+            if let cutoff, cutoff.isFresh(modifiedNanos: meta.modifiedNanos) {
                 result.fresh[path] = Double(meta.modifiedNanos) / 1e9
                 continue
             }

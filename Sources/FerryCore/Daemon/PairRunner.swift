@@ -19,6 +19,9 @@ public actor PairRunner {
     private let bandwidth: BandwidthSwitcher
     private let logger: Logger
     private let quietPeriod: Double
+    /// Wall-clock seconds since 1970, against which files' modification times are judged
+    /// (tests pass one that moves with their `RunClock`).
+    private let wallClock: @Sendable () -> Double
 
     private var pending: RunRequest?
     private var completions: [@Sendable (RunSummary?) -> Void] = []
@@ -28,6 +31,8 @@ public actor PairRunner {
     private var unsettled: Set<String> = []
     /// The running push's feed, while it takes new files.
     private var activeFeed: JobFeed?
+    /// Files waiting to be offered to the running push once quiet; cancelled when it ends.
+    private var offers: [Task<Void, Never>] = []
     /// Runs that failed in a row, and since when the remote has not answered.
     private var failuresInRow = 0
     private var unreachableSince: ContinuousClock.Instant?
@@ -40,7 +45,8 @@ public actor PairRunner {
     private var recheck: Task<Void, Never>?
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
-                sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
+                sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger,
+                wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.pair = pair
         self.config = config
         self.stateDirectory = stateDirectory
@@ -50,6 +56,7 @@ public actor PairRunner {
         self.bandwidth = bandwidth
         self.logger = logger
         quietPeriod = config.watch.quietPeriod.inSeconds
+        self.wallClock = wallClock
         conditionWait = ConditionWait(interval: config.watch.conditionInterval.inSeconds)
         probe = SystemConditionProbe.standard()
     }
@@ -165,13 +172,23 @@ public actor PairRunner {
         let asked = RunTrigger.of(reason: request.reason) == .manual
         options.holdBack = asked ? [] : unsettled
         if pair.mode == .push && !asked {
-            options.settledBefore = Date().timeIntervalSince1970 - quietPeriod
+            options.settleCutoff = SettleCutoff(now: wallClock(), quietPeriod: quietPeriod)
         }
         if let queues = request.queues { options.queues = queues }
         let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
         options.jobFeed = feed
         activeFeed = feed
-        defer { activeFeed = nil }
+        // Files the scan found too fresh (they changed while nothing watched, or just before
+        // the daemon started) join this push once they have settled, instead of waiting for
+        // its end: on a first push of hours, that is hours.
+        if let feed {
+            options.onFreshHeldBack = { fresh in Task { await self.offerAgainWhenQuiet(fresh, feed: feed) } }
+        }
+        defer {
+            activeFeed = nil
+            offers.forEach { $0.cancel() }
+            offers = []
+        }
         options.sharedThrottles += bandwidth.shared(remote: remoteName)
         options.queueThrottles = bandwidth.queues
         let progress = RunProgress()
@@ -247,7 +264,7 @@ public actor PairRunner {
                                                                remoteLocation: pair.remoteLocation)?.id else { return }
             let made = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
                                                   journal: journal, classifier: classifier, ignore: ignore,
-                                                  settledBefore: Date().timeIntervalSince1970 - quietPeriod)
+                                                  cutoff: SettleCutoff(now: wallClock(), quietPeriod: quietPeriod))
             if feed.push(made.jobs), !made.jobs.isEmpty {
                 logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(made.jobs.count)"])
             }
@@ -257,19 +274,22 @@ public actor PairRunner {
         }
     }
 
-    /// Files that were still fresh when offered to the running push (typically found by
-    /// scanning a new subfolder, whose files announce no event of their own) are offered
-    /// again once the last of them has been quiet for the quiet period, while that push
-    /// still runs. If it has ended by then, the follow-up run (the request stays pending)
-    /// plans them, and holds back whatever is still fresh for the watcher to look at again.
+    /// Files that were still fresh when found (by the run's scan, or by scanning a new
+    /// subfolder: neither announced an event of its own) are offered to the running push
+    /// once the last of them has been quiet for the quiet period, while that push still
+    /// runs. If it has ended by then, they are planned by the next run: a pending request's
+    /// (a subfolder's), or the one the watcher asks for when it reads the run's held-back
+    /// files, which holds back whatever is still fresh for it to look at again.
     private func offerAgainWhenQuiet(_ fresh: [String: Double], feed: JobFeed) {
-        guard let newest = fresh.values.max() else { return }
-        let wait = max(0, newest + quietPeriod - Date().timeIntervalSince1970) + 0.01
+        guard activeFeed === feed, let newest = fresh.values.max() else { return }
+        let clock = baseOptions.clock
+        let wait = max(0, newest + quietPeriod - wallClock()) + 0.01
         let paths = Set(fresh.keys)
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+        offers.append(Task {
+            await clock.sleep(until: clock.now() + wait)
+            guard !Task.isCancelled else { return }
             await self.feedAgain(paths, into: feed)
-        }
+        })
     }
 
     private func feedAgain(_ paths: Set<String>, into feed: JobFeed) async {

@@ -10,6 +10,8 @@ public final class JobFeed: Sendable {
         var jobs: [FileRecord] = []
         var waiter: CheckedContinuation<[FileRecord], Never>?
         var closed = false
+        /// Paths of the jobs the engine took (pushed jobs it never took are not here).
+        var taken: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -27,6 +29,7 @@ public final class JobFeed: Sendable {
             state.waiter = nil
             let taken = state.jobs
             state.jobs = []
+            state.taken.formUnion(taken.lazy.map(\.path))
             return (true, (waiter, taken))
         }
         if let (waiter, taken) = resume { waiter.resume(returning: taken) }
@@ -41,6 +44,7 @@ public final class JobFeed: Sendable {
                     if !state.jobs.isEmpty || state.closed || Task.isCancelled {
                         let taken = state.jobs
                         state.jobs = []
+                        state.taken.formUnion(taken.lazy.map(\.path))
                         return taken
                     }
                     state.waiter = continuation
@@ -56,6 +60,11 @@ public final class JobFeed: Sendable {
             }
             waiter?.resume(returning: [])
         }
+    }
+
+    /// Whether the engine took a job for `path` from the feed.
+    public func took(_ path: String) -> Bool {
+        state.withLock { $0.taken.contains(path) }
     }
 
     /// The engine is done: later pushes are refused, a waiting `next` returns empty.

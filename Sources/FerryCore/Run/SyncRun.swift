@@ -18,9 +18,13 @@ public struct RunOptions: Sendable {
     /// Paths left out of this run because they are still being written (the watcher has
     /// not seen them settle); they are neither planned nor sent.
     public var holdBack: Set<String> = []
-    /// Files modified after this time (seconds since 1970) are left out as not yet settled:
-    /// the safety net for files that changed when nothing was watching.
-    public var settledBefore: Double?
+    /// Files whose modification time is within the quiet period are left out as not yet
+    /// settled: the safety net for files that changed when nothing was watching.
+    public var settleCutoff: SettleCutoff?
+    /// Told of the files the scan leaves out as too fresh (`settleCutoff`) as it finds them,
+    /// with their modification times: the daemon offers them to the running push once they
+    /// have settled, rather than after it.
+    public var onFreshHeldBack: (@Sendable (_ modified: [String: Double]) -> Void)?
     /// Only jobs of these queues run (a schedule restricted to `archives`); the others stay
     /// queued in the journal. nil for all.
     public var queues: Set<String>?
@@ -163,6 +167,8 @@ public struct SyncRun: Sendable {
         // Counted here, on the open journal: the history would otherwise open it again
         // after the run, a second WAL and checkpoint for one `COUNT(*)`.
         if !options.dryRun { summary.trackedFiles = try? await opened.journal?.fileCount() }
+        // A held-back file that settled and joined the running push is not waiting any more.
+        if let feed = options.jobFeed { summary.heldBack.removeAll(where: feed.took) }
         summary.elapsedSeconds = seconds(since: started)
         sink.emit(.summary(summary))
         return summary
@@ -242,7 +248,8 @@ public struct SyncRun: Sendable {
             throw RunError(.localScan, "cannot scan \(pair.localRoot): \(error.description)", cause: .backend(error))
         }
         let sink = self.sink
-        return LocalScanStream(walk: walk, holdBack: options.holdBack, settledBefore: options.settledBefore) { note in
+        return LocalScanStream(walk: walk, holdBack: options.holdBack, settleCutoff: options.settleCutoff,
+                               onFresh: options.onFreshHeldBack ?? { _ in }) { note in
             sink.emit(.skipped(path: note.path, reason: note.reason.rawValue + (note.detail.map { ": \($0)" } ?? "")))
         }
     }

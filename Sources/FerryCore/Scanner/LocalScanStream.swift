@@ -12,20 +12,25 @@ public actor LocalScanStream {
 
     private var source: Source?
     private let holdBack: Set<String>
-    private let settledBeforeNanos: Int64?
+    private let settleCutoff: SettleCutoff?
     private let onNote: @Sendable (ScanNote) -> Void
+    private let onFresh: @Sendable ([String: Double]) -> Void
     /// Paths left out because they are still being written.
     public private(set) var heldBack: [String] = []
     /// Sibling names found to clash, so far: complete for every folder the walk entered,
     /// which includes every folder before the last file handed out.
     public private(set) var clashes: [LocalTreeWalk.Clash] = []
 
-    public init(walk: LocalTreeWalk?, holdBack: Set<String> = [], settledBefore: Double? = nil,
+    /// `onFresh` hears of the files left out by `settleCutoff` (not those in `holdBack`,
+    /// which the watcher follows), a batch at a time, with their modification times.
+    public init(walk: LocalTreeWalk?, holdBack: Set<String> = [], settleCutoff: SettleCutoff? = nil,
+                onFresh: @escaping @Sendable ([String: Double]) -> Void = { _ in },
                 onNote: @escaping @Sendable (ScanNote) -> Void = { _ in }) {
         self.source = walk.map(Source.walk)
         self.holdBack = holdBack
-        self.settledBeforeNanos = settledBefore.map { Int64($0 * 1e9) }
+        self.settleCutoff = settleCutoff
         self.onNote = onNote
+        self.onFresh = onFresh
     }
 
     /// A scan already in hand (tests, and callers that looked at a part of a folder).
@@ -33,8 +38,9 @@ public actor LocalScanStream {
         let sorted = scan.entries.sorted { $0.path.string.precedesInUTF8Order($1.path.string) }
         self.source = .entries(sorted, next: 0)
         self.holdBack = []
-        self.settledBeforeNanos = nil
+        self.settleCutoff = nil
         self.onNote = { _ in }
+        self.onFresh = { _ in }
     }
 
     /// Up to `limit` files in path order; fewer only at the end, none once it is over.
@@ -52,7 +58,9 @@ public actor LocalScanStream {
                 self.source = walk.isFinished ? nil : .walk(walk)
                 batch.notes.forEach(onNote)
                 clashes += batch.clashes
-                taken += batch.entries.filter(isSettled)
+                var fresh: [String: Double] = [:]
+                taken += batch.entries.filter { isSettled($0, fresh: &fresh) }
+                if !fresh.isEmpty { onFresh(fresh) }
             case let .entries(entries, next):
                 let end = min(entries.count, next + limit - taken.count)
                 taken += entries[next..<end]
@@ -62,11 +70,16 @@ public actor LocalScanStream {
         return taken
     }
 
-    private func isSettled(_ entry: LocalEntry) -> Bool {
-        guard !holdBack.isEmpty || settledBeforeNanos != nil else { return true }
+    private func isSettled(_ entry: LocalEntry, fresh: inout [String: Double]) -> Bool {
+        guard !holdBack.isEmpty || settleCutoff != nil else { return true }
         let path = entry.path.string
-        if holdBack.contains(path) || settledBeforeNanos.map({ entry.version.modifiedNanos > $0 }) ?? false {
+        if holdBack.contains(path) {
             heldBack.append(path)
+            return false
+        }
+        if let settleCutoff, settleCutoff.isFresh(modifiedNanos: entry.version.modifiedNanos) {
+            heldBack.append(path)
+            fresh[path] = Double(entry.version.modifiedNanos) / 1e9
             return false
         }
         return true
