@@ -40,6 +40,11 @@ forwarding it, and adds an AccessDenied <Error> for each to the store's answer. 
 as `denied N STATUS`.
 Kind 501 answers as an S3 store that lacks the operation: 501 with a NotImplemented
 <Error> document.
+--hold REGEX:N --gate DIR holds one request at a known point, whatever the machine's
+speed: the first N requests whose `METHOD RAW-PATH` matches REGEX pass, the next one is
+held (logged as `held`, and DIR/held is written, naming it) and is forwarded only once
+DIR/release exists; later ones pass again. A test waits for DIR/held, then kills the
+client in the middle of that request: what the server has is exactly the first N.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -47,7 +52,7 @@ client gets its answer (a test that counts requests once it has an answer needs 
 Every answer closes its connection (no keep-alive), which keeps the proxy simple and
 makes clients reconnect often.
 """
-import argparse, base64, hashlib, http.client, random, re, socket, threading, time
+import argparse, base64, hashlib, http.client, os, random, re, socket, threading, time
 from parent_watch import end_with_parent
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -76,7 +81,16 @@ def parse_arguments():
                         help="forward the client's Host header unchanged (requests signed for the proxy's address)")
     parser.add_argument("--deny-delete", metavar="TEXT",
                         help="DeleteObjects: leave out keys containing TEXT and answer AccessDenied for each")
+    parser.add_argument("--hold", metavar="REGEX:N",
+                        help="hold the request after the first N whose `METHOD RAW-PATH` matches REGEX "
+                             "until GATE/release exists (one request, once)")
+    parser.add_argument("--gate", metavar="DIR", help="the folder of --hold's files: held (written), release (read)")
     arguments = parser.parse_args()
+    if arguments.hold:
+        pattern, _, count = arguments.hold.rpartition(":")
+        if not pattern or not count.isdigit() or not arguments.gate:
+            parser.error(f"--hold {arguments.hold}: expected REGEX:N, with --gate DIR")
+        arguments.hold = (re.compile(pattern), int(count))
     scripts = {}
     for item in arguments.script:
         method, _, kinds = item.partition("=")
@@ -97,6 +111,8 @@ rng = random.Random(arguments.seed)
 lock = threading.Lock()
 # MKCOLs held (with --mkcol-race), by path.
 held_mkcols = set()
+# Requests that matched --hold so far.
+hold_matches = 0
 log_file = open(arguments.log, "a", buffering=1) if arguments.log else None
 
 
@@ -115,6 +131,8 @@ class Proxy(BaseHTTPRequestHandler):
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
+        if arguments.hold:
+            self.wait_at_gate()
         if self.command == "MKCOL" and arguments.mkcol_race > 0:
             return self.race_mkcol(body)
         with lock:
@@ -170,6 +188,25 @@ class Proxy(BaseHTTPRequestHandler):
             (status, _), _, _ = self.forward(body)
             log(self.command, self.path, f"lost {status}")
             self.drop(reset=False)
+
+    def wait_at_gate(self):
+        global hold_matches
+        pattern, count = arguments.hold
+        line = f"{self.command} {self.path}"
+        if not pattern.search(line):
+            return
+        with lock:
+            hold_matches += 1
+            held = hold_matches == count + 1
+        if not held:
+            return
+        log(self.command, self.path, "held")
+        marker = os.path.join(arguments.gate, "held")
+        with open(marker + ".part", "w") as f:
+            f.write(line + "\n")
+        os.rename(marker + ".part", marker)
+        while not os.path.exists(os.path.join(arguments.gate, "release")):
+            time.sleep(0.05)
 
     def deny_delete(self, body):
         """A DeleteObjects request where the store's policy forbids some keys: those are
