@@ -202,13 +202,30 @@ struct TwoWaySyncTests {
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_0001.jpg", size: 24 << 20, seed: 2)
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_0001.xmp", size: 500, seed: 3)
         try TreeGenerator.write(at: work.source + "/DCIM/IMG_0002.jpg", size: 1000, seed: 4)
-        // One transfer at a time, slowly: the thumbnail goes first (highest queue), then the
-        // large picture, which is still on its way when the run is stopped (24 s of it,
-        // however late a loaded machine reads the thumbnail's event).
-        let running = try FerryProcess(
-            ["push", work.source, "--to", work.destination, "--state", work.state, "--json", "--bwlimit", "1M", "--transfers", "1"],
-            in: work.directory.path)
-        await when({ running.outputSoFar.contains("\"path\":\"DCIM/.thumbnails/IMG_0001.jpg\"") }, do: { running.killHard() })
+        // Through the exec test plugin, which holds the large picture's upload until the
+        // test writes `release`: one transfer at a time, the thumbnail goes first (highest
+        // queue), then the picture waits at the gate, and the run is stopped there, on
+        // any machine.
+        let root = TestServer.repositoryRoot
+        let config = work.directory.child("config.yml")
+        try """
+            remotes:
+              store:
+                type: exec:faulty
+                plugin_dir: \(root)/scripts/test-plugins
+                inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas
+                path: store
+                fault_state: \(work.directory.path)
+                hold: DCIM/IMG_0001.jpg
+                stall_timeout: 3600
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let push = ["push", work.source, "--to", "store", "--config", config, "--state", work.state, "--json", "--transfers", "1"]
+        let running = try FerryProcess(push, in: work.directory.path)
+        let held = work.directory.child("held")
+        await when({
+            FileManager.default.fileExists(atPath: held)
+                && running.outputSoFar.contains("\"path\":\"DCIM/.thumbnails/IMG_0001.jpg\"")
+        }, do: { running.killHard() })
         _ = await running.wait()
 
         let status = try await work.ferry(["status", work.source, "--items", "--state", work.state, "--json"])
@@ -224,7 +241,9 @@ struct TwoWaySyncTests {
         #expect(text.standardOutput.contains("partly sent: DCIM/IMG_0001: DCIM/.thumbnails/IMG_0001.jpg (in sync)"), "\(text.diagnostics)")
 
         // Once the rest arrives, the item is in sync.
-        #expect(try await work.push().status == 0)
+        try Data("release\n".utf8).write(to: URL(fileURLWithPath: work.directory.child("release")))
+        let rest = try await work.ferry(push)
+        #expect(rest.status == 0, "\(rest.diagnostics)")
         let done = try await work.ferry(["status", work.source, "--items", "--state", work.state, "--json"])
         let doneFolder = try #require((done.events.first?["folders"] as? [[String: Any]])?.first)
         let doneItems = try #require(doneFolder["items"] as? [String: Any])
