@@ -41,6 +41,15 @@ public final class FaultProxy: Sendable {
         throw TestServerError(message: "the fault proxy did not start: \((try? String(contentsOfFile: scratch.child("err"), encoding: .utf8)) ?? "")")
     }
 
+    /// A proxy in front of an S3 store that lets the first `parts` part uploads through and
+    /// holds the next until `gate/release` exists, writing `gate/held` when it holds it: a
+    /// client killed on `gate/held` leaves exactly `parts` parts stored.
+    public static func holdingPartUpload(after parts: Int, upstream: String, gate: String) async throws -> FaultProxy {
+        try FileManager.default.createDirectory(atPath: gate, withIntermediateDirectories: true)
+        return try await FaultProxy(upstream: upstream, share: 0,
+                                    options: ["--keep-host", "--hold", "^PUT .*[?&]partNumber=:\(parts)", "--gate", gate])
+    }
+
     /// The requests that reached the proxy and were answered (or failed) so far.
     public var requests: [String] {
         ((try? String(contentsOfFile: scratch.child("requests.log"), encoding: .utf8)) ?? "")

@@ -11,9 +11,7 @@ struct S3CrashResumeTests {
         // The proxy holds the third part: the kill lands while it is on its way, with
         // exactly two parts stored, however fast or slow the machine is.
         let gate = work.directory.child("gate")
-        try FileManager.default.createDirectory(atPath: gate, withIntermediateDirectories: true)
-        let proxy = try await FaultProxy(upstream: server.endpoint, share: 0,
-                                         options: ["--keep-host", "--hold", "^PUT .*[?&]partNumber=:2", "--gate", gate])
+        let proxy = try await FaultProxy.holdingPartUpload(after: 2, upstream: server.endpoint, gate: gate)
         let size = 5 * (5 << 20) + (1 << 20)
         try TreeGenerator.write(at: work.source + "/VID_0001.mov", size: size, seed: 91, modified: 1_700_000_000.25)
         let config = """
