@@ -41,7 +41,8 @@ as `denied N STATUS`.
 Kind 501 answers as an S3 store that lacks the operation: 501 with a NotImplemented
 <Error> document.
 --hold REGEX:N --gate DIR holds one request at a known point, whatever the machine's
-speed: the first N requests whose `METHOD RAW-PATH` matches REGEX pass, the next one is
+speed: the first N requests whose `METHOD RAW-PATH` (followed by ` RANGE`, the Range
+header's value, when there is one) matches REGEX pass, the next one is
 held (logged as `held`, and DIR/held is written, naming it) and is forwarded only once
 DIR/release exists; later ones pass again. A test waits for DIR/held, then kills the
 client in the middle of that request: what the server has is exactly the first N.
@@ -193,6 +194,8 @@ class Proxy(BaseHTTPRequestHandler):
         global hold_matches
         pattern, count = arguments.hold
         line = f"{self.command} {self.path}"
+        if self.headers.get("Range"):
+            line += " " + self.headers.get("Range")
         if not pattern.search(line):
             return
         with lock:
