@@ -17,6 +17,25 @@ struct Workspace {
         try await ferry(["push", source, "--to", destination, "--state", state, "--json"] + extra)
     }
 
+    /// A remote named `name`, as YAML lines under `remotes:`: the exec test plugin `faulty`
+    /// in front of the content store in `store/`, holding the transfers of `hold` until the
+    /// test writes `release` into the workspace's folder (it writes `held` there when it
+    /// holds one): a transfer stopped at a known point, whatever the machine's speed.
+    func heldStoreRemote(_ name: String, hold: String) -> String {
+        let root = TestServer.repositoryRoot
+        return """
+              \(name):
+                type: exec:faulty
+                plugin_dir: \(root)/scripts/test-plugins
+                inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas
+                path: store
+                fault_state: \(directory.path)
+                hold: \(hold)
+                stall_timeout: 3600
+
+            """
+    }
+
     /// Names of files that Ferry writes while a transfer is in progress.
     func temporaryFiles(in root: String) throws -> [String] {
         try TreeComparison.files(in: root).keys.filter { $0.hasSuffix(".ferry-part") }.sorted()

@@ -121,18 +121,8 @@ struct PlantedLinkTests {
     func folderSwappedDuringDownload() async throws {
         let work = Workspace()
         let outside = try Outside(work)
-        let root = TestServer.repositoryRoot
         let config = work.directory.child("config.yml")
-        try """
-            remotes:
-              store:
-                type: exec:faulty
-                plugin_dir: \(root)/scripts/test-plugins
-                inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas
-                path: store
-                fault_state: \(work.directory.path)
-                hold: sub/b.jpg
-                stall_timeout: 3600
+        try ("remotes:\n" + work.heldStoreRemote("store", hold: "sub/b.jpg") + """
             folders:
               media:
                 path: src
@@ -144,7 +134,7 @@ struct PlantedLinkTests {
             retry:
               attempts: 2
               base_delay: 10ms
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """).write(toFile: config, atomically: true, encoding: .utf8)
         try TreeGenerator.write(at: work.source + "/sub/b.jpg", size: 200_000, seed: 7)
         // The push is not held (released beforehand); the pull's download is.
         let release = work.directory.child("release")

@@ -206,19 +206,9 @@ struct TwoWaySyncTests {
         // test writes `release`: one transfer at a time, the thumbnail goes first (highest
         // queue), then the picture waits at the gate, and the run is stopped there, on
         // any machine.
-        let root = TestServer.repositoryRoot
         let config = work.directory.child("config.yml")
-        try """
-            remotes:
-              store:
-                type: exec:faulty
-                plugin_dir: \(root)/scripts/test-plugins
-                inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas
-                path: store
-                fault_state: \(work.directory.path)
-                hold: DCIM/IMG_0001.jpg
-                stall_timeout: 3600
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try ("remotes:\n" + work.heldStoreRemote("store", hold: "DCIM/IMG_0001.jpg")).write(toFile: config, atomically: true,
+                                                                                           encoding: .utf8)
         let push = ["push", work.source, "--to", "store", "--config", config, "--state", work.state, "--json", "--transfers", "1"]
         let running = try FerryProcess(push, in: work.directory.path)
         let held = work.directory.child("held")
