@@ -42,10 +42,10 @@ Kind 501 answers as an S3 store that lacks the operation: 501 with a NotImplemen
 <Error> document.
 --hold REGEX:N --gate DIR holds one request at a known point, whatever the machine's
 speed: the first N requests whose `METHOD RAW-PATH` (followed by ` RANGE`, the Range
-header's value, when there is one) matches REGEX pass, the next one is
-held (logged as `held`, and DIR/held is written, naming it) and is forwarded only once
-DIR/release exists; later ones pass again. A test waits for DIR/held, then kills the
-client in the middle of that request: what the server has is exactly the first N.
+header's value, when there is one) matches REGEX pass; the next one is held (logged as
+`held`, and DIR/held is written, naming it) and is forwarded only once DIR/release
+exists; later ones pass again. A test waits for DIR/held, then kills the client in the
+middle of that request: what the server has is exactly the first N.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -83,7 +83,7 @@ def parse_arguments():
     parser.add_argument("--deny-delete", metavar="TEXT",
                         help="DeleteObjects: leave out keys containing TEXT and answer AccessDenied for each")
     parser.add_argument("--hold", metavar="REGEX:N",
-                        help="hold the request after the first N whose `METHOD RAW-PATH` matches REGEX "
+                        help="hold the request after the first N whose `METHOD RAW-PATH [RANGE]` matches REGEX "
                              "until GATE/release exists (one request, once)")
     parser.add_argument("--gate", metavar="DIR", help="the folder of --hold's files: held (written), release (read)")
     arguments = parser.parse_args()
