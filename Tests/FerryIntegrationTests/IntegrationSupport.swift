@@ -18,10 +18,12 @@ struct Workspace {
     }
 
     /// A remote named `name`, as YAML lines under `remotes:`: the exec test plugin `faulty`
-    /// in front of the content store in `store/`, holding the transfers of `hold` until the
-    /// test writes `release` into the workspace's folder (it writes `held` there when it
-    /// holds one): a transfer stopped at a known point, whatever the machine's speed.
-    func heldStoreRemote(_ name: String, hold: String) -> String {
+    /// in front of the content store in `store/`, holding the transfers of `hold` (when
+    /// given) until the test writes `release` into the workspace's folder (it writes `held`
+    /// there when it holds one): a transfer stopped at a known point, whatever the
+    /// machine's speed. Held transfers say nothing for as long as a test looks, so no stall
+    /// is declared.
+    func heldStoreRemote(_ name: String, hold: String?) -> String {
         let root = TestServer.repositoryRoot
         return """
               \(name):
@@ -30,10 +32,9 @@ struct Workspace {
                 inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas
                 path: store
                 fault_state: \(directory.path)
-                hold: \(hold)
                 stall_timeout: 3600
 
-            """
+            """ + (hold.map { "    hold: \($0)\n" } ?? "")
     }
 
     /// Names of files that Ferry writes while a transfer is in progress.

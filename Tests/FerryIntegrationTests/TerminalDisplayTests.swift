@@ -37,20 +37,9 @@ import Testing
             let data = Data(repeating: UInt8(index), count: 48 * 1024)
             try data.write(to: URL(fileURLWithPath: workspace.source + String(format: "/clip-%02d.mp4", index)))
         }
-        let root = TestServer.repositoryRoot
-        var lines = [
+        let lines = [
             "remotes:",
-            "  store:",
-            "    type: exec:faulty",
-            "    plugin_dir: \(root)/scripts/test-plugins",
-            "    inner: \(root)/Plugins/ContentStorePlugin/ferry-backend-cas",
-            "    path: store",
-            "    fault_state: \(workspace.directory.path)",
-            // Held uploads say nothing for as long as the test looks; no stall is declared.
-            "    stall_timeout: 3600",
-        ]
-        if let hold { lines.append("    hold: \(hold)") }
-        lines += [
+            workspace.heldStoreRemote("store", hold: hold),
             "folders:",
             "  media:",
             "    path: src",
