@@ -13,6 +13,11 @@ The `encrypted` cases push the same data to the built-in local backend with and 
 `encryption:` (docs/encryption.md); the ratio is the encrypted push's time over the plain one's.
 BENCH_CASES=small,big,noop,exec,encrypted picks cases (default: all); BENCH_DIR the folder
 (and so the disk) the data and copies go in (default: the system's temporary folder).
+
+The small case also times what separates ferry from `rsync -a`: `rsync -a` followed by one
+`sync -f` (the least a copy costs when its files are to be on disk when it ends), and
+ferry with its flushes turned into no-ops (scripts/bench-noflush.c through LD_PRELOAD;
+a diagnostic, not a mode ferry has).
 """
 import itertools, os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -42,7 +47,18 @@ def make_big(root, size=1 << 30):
             f.write(chunk)
 
 
-def interleaved(commands, prepare=lambda: None):
+def build_noflush(work):
+    """scripts/bench-noflush.c built into `work`; None (the row left out) without a C compiler."""
+    compiler = shutil.which("cc") or shutil.which("clang")
+    if compiler is None:
+        return None
+    library = os.path.join(work, "noflush.so")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-noflush.c")
+    built = subprocess.run([compiler, "-shared", "-fPIC", "-O2", "-o", library, source], capture_output=True)
+    return library if built.returncode == 0 else None
+
+
+def interleaved(commands, prepare=lambda: None, environments=None):
     """Medians of RUNS rounds, each round running every command once, in turn (starting
     with the next one each round): a ratio of two tools run one after the other, all of
     one first, measured the disk's moods as much as the tools (2,000 encrypted small
@@ -55,7 +71,8 @@ def interleaved(commands, prepare=lambda: None):
             prepare()
             subprocess.run(["sync"], check=True)
             start = time.perf_counter()
-            subprocess.run(commands[name], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(commands[name], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=(environments or {}).get(name))
             samples[name].append(time.perf_counter() - start)
     for name, values in samples.items():
         print(f"{name}: {' '.join(f'{v:.2f}' for v in values)}", file=sys.stderr)
@@ -70,6 +87,7 @@ def main():
     rsync_fsyncs = "--fsync" in subprocess.run(["rsync", "--help"], capture_output=True, text=True).stdout
     rows = []
     try:
+        noflush = build_noflush(work) if "small" in CASES else None
         small, big = os.path.join(work, "small"), os.path.join(work, "big")
         make_small(small, count=SMALL_COUNT)
         if "big" in CASES or "encrypted" in CASES:
@@ -100,11 +118,20 @@ def main():
             }
             if have_rclone:
                 commands["rclone copy"] = ["rclone", "copy", "--transfers", "4", src, dst]
+            environments = {}
             if key == "small" and rsync_fsyncs:
                 # What rsync takes when it too leaves each file on disk (as ferry does)
                 # before it is done: the price of durability, not a goal.
                 commands["rsync -a --fsync"] = ["rsync", "-a", "--fsync", src + "/", dst + "/"]
-            rows.append((label, interleaved(commands, fresh)))
+            if key == "small":
+                # One flush at the end: the files are on disk when it returns, but a crash
+                # during the copy leaves named files without their bytes, which ferry's
+                # flush before naming rules out.
+                commands["rsync -a, then sync -f"] = ["sh", "-c", 'rsync -a "$0/" "$1/" && sync -f "$1"', src, dst]
+                if noflush:
+                    commands["ferry, flushes made no-ops (diagnostic)"] = commands["ferry"]
+                    environments["ferry, flushes made no-ops (diagnostic)"] = dict(os.environ, LD_PRELOAD=noflush)
+            rows.append((label, interleaved(commands, fresh, environments)))
 
         if "exec" in CASES:
             rows.append((f"{small_label}: exec:cas plugin vs local backend", exec_case(work, small, dst, state, fresh)))
