@@ -76,6 +76,7 @@ for attempt in 1 2 3; do
   for _ in 1 2 3 4 5 6 7 8 9 10; do ports+=("$(ts_free_port "$dir")") || ts_die "no free TCP port on 127.0.0.1"; done
   ports[6]=$(filer_port) || ts_die "no free pair of TCP ports (P, P + 10000) on 127.0.0.1"
   ports[7]=$((ports[6] + 10000))
+  echo "${ports[*]}" >"$dir/weed-ports"
   master="127.0.0.1:${ports[0]}.${ports[1]}"
   mkdir -p "$data/master" "$data/volume1" "$data/volume2" "$data/filer"
   "${clean_env[@]}" weed master "${loopback[@]}" -port="${ports[0]}" -port.grpc="${ports[1]}" -mdir "$data/master" \

@@ -56,6 +56,7 @@ for attempt in 1 2 3; do
       # started meanwhile (tests run in parallel) died on "address already in use".
       ports=()
       for _ in 1 2 3 4 5 6 7; do ports+=("$(ts_free_port "$dir")"); done
+      echo "$port ${ports[*]}" >"$dir/weed-ports"
       "${clean_env[@]}" weed mini -dir "$marker" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
         -s3.port="$port" -s3.port.grpc="${ports[0]}" -master.port="${ports[1]}" -master.port.grpc="${ports[2]}" \
         -filer.port="${ports[3]}" -filer.port.grpc="${ports[4]}" -volume.port="${ports[5]}" \

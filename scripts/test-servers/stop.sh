@@ -65,5 +65,6 @@ stop_together "$dir/nginx.pid" "$dir/nginx.conf" \
   "$dir/weed-volume2.pid" "$dir/data/volume2"
 # start-s3-cluster.sh: the master after the servers that report to it.
 stop_together "$dir/weed-master.pid" "$dir/data/master"
+ts_remove_weed_sockets "$dir"
 rm -f "$dir/url"
 exit 0
