@@ -53,14 +53,16 @@ for attempt in 1 2 3; do
     seaweedfs)
       command -v weed >/dev/null || ts_die "weed is not installed (run: bash scripts/bootstrap.sh test)"
       # The Iceberg and Lance listeners take fixed ports (8181, 9101): a second server
-      # started meanwhile (tests run in parallel) died on "address already in use".
+      # started meanwhile (tests run in parallel) died on "address already in use". The
+      # admin server's default ports are fixed too (23646, 33646), even with its UI off.
       ports=()
-      for _ in 1 2 3 4 5 6 7; do ports+=("$(ts_free_port "$dir")"); done
+      for _ in 1 2 3 4 5 6 7 8 9; do ports+=("$(ts_free_port "$dir")"); done
       echo "$port ${ports[*]}" >"$dir/weed-ports"
       "${clean_env[@]}" weed mini -dir "$marker" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
         -s3.port="$port" -s3.port.grpc="${ports[0]}" -master.port="${ports[1]}" -master.port.grpc="${ports[2]}" \
         -filer.port="${ports[3]}" -filer.port.grpc="${ports[4]}" -volume.port="${ports[5]}" \
-        -volume.port.grpc="${ports[6]}" -webdav=false -admin.ui=false -s3.port.iceberg=0 -s3.port.lance=0 \
+        -volume.port.grpc="${ports[6]}" -webdav=false -admin.ui=false -admin.port="${ports[7]}" \
+        -admin.port.grpc="${ports[8]}" -s3.port.iceberg=0 -s3.port.lance=0 \
         </dev/null >"$dir/server.log" 2>&1 &
       ;;
     moto)
