@@ -18,8 +18,12 @@ public final class InotifyInstance: Sendable {
     }
 
     private let descriptor: Int32
-    private let stopped = Atomic<Bool>(false)
-    private let started = Atomic<Bool>(false)
+    /// Who may use and close the descriptor. A stop that comes before the reader thread has
+    /// started closes it at once and the thread is never started; once the thread reads, only
+    /// the thread closes it. Closing it twice (the stop and a reader started just after it)
+    /// closed whatever file had been given the same number meanwhile: a journal's WAL.
+    private enum State { case idle, reading, stopping, closed }
+    private let state = Mutex(State.idle)
     static let pollInterval: Int32 = 200
 
     public init() throws(SystemError) {
@@ -35,21 +39,31 @@ public final class InotifyInstance: Sendable {
 
     /// Watches one folder (not its subfolders: inotify is not recursive).
     public func addWatch(_ path: String, mask: InotifyEvent.Mask = .folderChanges) -> Result<Int32, WatchFailure> {
-        let watch = inotify_add_watch(descriptor, path, mask.rawValue)
+        let (watch, code): (Int32, Int32) = state.withLock { state in
+            guard state != .closed else { return (-1, EBADF) }
+            let watch = inotify_add_watch(descriptor, path, mask.rawValue)
+            return (watch, errno)
+        }
         if watch >= 0 { return .success(watch) }
-        let code = errno
         if code == ENOSPC { return .failure(.watchLimit) }
         return .failure(.unavailable(String(cString: strerror(code))))
     }
 
     public func removeWatch(_ watch: Int32) {
-        _ = inotify_rm_watch(descriptor, watch)
+        state.withLock { state in
+            if state != .closed { _ = inotify_rm_watch(descriptor, watch) }
+        }
     }
 
     /// Event batches as the kernel delivers them, until `stop()`. Call once.
     public func events() -> AsyncStream<[InotifyEvent]> {
         let (stream, continuation) = AsyncStream<[InotifyEvent]>.makeStream()
-        guard !started.exchange(true, ordering: .relaxed) else {
+        let start = state.withLock { state in
+            guard state == .idle else { return false }
+            state = .reading
+            return true
+        }
+        guard start else {
             continuation.finish()
             return stream
         }
@@ -63,14 +77,21 @@ public final class InotifyInstance: Sendable {
 
     /// Ends the event stream and closes the instance (within `pollInterval`).
     public func stop() {
-        stopped.store(true, ordering: .relaxed)
-        if !started.load(ordering: .relaxed) { close(descriptor) }
+        state.withLock { state in
+            switch state {
+            case .idle:
+                state = .closed
+                close(descriptor)
+            case .reading: state = .stopping
+            case .stopping, .closed: break
+            }
+        }
     }
 
     private func readLoop(_ continuation: AsyncStream<[InotifyEvent]>.Continuation) {
         // Room for many events at once: a burst is read in few calls.
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
-        while !stopped.load(ordering: .relaxed) {
+        while state.withLock({ $0 == .reading }) {
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&request, 1, Self.pollInterval)
             if ready <= 0 { continue }
@@ -82,7 +103,10 @@ public final class InotifyInstance: Sendable {
             if count == 0 { continue }
             continuation.yield(InotifyEventDecoder.decode(Array(buffer[0..<count])))
         }
-        close(descriptor)
+        state.withLock { state in
+            state = .closed
+            close(descriptor)
+        }
         continuation.finish()
     }
 }

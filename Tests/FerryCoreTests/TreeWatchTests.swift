@@ -199,4 +199,23 @@ struct TreeWatchTests {
         #expect(changes.first == .written("x.jpg"))
         #expect(changes.last == .closed("x.jpg"))
     }
+
+    /// A daemon stopped at once (Ctrl-C right after it started) stopped its watcher before the
+    /// watcher asked for events. The instance was closed by the stop and again by the reader
+    /// thread started after it; the second close took the number the journal's WAL had been
+    /// given meanwhile, and the next write to the journal failed ("disk I/O error").
+    @Test("a stop before the events are asked for closes the instance once, never a file opened after it")
+    func stopBeforeEventsClosesOnce() async throws {
+        let directory = TemporaryDirectory("treewatch-stop")
+        let inotify = try InotifyInstance()
+        _ = inotify.addWatch(directory.path, mask: .folderChanges)
+        inotify.stop()
+        // The lowest free number, most likely the one the instance had.
+        let probe = try FileHandle(forReadingFrom: URL(fileURLWithPath: directory.path))
+        for await _ in inotify.events() {}
+        #expect(fcntl(probe.fileDescriptor, F_GETFD) != -1, "a file opened after the stop was closed")
+        // A watch asked for after the stop is refused, not added to whatever has the number now.
+        #expect(inotify.addWatch(directory.path, mask: .folderChanges) == .failure(.unavailable(String(cString: strerror(EBADF)))))
+        try probe.close()
+    }
 }
