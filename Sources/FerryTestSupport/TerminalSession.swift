@@ -48,8 +48,63 @@ public final class TerminalSession: Sendable {
         try await tmux(["send-keys", "-t", "test"] + keys)
     }
 
-    public func resize(width: Int, height: Int) async throws {
+    /// Resizes the terminal at a moment when none of the program's output is on its way to
+    /// the screen: the program is stopped, a marker written to the terminal after its last
+    /// output has been read back (so everything before it is drawn), the terminal is resized
+    /// and has told the program's pty, and only then does the program go on.
+    ///
+    /// Why not simply resize: tmux, like every terminal that reflows, rewraps its lines first
+    /// and tells the program the new size after. A frame the program laid out for the old
+    /// width and that reaches the screen between the two is drawn on the reflowed lines, and
+    /// its erase (counted for the old width) leaves a row of the previous frame behind. No
+    /// program that redraws lines in place can see that coming; a test of the redraw after
+    /// a resize must not hang on when the resize lands against a frame.
+    public func resizeBetweenWrites(width: Int, height: Int) async throws {
+        let pane = try await tmux(["display-message", "-p", "-t", "test", "#{pane_pid} #{pane_tty}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        guard pane.count == 2, let shell = Int32(pane[0]) else {
+            throw TestServerError(message: "tmux did not name the pane's process and tty: \(pane)")
+        }
+        let tty = pane[1]
+        let programs = ProcessTable.children(of: shell)
+        guard !programs.isEmpty else { throw TestServerError(message: "no program runs in the pane to resize around") }
+        for pid in programs { kill(pid, SIGSTOP) }
+        defer { for pid in programs { kill(pid, SIGCONT) } }
+        try await waitUntil("the program stopped") { programs.allSatisfy { ProcessTable.isStopped($0) } }
+        let marker = "ferry-test-" + UUID().uuidString
+        try await onOwnThread { try Self.write("\u{1B}]2;\(marker)\u{1B}\\", to: tty) }
+        try await waitUntil("the terminal drew the program's last output") {
+            (try? await self.tmux(["display-message", "-p", "-t", "test", "#{pane_title}"]))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == marker
+        }
         try await tmux(["resize-window", "-t", "test", "-x", "\(width)", "-y", "\(height)"])
+        try await waitUntil("the pty told the new size") { Self.size(of: tty) == [width, height] }
+    }
+
+    private func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
+        for _ in 0..<15_000 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestServerError(message: "never saw \(what)")
+    }
+
+    private static func write(_ text: String, to tty: String) throws {
+        guard let handle = FileHandle(forWritingAtPath: tty) else {
+            throw TestServerError(message: "cannot open \(tty) for writing")
+        }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Columns and rows as the pty reports them to the program.
+    private static func size(of tty: String) -> [Int]? {
+        let descriptor = open(tty, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 else { return nil }
+        return [Int(size.ws_col), Int(size.ws_row)]
     }
 
     /// Polls the screen until `condition` holds, every screen seen along the way passed to

@@ -80,9 +80,16 @@ final class ProgressDisplay: Sendable {
 
     private func draw(_ screen: inout Screen, above: (line: String, toOutput: Bool)?) {
         guard !screen.stopped else { return }
-        let width = TerminalSize.columns
         let table = frame(&screen)
-        let lines = table?.lines(width: width) ?? []
+        // The width is read again after the layout, as near the write as it can be: a
+        // terminal rewraps its lines before it tells the program the new size, and a frame
+        // laid out for the old width that lands on the rewrapped lines leaves a row behind.
+        var width = 0
+        var lines: [String] = []
+        while width != TerminalSize.columns {
+            width = TerminalSize.columns
+            lines = table?.lines(width: width) ?? []
+        }
         let erase = Self.erase(screen.lines, width: width)
         if let above {
             StandardStreams.errorRaw(erase)
