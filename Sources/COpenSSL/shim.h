@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -71,18 +72,28 @@ static inline int COpenSSL_listen(const char *host, int port, char *error, size_
     return descriptor;
 }
 
-/// The next connection (close-on-exec), or -1 when the listening socket was shut down.
+/// The next connection (close-on-exec), or -1 once the listening socket was shut down.
+/// Other failures (a connection aborted before it was taken, no descriptor or memory left
+/// for now) are waited out: the caller closes the socket when this returns -1, and the
+/// socket must still be the caller's when `COpenSSL_stop_listening` shuts it down.
 static inline int COpenSSL_accept(int listening) {
     for (;;) {
         int descriptor = accept4(listening, NULL, NULL, SOCK_CLOEXEC);
-        if (descriptor >= 0 || errno != EINTR) return descriptor;
+        if (descriptor >= 0) return descriptor;
+        if (errno == EINVAL || errno == EBADF || errno == ENOTSOCK) return -1;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            struct timespec pause = {0, 100000000};
+            nanosleep(&pause, NULL);
+        }
     }
 }
 
-/// Wakes a thread blocked in `COpenSSL_accept` on this socket, then closes it.
+/// Wakes a thread blocked in `COpenSSL_accept` on this socket (accept then fails with
+/// EINVAL, now or on its next call). It does not close the socket: the accepting thread
+/// does once it has left `accept`, so that it never accepts on a number that another
+/// open has been given meanwhile.
 static inline void COpenSSL_stop_listening(int listening) {
     shutdown(listening, SHUT_RDWR);
-    close(listening);
 }
 
 static inline int COpenSSL_connect_unix(const char *path) {

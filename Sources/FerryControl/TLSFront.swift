@@ -61,6 +61,8 @@ struct TLSFront: Sendable {
                     if client < 0 { break }
                     continuation.yield(client)
                 }
+                // Closed here, not by the stop: see COpenSSL_stop_listening.
+                close(listening)
                 continuation.finish()
             }
         }
