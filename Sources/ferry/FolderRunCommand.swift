@@ -138,7 +138,10 @@ enum FolderRunCommand {
                 let cancelled = Task.isCancelled
                 await Task { await recorder.finish(summary: nil, error: error.message, stopped: cancelled) }.value
             }
-            StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
+            // After Ctrl-C the command says "stopped; N files left" for every pair.
+            if !(Task.isCancelled && error.isStop) {
+                StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
+            }
             return error.isConfiguration ? .configuration : .failed
         }
     }

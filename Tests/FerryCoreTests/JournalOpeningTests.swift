@@ -23,4 +23,28 @@ struct JournalOpeningTests {
             #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
         }
     }
+
+    /// Ctrl-C during a push's first steps cancels the task that reads the journal. That is a
+    /// stop, which the command reports as "stopped; N files left"; it used to print
+    /// "journal …: CancellationError()" before it.
+    @Test("a journal read in a cancelled task fails as a stop, not as a journal failure")
+    func cancelledAccessIsAStop() async throws {
+        let folder = TemporaryDirectory()
+        let journal = try Journal.open(at: folder.child("state/journal.sqlite"))
+        let access = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await journal.folderPairs()
+        }
+        do {
+            _ = try await access.value
+            Issue.record("the read went through in a cancelled task")
+        } catch let error as JournalError {
+            #expect(error.stopped)
+            #expect(RunError(.journal, error.description, cause: .journal(error)).isStop)
+            #expect(!error.description.contains("CancellationError"), "\(error)")
+        }
+        // A failure that is not a stop stays one.
+        let failure = JournalError(path: "journal.sqlite", message: "disk I/O error")
+        #expect(!RunError(.journal, failure.description, cause: .journal(failure)).isStop)
+    }
 }

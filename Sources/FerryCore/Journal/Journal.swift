@@ -376,7 +376,7 @@ public final class Journal: Sendable {
         do {
             return try await pool.write(body)
         } catch {
-            throw JournalError(path: path, message: Self.describe(error))
+            throw JournalError(path: path, message: Self.describe(error), stopped: Self.isStop(error))
         }
     }
 
@@ -384,11 +384,18 @@ public final class Journal: Sendable {
         do {
             return try await pool.read(body)
         } catch {
-            throw JournalError(path: path, message: Self.describe(error))
+            throw JournalError(path: path, message: Self.describe(error), stopped: Self.isStop(error))
         }
     }
 
+    /// The access was given up because the task was cancelled (Ctrl-C, a daemon stopping):
+    /// GRDB throws CancellationError before it starts, and interrupts a statement under way.
+    private static func isStop(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? DatabaseError)?.resultCode == .SQLITE_INTERRUPT
+    }
+
     private static func describe(_ error: any Error) -> String {
+        if error is CancellationError { return "stopped before the journal was read or written" }
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_FULL: return "disk full while writing the journal; free some space and run again"
@@ -429,5 +436,7 @@ public struct PendingJobTotal: Sendable, Equatable {
 public struct JournalError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var message: String
+    /// Given up because the run was stopped, not because the journal failed.
+    public var stopped = false
     public var description: String { "journal \(path): \(message)" }
 }

@@ -62,5 +62,15 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The run was stopped (Ctrl-C, a daemon stopping) and this is how the stop reached the
+    /// step it was in: the stop, not a failure to report.
+    public var isStop: Bool {
+        switch cause {
+        case let .journal(error): return error.stopped
+        case let .backend(error): return error.code == .cancelled
+        case nil: return false
+        }
+    }
+
     public var description: String { message }
 }

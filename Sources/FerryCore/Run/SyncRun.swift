@@ -221,6 +221,10 @@ public struct SyncRun: Sendable {
             throw error
         } catch let error as RunLockError {
             throw RunError(.lock, "\(pair.localRoot): \(error.message)")
+        } catch is CancellationError {
+            // Stopped while waiting for another run's lock.
+            let stop = JournalError(path: journalPath, message: "stopped while waiting for the folder's lock", stopped: true)
+            throw RunError(.journal, stop.description, cause: .journal(stop))
         } catch {
             throw RunError(.journal, "\(error)")
         }
