@@ -152,6 +152,68 @@ struct RemoteCompletenessTests {
         #expect(after.events(named: "finding").compactMap { $0["path"] as? String } == ["DCIM/.nomedia"], "\(after.diagnostics)")
     }
 
+    /// A first sync stopped (Ctrl-C) before it wrote its catalog: the run after it listed the
+    /// files the stopped run had put there, found no catalog, said it could not see hidden
+    /// names on this server and exited 1, though every file there was its own.
+    @Test("a first sync stopped before it wrote its catalog runs again with no warning, and a pull elsewhere sees every hidden name")
+    func firstSyncStoppedBeforeItsCatalog() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(work.source)
+        // The proxy holds the third file's upload (the capability probe's PUTs aside): the
+        // stop lands after two files arrived, however fast or slow the machine is.
+        let gate = work.directory.child("gate")
+        try FileManager.default.createDirectory(atPath: gate, withIntermediateDirectories: true)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0,
+                                         options: ["--hold", "^PUT (?!.*\\.ferry-probe):2", "--gate", gate])
+        let remote = "dav://" + proxy.origin.dropFirst("http://".count) + "/dav/phone"
+        let running = try FerryProcess(["sync", work.source, "--to", remote, "--state", work.state, "--transfers", "1"],
+                                       in: work.directory.path)
+        await when({ FileManager.default.fileExists(atPath: gate + "/held") }, do: { running.send(SIGINT) })
+        try Data().write(to: URL(fileURLWithPath: gate + "/release"))
+        let stopped = await running.wait()
+        #expect(stopped.status == 130, "\(stopped.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: server.directory + "/root/phone/.ferry-catalog"), "the stopped run wrote its catalog")
+        #expect(proxy.requests.filter { $0.hasPrefix("MOVE ") && !$0.contains(".ferry-probe") }.count >= 2, "\(proxy.requests)")
+
+        let again = try await work.ferry(["sync", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(again.status == 0, "\(again.diagnostics)")
+        #expect(!again.standardError.contains("out of its listings"), "\(again.diagnostics)")
+        #expect(FileManager.default.fileExists(atPath: server.directory + "/root/phone/.ferry-catalog"))
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", Self.dav(server, "/dav/phone"),
+                                         "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+    }
+
+    /// The record that lets a stopped first sync go on is made only when the folder was
+    /// empty: a sync whose first run found someone else's files, run again with no catalog
+    /// there, still says it cannot see their hidden names, and still counts the hidden files
+    /// it put there itself as there.
+    @Test("a sync that found someone else's files on nginx says so again on a run with no catalog there")
+    func syncIntoForeignFilesKeepsWarning() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try Self.mediaFolder(server.directory + "/root/other")
+        // A hidden file of this side in a folder the listing shows (a hidden folder is
+        // listed by name; a hidden file beside listed ones cannot be), which the first run sends.
+        try TreeGenerator.write(at: work.source + "/album/a.jpg", size: 900, seed: 8, modified: 1_700_000_008)
+        try TreeGenerator.write(at: work.source + "/album/.picasa.ini", size: 70, seed: 9, modified: 1_700_000_009)
+        for round in 1...2 {
+            let sync = try await work.ferry(["sync", work.source, "--to", Self.dav(server, "/dav/other"), "--state", work.state])
+            #expect(sync.status == 1, "round \(round): \(sync.diagnostics)")
+            #expect(sync.standardError.contains("out of its listings"), "round \(round): \(sync.diagnostics)")
+            // The first run wrote this writer's catalog; without it, as after a stop.
+            try FileManager.default.removeItem(atPath: server.directory + "/root/other/.ferry-catalog")
+            try FileManager.default.removeItem(atPath: work.state + "/catalogs")
+        }
+        // The hidden file it sent is still there on both sides: the second run, which cannot
+        // see it listed, did not take it for deleted on the remote.
+        #expect(FileManager.default.fileExists(atPath: work.source + "/album/.picasa.ini"))
+        #expect(FileManager.default.fileExists(atPath: server.directory + "/root/other/album/.picasa.ini"))
+    }
+
     @Test("files pushed before the catalog existed get one with the next push, even one that sends nothing")
     func catalogWrittenForEarlierPushes() async throws {
         let server = try await TestServer(.nginx)

@@ -21,6 +21,9 @@ public struct FolderPairRecord: Codable, Sendable, Equatable, FetchableRecord, M
     /// The queue rules every row was last classified by, recorded by a run that finished
     /// (`QueueClassifier.rulesText`); nil before the first, or from an older Ferry.
     public var queueRules: String?
+    /// When this pair's first sync found the remote folder empty: the hidden names there
+    /// can then only be Ferry's own, even before its catalog is written.
+    public var remoteStartedEmptyAt: Double?
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

@@ -132,6 +132,14 @@ public final class Journal: Sendable {
         }
     }
 
+    /// This pair's first sync found its remote folder empty (kept from the first time).
+    public func markRemoteStartedEmpty(pairId: Int64, at time: Double) async throws(JournalError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE folderPair SET remoteStartedEmptyAt = ? WHERE id = ? AND remoteStartedEmptyAt IS NULL",
+                           arguments: [time, pairId])
+        }
+    }
+
     /// A run finished, having classified every row by `queueRules` (`QueueClassifier.rulesText`).
     public func recordRun(pairId: Int64, at time: Double, queueRules: String) async throws(JournalError) {
         try await write { db in

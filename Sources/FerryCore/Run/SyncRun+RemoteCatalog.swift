@@ -60,15 +60,17 @@ extension SyncRun {
     /// server that lists such names, a cataloged file missing from the listing was deleted.
     /// Returns why the remote side may be incomplete: a pull or sync from a server that
     /// hides names, with no catalog to read them from.
-    /// `listedAny`: whether the listing showed any file.
+    /// `listedAny`: whether the listing showed any file; `startedEmpty`: this pair's first
+    /// sync found the folder empty (`remoteStartedEmpty`).
     func mergeCatalog(_ catalog: RemoteCatalog?, known: [RemoteCatalog.Entry],
-                      into remote: inout [String: RemoteEntry], listedAny: Bool) async throws(RunError) -> String? {
+                      into remote: inout [String: RemoteEntry], listedAny: Bool, startedEmpty: Bool) async throws(RunError) -> String? {
         let unlisted = ((catalog?.entries ?? []) + known).filter { remote[$0.path] == nil }
         // A pull or sync with nothing to read hidden names from. A sync into a folder that
         // lists nothing is a first upload (the names it hides could only be its own, and
-        // it writes the catalog).
+        // it writes the catalog), and so is the same sync run again after it was stopped
+        // before it wrote the catalog: what it listed then is its own upload.
         let lacksCatalog = catalog == nil && !pair.ignoresHiddenNames && !options.ignoresHiddenNames
-            && (pair.mode == .pull || (pair.mode == .sync && listedAny))
+            && (pair.mode == .pull || (pair.mode == .sync && listedAny && !startedEmpty))
         // Only a question worth a probe: nothing to add, or nothing to go on.
         guard lacksCatalog || !unlisted.isEmpty else { return nil }
         let capabilities: BackendCapabilities
@@ -78,17 +80,36 @@ extension SyncRun {
             throw RunError(.remoteListing, "cannot probe \(pair.remoteLocation): \(error.message)", cause: .backend(error))
         }
         guard capabilities.listingOmitsHiddenNames else { return nil }
-        guard !lacksCatalog else {
-            return "\(pair.remoteLocation): the server leaves names that start with '.' out of its listings, "
-                + "and Ferry has no catalog of this folder there: such files cannot be seen and were not pulled "
-                + "(push them with Ferry from where they are, which writes the catalog, or pass --ignore-hidden-names)"
-        }
+        // Added before the answer about a missing catalog, not skipped by it: a sync that
+        // left out the hidden files the journal knows it put there took them for deleted on
+        // the remote and deleted the local copies.
         for entry in unlisted {
             guard let relative = try? RemotePath(entry.path) else { continue }
             let path = pair.remoteRoot.appending(relative)
             remote[entry.path] = RemoteEntry(path: path, kind: .file, size: entry.size, modifiedNanos: entry.modifiedNanos)
         }
+        guard !lacksCatalog else {
+            return "\(pair.remoteLocation): the server leaves names that start with '.' out of its listings, "
+                + "and Ferry has no catalog of this folder there: such files cannot be seen and were not pulled "
+                + "(push them with Ferry from where they are, which writes the catalog, or pass --ignore-hidden-names)"
+        }
         return nil
+    }
+
+    /// Whether this pair's first sync found its remote folder empty, recorded the first time
+    /// it does. A first sync stopped (Ctrl-C, a crash) before it wrote the catalog lists its
+    /// own uploads when it runs again; without the record that run said it could not see
+    /// hidden names there and exited 1, though it had put every file there itself.
+    func remoteStartedEmpty(opened: OpenJournal, listedAny: Bool) async throws(RunError) -> Bool {
+        guard pair.mode == .sync, let record = opened.pairRecord, let id = record.id else { return false }
+        if record.remoteStartedEmptyAt != nil { return true }
+        guard !listedAny, record.lastRunAt == nil, !options.dryRun, let journal = opened.journal else { return false }
+        do {
+            try await journal.markRemoteStartedEmpty(pairId: id, at: Date().timeIntervalSince1970)
+        } catch {
+            throw RunError(.journal, error.description, cause: .journal(error))
+        }
+        return true
     }
 
     /// After a push or sync that changed the remote (or never wrote its catalog): writes

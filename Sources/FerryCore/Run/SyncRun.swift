@@ -151,7 +151,9 @@ public struct SyncRun: Sendable {
         if let failure = await opened.check?.failure() { throw failure }
         if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
             var none: [String: RemoteEntry] = [:]
-            if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: await stream.fileCount > 0) {
+            let listedAny = await stream.fileCount > 0
+            let startedEmpty = try await remoteStartedEmpty(opened: opened, listedAny: listedAny)
+            if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: listedAny, startedEmpty: startedEmpty) {
                 snapshot.incomplete = incomplete
                 summary.incomplete.append(incomplete)
             }
@@ -339,7 +341,9 @@ public struct SyncRun: Sendable {
                                                     maxMembers: config.listingBounds.maxEntries)
         }
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
-        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty)
+        let startedEmpty = try await remoteStartedEmpty(opened: opened, listedAny: !remote.isEmpty)
+        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
+                                                startedEmpty: startedEmpty)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
     }
 
