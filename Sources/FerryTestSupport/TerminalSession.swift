@@ -82,11 +82,19 @@ public final class TerminalSession: Sendable {
     }
 
     private func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
-        for _ in 0..<15_000 {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(5))
+        guard try await poll(every: .milliseconds(5), { await condition() ? true : nil }) != nil else {
+            throw TestServerError(message: "never saw \(what)")
         }
-        throw TestServerError(message: "never saw \(what)")
+    }
+
+    /// `step` every `interval` until it gives a value; nil after 15,000 tries, which only
+    /// guard against a hang.
+    private func poll<T>(every interval: Duration, _ step: () async throws -> T?) async throws -> T? {
+        for _ in 0..<15_000 {
+            if let value = try await step() { return value }
+            try await Task.sleep(for: interval)
+        }
+        return nil
     }
 
     private static func write(_ text: String, to tty: String) throws {
@@ -112,12 +120,12 @@ public final class TerminalSession: Sendable {
     @discardableResult
     public func waitFor(_ what: String, each: ([String]) -> Void = { _ in },
                         _ condition: ([String]) -> Bool) async throws -> [String] {
-        for _ in 0..<15_000 {
+        let seen = try await poll(every: .milliseconds(20)) { () async throws -> [String]? in
             let rows = try await screen()
             each(rows)
-            if condition(rows) { return rows }
-            try await Task.sleep(for: .milliseconds(20))
+            return condition(rows) ? rows : nil
         }
+        if let seen { return seen }
         throw TestServerError(message: "terminal never showed \(what); last screen:\n" + (try await screen()).joined(separator: "\n"))
     }
 

@@ -19,6 +19,15 @@ struct RemoteCompletenessTests {
         try TreeGenerator.write(at: root + "/.hidden-top/notes.gpx", size: 500, seed: 4, modified: 1_700_000_003)
     }
 
+    /// A pull of `remote` into a new folder with a state folder of its own brings back
+    /// exactly the workspace's source, hidden names included.
+    static func expectFullRestore(_ work: Workspace, from remote: String) async throws {
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+    }
+
     @Test("push then pull and sync into fresh states see every hidden name", arguments: TestServer.Kind.webDAV)
     func hiddenNamesComeBack(_ kind: TestServer.Kind) async throws {
         let server = try await TestServer(kind)
@@ -28,10 +37,7 @@ struct RemoteCompletenessTests {
         let push = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
         #expect(push.status == 0, "\(push.diagnostics)")
 
-        let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
-        #expect(pull.status == 0, "\(pull.diagnostics)")
-        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+        try await Self.expectFullRestore(work, from: remote)
 
         // A sync into an empty folder with a fresh state brings them too, and sends nothing.
         let synced = work.directory.child("synced")
@@ -52,10 +58,7 @@ struct RemoteCompletenessTests {
         try FileManager.default.removeItem(atPath: work.source + "/DCIM/.nomedia")
         let mirror = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--delete", "--json"])
         #expect(mirror.status == 0 && mirror.int("deleted") == 1, "\(mirror.diagnostics)")
-        let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
-        #expect(pull.status == 0, "\(pull.diagnostics)")
-        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+        try await Self.expectFullRestore(work, from: remote)
     }
 
     @Test("nginx with files Ferry has no catalog of: the pull says which server behaviour and folder, and exits 1")
@@ -122,10 +125,7 @@ struct RemoteCompletenessTests {
         let remote = server.url("/files/phone")
         let push = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
         #expect(push.status == 0, "\(push.diagnostics)")
-        let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
-        #expect(pull.status == 0, "\(pull.diagnostics)")
-        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+        try await Self.expectFullRestore(work, from: remote)
 
         // Put there by something other than Ferry: nothing tells what the index hides.
         try Self.mediaFolder(server.directory + "/root/other")
@@ -180,11 +180,7 @@ struct RemoteCompletenessTests {
         #expect(again.status == 0, "\(again.diagnostics)")
         #expect(!again.standardError.contains("out of its listings"), "\(again.diagnostics)")
         #expect(FileManager.default.fileExists(atPath: server.directory + "/root/phone/.ferry-catalog"))
-        let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", Self.dav(server, "/dav/phone"),
-                                         "--state", work.directory.child("s1"), "--json"])
-        #expect(pull.status == 0, "\(pull.diagnostics)")
-        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+        try await Self.expectFullRestore(work, from: Self.dav(server, "/dav/phone"))
     }
 
     /// The record that lets a stopped first sync go on is made only when the folder was
@@ -226,10 +222,7 @@ struct RemoteCompletenessTests {
         try FileManager.default.removeItem(atPath: work.state + "/catalogs")
         let again = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
         #expect(again.status == 0 && again.int("uploaded") == 0, "\(again.diagnostics)")
-        let restored = work.directory.child("restored")
-        let pull = try await work.ferry(["pull", restored, "--from", remote, "--state", work.directory.child("s1"), "--json"])
-        #expect(pull.status == 0, "\(pull.diagnostics)")
-        #expect(try TreeComparison.differences(work.source, restored, compareModificationTimes: false) == [])
+        try await Self.expectFullRestore(work, from: remote)
     }
 
     @Test("a sync that ran before and finds its remote folder gone stops instead of emptying the local folder")

@@ -29,6 +29,8 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
     public enum Cause: Sendable {
         case backend(BackendError)
         case journal(JournalError)
+        /// The run was stopped while it waited (for another run's lock).
+        case stopped
     }
 
     public var phase: Phase
@@ -68,6 +70,7 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         switch cause {
         case let .journal(error): return error.stopped
         case let .backend(error): return error.code == .cancelled
+        case .stopped: return true
         case nil: return false
         }
     }

@@ -60,10 +60,10 @@ extension SyncRun {
     /// server that lists such names, a cataloged file missing from the listing was deleted.
     /// Returns why the remote side may be incomplete: a pull or sync from a server that
     /// hides names, with no catalog to read them from.
-    /// `listedAny`: whether the listing showed any file; `startedEmpty`: this pair's first
-    /// sync found the folder empty (`remoteStartedEmpty`).
+    /// `listedAny`: whether the listing showed any file.
     func mergeCatalog(_ catalog: RemoteCatalog?, known: [RemoteCatalog.Entry],
-                      into remote: inout [String: RemoteEntry], listedAny: Bool, startedEmpty: Bool) async throws(RunError) -> String? {
+                      into remote: inout [String: RemoteEntry], listedAny: Bool, opened: OpenJournal) async throws(RunError) -> String? {
+        let startedEmpty = try await remoteStartedEmpty(opened: opened, listedAny: listedAny)
         let unlisted = ((catalog?.entries ?? []) + known).filter { remote[$0.path] == nil }
         // A pull or sync with nothing to read hidden names from. A sync into a folder that
         // lists nothing is a first upload (the names it hides could only be its own, and
@@ -100,7 +100,7 @@ extension SyncRun {
     /// it does. A first sync stopped (Ctrl-C, a crash) before it wrote the catalog lists its
     /// own uploads when it runs again; without the record that run said it could not see
     /// hidden names there and exited 1, though it had put every file there itself.
-    func remoteStartedEmpty(opened: OpenJournal, listedAny: Bool) async throws(RunError) -> Bool {
+    private func remoteStartedEmpty(opened: OpenJournal, listedAny: Bool) async throws(RunError) -> Bool {
         guard pair.mode == .sync, let record = opened.pairRecord, let id = record.id else { return false }
         if record.remoteStartedEmptyAt != nil { return true }
         guard !listedAny, record.lastRunAt == nil, !options.dryRun, let journal = opened.journal else { return false }

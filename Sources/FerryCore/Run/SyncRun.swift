@@ -151,9 +151,8 @@ public struct SyncRun: Sendable {
         if let failure = await opened.check?.failure() { throw failure }
         if let stream = snapshot.stream, snapshot.checksCatalogAfterListing {
             var none: [String: RemoteEntry] = [:]
-            let listedAny = await stream.fileCount > 0
-            let startedEmpty = try await remoteStartedEmpty(opened: opened, listedAny: listedAny)
-            if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: listedAny, startedEmpty: startedEmpty) {
+            if let incomplete = try await mergeCatalog(nil, known: [], into: &none, listedAny: await stream.fileCount > 0,
+                                                       opened: opened) {
                 snapshot.incomplete = incomplete
                 summary.incomplete.append(incomplete)
             }
@@ -224,9 +223,7 @@ public struct SyncRun: Sendable {
         } catch let error as RunLockError {
             throw RunError(.lock, "\(pair.localRoot): \(error.message)")
         } catch is CancellationError {
-            // Stopped while waiting for another run's lock.
-            let stop = JournalError(path: journalPath, message: "stopped while waiting for the folder's lock", stopped: true)
-            throw RunError(.journal, stop.description, cause: .journal(stop))
+            throw RunError(.lock, "\(pair.localRoot): stopped while waiting for the folder's lock", cause: .stopped)
         } catch {
             throw RunError(.journal, "\(error)")
         }
@@ -341,9 +338,8 @@ public struct SyncRun: Sendable {
                                                     maxMembers: config.listingBounds.maxEntries)
         }
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
-        let startedEmpty = try await remoteStartedEmpty(opened: opened, listedAny: !remote.isEmpty)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
-                                                startedEmpty: startedEmpty)
+                                                opened: opened)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
     }
 
