@@ -107,14 +107,25 @@ public struct LocalBackend: Backend {
             return
         }
         do {
-            try folder.rename(staged.temporary.name, to: name)
+            // A new name is taken only while it is free: the rename itself refuses a file
+            // another writer created since the listing.
+            try folder.rename(staged.temporary.name, to: name, replacing: !staged.expectsNewFile)
         } catch {
             if [EISDIR, ENOTEMPTY, EEXIST].contains(error.code), (try? folder.metadata(name))??.kind == .directory {
                 try? folder.removeFile(staged.temporary.name)
                 throw BackendError(.alreadyExists, "a folder is in the way of the file", path: folder.fullPath(name))
             }
+            if error.code == EEXIST, staged.expectsNewFile {
+                try? folder.removeFile(staged.temporary.name)
+                throw anotherWriterCreated(folder.fullPath(name))
+            }
             throw BackendError(error)
         }
+    }
+
+    /// Another writer put a file under the name since the listing that planned the upload.
+    static func anotherWriterCreated(_ path: String) -> BackendError {
+        BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again", path: path)
     }
 
     /// Names a staged upload written with no name. A name already taken by a file (a
@@ -127,6 +138,9 @@ public struct LocalBackend: Backend {
             return
         } catch where error.code == EEXIST {
             // Below: a file to replace, or a folder in the way, which the rename reports.
+            if staged.expectsNewFile, (try? folder.metadata(name))??.kind == .file {
+                throw anotherWriterCreated(folder.fullPath(name))
+            }
         } catch {
             throw BackendError(error)
         }
@@ -230,7 +244,8 @@ public struct LocalBackend: Backend {
             let result = UploadResult(
                 entry: RemoteEntry(path: destination, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos),
                 bytesSent: request.size - start, resumedFrom: start, verifiedSource: true)
-            return try finish(folder, StagedUpload(temporary: temporaryPath, result: result, unnamedFile: unnamed))
+            return try finish(folder, StagedUpload(temporary: temporaryPath, result: result, unnamedFile: unnamed,
+                                                   expectsNewFile: request.expectsNewFile))
         }
     }
 

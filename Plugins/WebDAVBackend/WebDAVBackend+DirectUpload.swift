@@ -34,7 +34,12 @@ extension WebDAVBackend: DirectUploadBackend {
             _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
             throw Self.sourceChanged(request)
         }
-        try Self.checkMoved(transport.performNow(moveRequest(from: temporary, to: request.destination, overwrite: true)), temporary)
+        let moved = try transport.performNow(moveRequest(from: temporary, to: request.destination, overwrite: !request.expectsNewFile))
+        if request.expectsNewFile, moved.status == 412 {
+            _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            throw Self.anotherWriterCreated(request.destination)
+        }
+        try Self.checkMoved(moved, temporary)
         let entry = UploadConfirmation.prediction(path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos)
         // The source was its planned version after the PUT had read all of it, and before
         // the MOVE put the copy under its name.

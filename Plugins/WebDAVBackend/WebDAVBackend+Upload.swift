@@ -43,7 +43,16 @@ extension WebDAVBackend {
         let fill = try await fillTemporary(temporary, from: request, rangedPut: features.rangedPut.isSupported,
                                            observer: observer)
         try await checkSourceUnchanged(request, temporary: temporary)
-        try await move(from: temporary, to: request.destination, overwrite: true)
+        do {
+            // A new name is taken only if it is still free (MOVE with `Overwrite: F`, which
+            // every server refuses with 412 when the target exists): another device may
+            // have created it since the listing.
+            try await move(from: temporary, to: request.destination, overwrite: !request.expectsNewFile)
+        } catch where error.code == .alreadyExists && request.expectsNewFile {
+            _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false),
+                                                         responseBody: .discard))
+            throw Self.anotherWriterCreated(request.destination)
+        }
         let keepsTime = setsModificationTimeProperty(features)
         // The PROPPATCH is keyed to the stored version's ETag, so it needs the PROPFIND.
         var entry = try await confirmUpload(request, force: keepsTime)
@@ -51,6 +60,12 @@ extension WebDAVBackend {
             entry = await keepModificationTime(of: request, on: entry)
         }
         return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)
+    }
+
+    /// Another writer put a file under the name since the listing that planned the upload.
+    static func anotherWriterCreated(_ path: RemotePath) -> BackendError {
+        BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again",
+                     path: path.description, cause: "HTTP 412 on MOVE with Overwrite: F")
     }
 
     // MARK: Filling the temporary file

@@ -57,7 +57,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         defer { release(sent) }
         guard let staged = try await stager.stageUpload(sent, observer: observer) else { return nil }
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request),
-                            unnamedFile: staged.unnamedFile)
+                            unnamedFile: staged.unnamedFile, expectsNewFile: staged.expectsNewFile)
     }
 
     /// `stageUpload` on a blocking thread; declines (nil) when the inner backend does not
@@ -68,7 +68,7 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         defer { release(sent) }
         guard let staged = try stager.stageNow(sent, observer: observer) else { return nil }
         return StagedUpload(temporary: staged.temporary, result: plaintext(staged.result, of: request),
-                            unnamedFile: staged.unnamedFile)
+                            unnamedFile: staged.unnamedFile, expectsNewFile: staged.expectsNewFile)
     }
 
     /// The inner backend publishes the stored names; each result comes back as plaintext.
@@ -88,7 +88,8 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
             var result = upload.result
             result.entry.path = try stored(result.entry.path, keys)
             result.entry.size = ContentFormat.ciphertextSize(plaintextSize: result.entry.size)
-            storedUploads.append(StagedUpload(temporary: upload.temporary, result: result, unnamedFile: upload.unnamedFile))
+            storedUploads.append(StagedUpload(temporary: upload.temporary, result: result, unnamedFile: upload.unnamedFile,
+                                              expectsNewFile: upload.expectsNewFile))
         }
         let (published, names) = try await stager.publishStaged(storedUploads, after: earlier)
         return (plaintext(published, of: uploads), names)

@@ -83,10 +83,14 @@ public struct StagedUpload: Sendable {
     /// disk's `O_TMPFILE`), which only the backend that staged them looks into; a wrapper
     /// passes it on. Dropped unpublished, the bytes are gone and no temporary file is left.
     public var unnamedFile: (any Sendable)?
+    /// The request's `expectsNewFile`: publishing refuses a name another writer took
+    /// meanwhile (`alreadyExists`) instead of replacing that file.
+    public var expectsNewFile: Bool
 
-    public init(temporary: RemotePath, result: UploadResult, unnamedFile: (any Sendable)? = nil) {
+    public init(temporary: RemotePath, result: UploadResult, unnamedFile: (any Sendable)? = nil, expectsNewFile: Bool = false) {
         self.temporary = temporary
         self.result = result
         self.unnamedFile = unnamedFile
+        self.expectsNewFile = expectsNewFile
     }
 }

@@ -123,6 +123,9 @@ struct TextEventPrinter: RunEventSink {
         }
         if summary.movedFiles > 0 { parts.append("\(summary.movedFiles) renamed") }
         if summary.keptBothFiles > 0 { parts.append(Plural.count(summary.keptBothFiles, "conflict") + " kept both") }
+        if summary.changedDuringRun > 0 {
+            parts.append("\(summary.changedDuringRun) changed on the remote meanwhile (decided again)")
+        }
         parts.append("\(summary.skippedFiles) unchanged")
         if summary.resumedBytes > 0 { parts.append("\(ByteFormat.string(summary.resumedBytes)) resumed") }
         if summary.conflictFiles > 0 { parts.append("\(summary.conflictFiles) in conflict") }

@@ -209,6 +209,32 @@ public enum Planner {
         }
     }
 
+    /// `record` as `decision` leaves it, for a file decided again during a run (its bytes
+    /// compared, or its remote version changed under a write).
+    static func applying(_ decision: Decision, to record: FileRecord, options: PlanOptions, now: Double) -> FileRecord {
+        var record = record
+        switch decision {
+        case let .transfer(action), let .delete(action), let .move(action, _):
+            record.plan(action)
+            record.moveTarget = moveTarget(for: decision, record: record, options: options)
+        case let .conflict(reason):
+            record.markConflict(reason: reason)
+        case .inSync:
+            record.confirmInSync()
+        case .adopt:
+            record.adoptInSync(at: now)
+        case .localOnly:
+            record.keepLocalOnly()
+        case .remoteOnly:
+            record.keepRemoteOnly()
+        case .forget:
+            // Gone from both sides: nothing is left to decide; the next plan drops the row.
+            record.confirmInSync()
+        }
+        record.updatedAt = now
+        return record
+    }
+
     /// Jobs in the order the scheduler should prefer: queue priority, then path.
     public static func ranked(_ jobs: [FileRecord], classifier: QueueClassifier) -> [FileRecord] {
         jobs.sorted { lhs, rhs in

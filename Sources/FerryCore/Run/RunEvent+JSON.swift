@@ -83,6 +83,7 @@ extension RunEvent {
             object.add("trashed", summary.trashedFiles)
             object.add("renamed", summary.movedFiles)
             object.add("kept_both", summary.keptBothFiles)
+            object.add("changed_meanwhile", summary.changedDuringRun)
         }
         object.add("skipped", summary.skippedFiles)
         object.add("failed", summary.failedFiles)

@@ -26,6 +26,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var evictedFiles = 0
     public var evictedBytes: Int64 = 0
     public var conflictFiles = 0
+    /// Two-way sync: files another device wrote between this run's listing and its write to
+    /// them, decided again instead of overwritten (docs/two-way-sync.md, "Several devices").
+    public var changedDuringRun = 0
     /// Bytes that did not have to be sent again because an interrupted transfer resumed.
     public var resumedBytes: Int64 = 0
     public var elapsedSeconds: Double = 0

@@ -480,6 +480,19 @@ struct TransferEngine: Sendable {
                 await writer.book(updated)
                 return [updated]
             }
+        case let .decidedAgain(updated):
+            progress.ended(queue: record.queue, succeeded: true)
+            summary.changedDuringRun += 1
+            if updated.status == .conflict {
+                let message = updated.lastError ?? "changed on both sides"
+                await writer.book(updated, reporting: .conflict(path: updated.path, queue: updated.queue, message: message))
+                summary.conflictFiles += 1
+                summary.conflicts.append(RunSummary.Failure(path: updated.path, message: message))
+            } else {
+                await writer.book(updated, reporting: .skipped(path: updated.path, reason: updated.lastError
+                    ?? "the remote file changed since the listing; decided again"))
+                if updated.action != nil { return [updated] }
+            }
         }
         return []
     }

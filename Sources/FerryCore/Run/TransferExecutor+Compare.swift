@@ -22,11 +22,8 @@ extension TransferExecutor {
         let decision = Planner.decideDiffering(planned, options: planOptions, reason: reason)
         var record = planned
         switch decision {
-        case let .transfer(action), let .delete(action), let .move(action, _):
-            record.plan(action)
-            record.moveTarget = Planner.moveTarget(for: decision, record: record, options: planOptions)
-        case let .conflict(reason):
-            record.markConflict(reason: reason)
+        case .transfer, .delete, .move, .conflict:
+            record = Planner.applying(decision, to: planned, options: planOptions, now: planned.updatedAt)
         case .inSync, .adopt, .localOnly, .remoteOnly, .forget:
             // Unreachable with both copies present and their bytes different.
             record.markConflict(reason: Planner.contentDiffersNote)

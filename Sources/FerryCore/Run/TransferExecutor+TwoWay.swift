@@ -7,14 +7,6 @@ import Glibc
 /// The jobs only a two-way sync plans: moves into the trash, renames detected locally and
 /// done with one MOVE, and the renames that keep both versions of a conflict.
 extension TransferExecutor {
-    /// Moves the remote copy into the remote trash. Nothing there (an earlier attempt moved
-    /// it, or it was deleted meanwhile) is not an error.
-    func trashRemote(_ record: FileRecord) async throws {
-        guard let target = record.moveTarget else { return }
-        let destination = pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target))
-        _ = try await moveOnRemote(from: try remotePath(record), to: destination, overwrite: true)
-    }
-
     /// A MOVE on the remote; false when the source was not there.
     private func moveOnRemote(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) -> Bool {
         do {

@@ -29,6 +29,10 @@ struct TransferExecutor: Sendable {
         /// equal bytes it is in sync; else it is a conflict, or planned again for the job
         /// that follows in this run.
         case compared(FileRecord, equal: Bool)
+        /// The remote file was not the version the plan saw when the job came to write it
+        /// (another device wrote it meanwhile): the record, decided again, is still to be
+        /// written, and its job (if any) follows in this run.
+        case decidedAgain(FileRecord)
     }
 
     enum Failure: Error, Sendable {
@@ -58,9 +62,9 @@ struct TransferExecutor: Sendable {
     func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
         await Self.outcome(of: record) { () async throws -> Success in
             switch record.action {
-            case .upload: return try await upload(record, observer: observer)
+            case .upload: return try await decidingAgainOnChange(record) { try await upload(record, observer: observer) }
             case .download: return try await download(record, observer: observer)
-            case .deleteRemote: return try await deleteRemote(record)
+            case .deleteRemote: return try await decidingAgainOnChange(record) { try await deleteRemote(record) }
             case .deleteLocal: return try await deleteLocal(record)
             case .moveRemote: return try await moveRemote(record)
             case .keepBothLocalLoses: return try await keepBothLocalLoses(record)
@@ -68,6 +72,22 @@ struct TransferExecutor: Sendable {
             case .compareContent: return try await compareContent(record, observer: observer)
             case nil: return .vanished
             }
+        }
+    }
+
+    /// `body`, or the file decided again when it found the remote no longer the version the
+    /// plan saw: moved aside and compared (`displace`), or a new name another writer took
+    /// first (`expectsNewFile` refused).
+    private func decidingAgainOnChange(_ planned: FileRecord, _ body: () async throws -> Success) async throws -> Success {
+        do {
+            return try await body()
+        } catch let change as RemoteChangedSincePlan {
+            if planned.action == .deleteRemote, change.current == nil { return .deleted(trashed: false) }
+            return .decidedAgain(decidedAgain(planned, because: change))
+        } catch let error as BackendError where error.code == .alreadyExists && planned.action == .upload {
+            guard let current = try await pair.backend.stat(try remotePath(planned)), current.kind == .file else { throw error }
+            return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
+                current: current, message: "another device created the remote file since the listing")))
         }
     }
 
@@ -144,7 +164,8 @@ struct TransferExecutor: Sendable {
 
     /// Which backend sends or stages the file in the first trip, if any does.
     func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
-        guard !(Self.mayHaveLanded(planned) || Self.replacesTrashedVersion(planned) || Self.leftPartial(planned)) else {
+        guard !(Self.mayHaveLanded(planned) || Self.leftPartial(planned)),
+              (try? displacementTarget(for: planned)) == nil else {
             return (nil, nil)
         }
         return firstTripBackend
@@ -223,9 +244,8 @@ struct TransferExecutor: Sendable {
             }
             return .alreadyThere(landed)
         }
-        if Self.replacesTrashedVersion(planned) {
-            try await trashRemote(planned)
-        }
+        let aside = try displacementTarget(for: planned)
+        if let aside { try await displace(planned, to: aside.path) }
         record.beginUpload(of: version, at: now())
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
@@ -237,16 +257,20 @@ struct TransferExecutor: Sendable {
         // backend then discards the upload it names.
         let request = UploadRequest(source: source, destination: destination, size: version.size,
                                     modifiedNanos: version.modifiedNanos, mayResume: mayResume,
-                                    expectsNewFile: planned.remote == nil, resumeState: planned.transferState)
+                                    expectsNewFile: planned.remote == nil || aside != nil, resumeState: planned.transferState)
         // A small file on a backend that flushes per file waits to be flushed with others;
         // a large one (marked, resumable) goes on its own, and so does one that an earlier
         // upload left partly sent (`leftPartial`).
-        if !resumable, !Self.leftPartial(planned), let stager = pair.backend as? any StagedUploadBackend,
+        // A displaced version's scratch copy is removed once the new one is in place, so
+        // such an upload is not left to a later batch.
+        if !resumable, !Self.leftPartial(planned), aside == nil, let stager = pair.backend as? any StagedUploadBackend,
            let written = try await stager.stageUpload(request, observer: observer) {
             return .sent(written.result, staged: written)
         }
-        return .sent(try await pair.backend.upload(
-            request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer), staged: nil)
+        let sent = try await pair.backend.upload(
+            request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
+        await dropDisplaced(aside)
+        return .sent(sent, staged: nil)
     }
 
     /// An earlier attempt may have reached the server although its answer was lost (a
@@ -264,11 +288,6 @@ struct TransferExecutor: Sendable {
         planned.transferLocal != nil
     }
 
-    /// Two-way sync: the remote version this upload replaces goes to the remote trash.
-    private static func replacesTrashedVersion(_ planned: FileRecord) -> Bool {
-        planned.remote != nil && planned.moveTarget != nil
-    }
-
     /// The remote copy when it is this very version of the source (same size, and the
     /// modification time the upload gave it), or nil when it has to be sent.
     private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath) async throws -> RemoteVersion? {
@@ -278,9 +297,10 @@ struct TransferExecutor: Sendable {
     }
 
     private func deleteRemote(_ planned: FileRecord) async throws -> Success {
-        if planned.moveTarget != nil {
-            try await trashRemote(planned)
-            return .deleted(trashed: true)
+        if let aside = try displacementTarget(for: planned) {
+            try await displace(planned, to: aside.path)
+            await dropDisplaced(aside)
+            return .deleted(trashed: aside.isTrash)
         }
         try await pair.backend.delete(try remotePath(planned))
         return .deleted(trashed: false)

@@ -1,0 +1,138 @@
+import FerryPluginAPI
+
+/// Two-way sync replaces or deletes a remote file only while it is the version the plan
+/// saw. Several devices sync one remote folder, and another device may write the same name
+/// between this device's listing and its write; an unconditional write would then replace
+/// that device's version, and nobody would hear of it.
+///
+/// Most servers offer no condition on a replacing write (nginx ignores `If-Match`, a local
+/// disk has none), but every one moves a file in one step. So the version under the name is
+/// first moved aside (into the run's trash, or to a hidden name beside it when the trash is
+/// off), where no other writer changes it, and what was moved is compared with the planned
+/// version:
+/// - the same: the write goes on, and puts the new version under the now free name only
+///   while it is free (`UploadRequest.expectsNewFile`: `Overwrite: F`, `If-None-Match: *`,
+///   a rename that refuses a taken name);
+/// - another version: it is put back, and the file is decided again from what the remote
+///   holds now (`RemoteChangedSincePlan`), which makes it a conflict rather than a loss.
+extension TransferExecutor {
+    /// The remote file is no longer the version the plan saw; `current` is what is there now.
+    struct RemoteChangedSincePlan: Error {
+        var current: RemoteEntry?
+        var message: String
+    }
+
+    /// Where the planned remote version of `planned` goes before a two-way sync replaces or
+    /// deletes it: its place in the run's trash, or, with the trash off, a hidden scratch
+    /// name beside it (removed once the write is done). Nil when nothing is to be displaced.
+    func displacementTarget(for planned: FileRecord) throws -> (path: RemotePath, isTrash: Bool)? {
+        guard planOptions.mode == .sync, planned.remote != nil else { return nil }
+        if let target = planned.moveTarget, planned.action != .moveRemote {
+            return (pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target)), true)
+        }
+        let destination = try remotePath(planned)
+        guard let parent = destination.parent else { return nil }
+        return (try parent.appending(TemporaryName.for(destination.name + Self.displacedMarker)), false)
+    }
+
+    static let displacedMarker = ".ferry-replaced"
+
+    /// Moves the planned remote version of `planned` to `aside`. Throws
+    /// `RemoteChangedSincePlan` (having put back whatever it moved) when the name held
+    /// another version, or nothing while `aside` does not hold the planned version either.
+    /// An earlier attempt that moved the planned version already counts as done.
+    func displace(_ planned: FileRecord, to aside: RemotePath) async throws {
+        guard let expected = planned.remote else { return }
+        let name = try remotePath(planned)
+        let refusal = await moveRefusal(from: name, to: aside)
+        switch refusal?.code {
+        case nil:
+            break
+        case .notFound?:
+            // Nothing under the name: moved aside by an earlier attempt whose answer was
+            // lost, or deleted by another device.
+            if let moved = try await pair.backend.stat(aside), Self.isDisplaced(moved, expected) { return }
+            throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                         message: "the remote file was deleted since the listing")
+        case .alreadyExists?:
+            // The aside name is taken: by this version, moved by an earlier attempt, and the
+            // name holds a newer one; or by something this run did not put there.
+            let current = try await pair.backend.stat(name)
+            if let moved = try await pair.backend.stat(aside), Self.isDisplaced(moved, expected) {
+                throw RemoteChangedSincePlan(current: current, message: "another device wrote the remote file since the listing")
+            }
+            throw refusal!
+        default:
+            throw refusal!
+        }
+        guard let moved = try await pair.backend.stat(aside), moved.kind == .file else {
+            throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                         message: "the remote file vanished while it was moved aside")
+        }
+        if Self.isDisplaced(moved, expected) { return }
+        try await putBack(aside, to: name, planned: planned)
+        throw RemoteChangedSincePlan(current: moved, message: "another device wrote the remote file since the listing")
+    }
+
+    /// Whether `moved` is the planned version: same size, and the same ETag, or (a store
+    /// whose copy makes a new ETag, S3's move) the same modification time.
+    static func isDisplaced(_ moved: RemoteEntry, _ expected: RemoteVersion) -> Bool {
+        let version = RemoteVersion(moved)
+        if version.isSameVersion(as: expected) { return true }
+        guard moved.size == expected.size, let time = moved.modifiedNanos, let expectedTime = expected.modifiedNanos else {
+            return false
+        }
+        return time == expectedTime
+    }
+
+    /// Puts another device's version, moved aside by mistake, back under its name; if yet
+    /// another version took the name meanwhile, under a conflict copy's name instead, so
+    /// that no version is lost either way.
+    private func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
+        guard let refusal = await moveRefusal(from: aside, to: name) else { return }
+        guard refusal.code == .alreadyExists else { throw refusal }
+        let copy = planOptions.sync?.conflictPath(for: planned.path) ?? planned.path + ".conflict"
+        try await pair.backend.move(from: aside, to: pair.remoteRoot.appending(try RemotePath(copy)), overwrite: false)
+    }
+
+    /// A MOVE that never replaces its target; nil when it was done, else why not.
+    private func moveRefusal(from source: RemotePath, to target: RemotePath) async -> BackendError? {
+        do {
+            try await pair.backend.move(from: source, to: target, overwrite: false)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Removes a hidden scratch copy once the write that displaced it is done; left behind
+    /// (a failure here), it is a hidden file no listing shows, not a lost or extra version.
+    func dropDisplaced(_ aside: (path: RemotePath, isTrash: Bool)?) async {
+        guard let aside, !aside.isTrash else { return }
+        try? await pair.backend.delete(aside.path)
+    }
+
+    /// The file decided again from what the remote holds now, for the job that follows in
+    /// this run: a conflict when this device changed it too, a download when only the
+    /// other device did. A file that keeps changing under this device's writes is left as
+    /// a conflict after a few tries rather than raced forever.
+    func decidedAgain(_ planned: FileRecord, because change: RemoteChangedSincePlan) -> FileRecord {
+        var record = planned
+        record.remote = change.current.flatMap { $0.kind == .file ? RemoteVersion($0) : nil }
+        let tries = planned.attempts + 1
+        guard tries <= Self.maxRedecisions else {
+            record.markConflict(reason: "the remote copy kept changing while this device wrote it; "
+                + "run ferry resolve \(planned.path) --keep local|remote|both")
+            return record
+        }
+        record = Planner.applying(Planner.decide(record, options: planOptions), to: record, options: planOptions,
+                                  now: currentTime())
+        if record.action != nil {
+            record.attempts = tries
+            record.lastError = change.message
+        }
+        return record
+    }
+
+    static let maxRedecisions = 5
+}
