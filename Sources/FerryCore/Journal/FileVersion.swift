@@ -19,10 +19,13 @@ public struct RemoteVersion: Hashable, Sendable, Codable {
     public var modifiedNanos: Int64?
     public var etag: String?
 
+    /// A weak ETag (`W/"…"`) is kept without its marker: Apache marks a file's ETag weak
+    /// for the first second after a write and strong afterwards, with the same value, and
+    /// a download answered in that second must not make the next listing look like a change.
     public init(size: Int64, modifiedNanos: Int64?, etag: String?) {
         self.size = size
         self.modifiedNanos = modifiedNanos
-        self.etag = etag
+        self.etag = etag.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
     }
 
     /// What a listing says of a file's version.
@@ -34,7 +37,7 @@ public struct RemoteVersion: Hashable, Sendable, Codable {
     /// same ETag when both have one, else the same modification time when both have one.
     public func isSameVersion(as other: RemoteVersion) -> Bool {
         guard size == other.size else { return false }
-        if let etag, let otherETag = other.etag { return etag == otherETag }
+        if let etag, let otherETag = other.etag { return Self.strong(etag) == Self.strong(otherETag) }
         if let modifiedNanos, let otherModified = other.modifiedNanos { return modifiedNanos == otherModified }
         return true
     }
@@ -46,6 +49,11 @@ public struct RemoteVersion: Hashable, Sendable, Codable {
         if modifiedNanos == local.modifiedNanos { return true }
         let remoteKeepsSecondsOnly = modifiedNanos % 1_000_000_000 == 0
         return remoteKeepsSecondsOnly && modifiedNanos / 1_000_000_000 == floorSeconds(local.modifiedNanos)
+    }
+
+    /// An ETag without the weak marker (journals written before it was dropped on the way in).
+    private static func strong(_ etag: String) -> Substring {
+        etag.hasPrefix("W/") ? etag.dropFirst(2) : Substring(etag)
     }
 
     private func floorSeconds(_ nanos: Int64) -> Int64 {
