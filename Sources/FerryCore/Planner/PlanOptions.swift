@@ -8,7 +8,8 @@ public struct PlanOptions: Sendable, Equatable {
     public var maxDeleteShare: Double
     /// Skip the deletion guard (`--force-delete`).
     public var forceDeletes: Bool
-    /// Conflict policies and run names of a two-way sync; nil for push and pull.
+    /// Conflict policies and run names of a two-way sync, and of a pull (which keeps a
+    /// differing local file aside under a conflict copy's name); nil for push.
     public var sync: SyncPlanSettings?
 
     public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false,

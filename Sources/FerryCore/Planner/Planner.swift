@@ -193,11 +193,11 @@ public enum Planner {
     /// Where a job's move goes (two-way sync): a conflict copy's or rename's path, or, for
     /// a job that deletes or overwrites a file, the file's place in the run's trash folder.
     static func moveTarget(for decision: Decision, record: FileRecord, options: PlanOptions) -> String? {
-        guard options.mode == .sync, let sync = options.sync else { return nil }
+        guard let sync = options.sync else { return nil }
         switch decision {
         case let .move(_, target): return target
         case let .transfer(action), let .delete(action):
-            guard sync.usesTrash else { return nil }
+            guard options.mode == .sync, sync.usesTrash else { return nil }
             let replaces: Bool
             switch action {
             case .upload, .deleteRemote: replaces = record.remote != nil
@@ -281,6 +281,12 @@ public enum Planner {
                     return .conflict(remoteUnchanged
                         ? "the local copy changed since the last sync; push it or remove one copy"
                         : "changed on both sides since the last sync")
+                }
+                // A first pull into a folder that already holds a different file under the
+                // name (a reinstalled laptop): the local file is no older copy of the remote
+                // one, so it is kept aside under a conflict copy's name, never overwritten.
+                if options.mode == .pull, record.syncedLocal == nil, record.resolution == nil, let sync = options.sync {
+                    return .move(.keepBothLocalLoses, target: sync.conflictPath(for: record.path))
                 }
                 return .transfer(.download)
             }

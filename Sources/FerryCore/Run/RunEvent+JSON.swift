@@ -84,6 +84,8 @@ extension RunEvent {
             object.add("renamed", summary.movedFiles)
             object.add("kept_both", summary.keptBothFiles)
             object.add("changed_meanwhile", summary.changedDuringRun)
+        } else if summary.mode == .pull {
+            object.add("kept_both", summary.keptBothFiles)
         }
         object.add("skipped", summary.skippedFiles)
         object.add("failed", summary.failedFiles)

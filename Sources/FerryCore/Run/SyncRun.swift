@@ -582,7 +582,7 @@ public struct SyncRun: Sendable {
     func planOptions(at now: Double) -> PlanOptions {
         PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
-                    sync: pair.mode == .sync ? syncSettings(at: now) : nil)
+                    sync: pair.mode == .push ? nil : syncSettings(at: now))
     }
 
     func syncSettings(at now: Double) -> SyncPlanSettings {

@@ -67,6 +67,11 @@ extension TransferExecutor {
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
         loser.action = .upload
         loser.local = LocalVersion(size: renamed.size, modifiedNanos: renamed.modifiedNanos, inode: Int64(bitPattern: renamed.inode))
+        // A pull sends nothing: the kept copy stays on this device.
+        if planOptions.mode == .pull {
+            loser.keepLocalOnly()
+            return .moved(saved: [winner, loser], removed: [], next: [winner])
+        }
         return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
     }
 
