@@ -121,6 +121,7 @@ public final class ExecBackend: Backend {
         wire.size = request.size
         wire.modifiedNanos = request.modifiedNanos
         wire.resume = request.mayResume
+        if request.expectsNewFile { wire.newFile = true }
         let reply = try await perform(wire, path: request.destination.description, observer: observer)
         guard let item = reply.entry else {
             throw BackendError(.protocolViolation, "\(displayName) did not say what it stored", path: request.destination.description,

@@ -41,6 +41,9 @@ struct PluginRequest: Encodable, Sendable {
     var size: Int64?
     var modifiedNanos: Int64?
     var resume: Bool?
+    /// Upload: the listing had nothing at `path`; a plugin refuses a name taken meanwhile
+    /// with `already_exists` instead of replacing that file.
+    var newFile: Bool?
     var offset: Int64?
     var expected: WireEntry?
     var version: Int?
@@ -56,6 +59,7 @@ struct PluginRequest: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, op, path, from, to, overwrite, source, target, size, resume, offset, expected, remote, options, request
         case modifiedNanos = "modified_ns"
+        case newFile = "new_file"
         case version = "protocol"
     }
 

@@ -36,10 +36,23 @@ extension S3Backend {
         }
     }
 
-    /// A copy, then the source's deletion: S3 has no rename.
+    /// A copy, then the source's deletion: S3 has no rename. Both are conditional on the
+    /// version the first look found (`If-Match` on the delete: SeaweedFS, moto and AWS
+    /// honour it), so a version another writer put under the name between the copy and the
+    /// delete is not deleted: the move then fails with `alreadyExists` (412) and the name
+    /// keeps the newer version. A store that ignores the condition leaves that window open.
     public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        let head = try await send("HEAD", url: addressing.objectURL(key: addressing.key(source)), responseBody: .discard)
+        guard head.status == 200 else {
+            if head.status == 404 { throw BackendError(.notFound, "nothing to move", path: source.description) }
+            throw failure(head, method: "HEAD", path: source)
+        }
+        let etag = head.header("etag")
+        // The copy itself is not conditional: SeaweedFS refused a signed
+        // `x-amz-copy-source-if-match` (403 SignatureDoesNotMatch). The caller compares what
+        // was copied with the version it meant (`TransferExecutor.displace`).
         try await copy(from: source, to: destination, overwrite: overwrite)
-        try await deleteObject(source)
+        try await deleteKey(addressing.key(source), path: source, ifMatch: etag)
     }
 
     /// Removes an object, or an empty folder's marker; a missing one is no error, a
@@ -69,8 +82,12 @@ extension S3Backend {
         try await deleteKey(addressing.key(path), path: path)
     }
 
-    func deleteKey(_ key: String, path: RemotePath) async throws(BackendError) {
-        let response = try await send("DELETE", url: addressing.objectURL(key: key))
+    func deleteKey(_ key: String, path: RemotePath, ifMatch etag: String? = nil) async throws(BackendError) {
+        let response = try await send("DELETE", url: addressing.objectURL(key: key), headers: etag.map { [("If-Match", $0)] } ?? [])
+        if etag != nil, response.status == 412 {
+            throw BackendError(.alreadyExists, "another writer replaced the file while it was moved; it is kept under its name",
+                               path: path.description, cause: "HTTP 412 on DELETE with If-Match")
+        }
         guard response.isSuccess || response.status == 404 else { throw failure(response, method: "DELETE", path: path) }
     }
 }

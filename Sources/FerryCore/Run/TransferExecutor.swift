@@ -63,7 +63,7 @@ struct TransferExecutor: Sendable {
         await Self.outcome(of: record) { () async throws -> Success in
             switch record.action {
             case .upload: return try await decidingAgainOnChange(record) { try await upload(record, observer: observer) }
-            case .download: return try await download(record, observer: observer)
+            case .download: return try await decidingAgainOnChange(record) { try await download(record, observer: observer) }
             case .deleteRemote: return try await decidingAgainOnChange(record) { try await deleteRemote(record) }
             case .deleteLocal: return try await deleteLocal(record)
             case .moveRemote: return try await moveRemote(record)
@@ -88,6 +88,15 @@ struct TransferExecutor: Sendable {
             guard let current = try await pair.backend.stat(try remotePath(planned)), current.kind == .file else { throw error }
             return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
                 current: current, message: "another device created the remote file since the listing")))
+        } catch let error as BackendError where error.code == .changedDuringTransfer && planned.action == .download {
+            // Another device wrote the file after the listing: fetching the listed version
+            // again would fail the same way on every retry.
+            let current = try await pair.backend.stat(try remotePath(planned))
+            if let current, let listed = planned.remote, current.kind == .file, RemoteVersion(current).isSameVersion(as: listed) {
+                throw error
+            }
+            return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
+                current: current, message: "another device wrote the remote file since the listing")))
         }
     }
 

@@ -1,0 +1,494 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// What one shared folder must hold once several devices synced it, written for checking
+/// every device's tree and the remote's with the same rules.
+struct ExpectedTree {
+    /// Files that must be there with exactly this content.
+    var exact: [String: String] = [:]
+    /// Files deleted on one device, which no other device may bring back.
+    var gone: [String] = []
+    /// Files changed on two devices since their last sync: both versions must survive, one
+    /// under the name and one under a single conflict copy's name. Which version keeps the
+    /// name is the policy's business (keep-both: the newer), not this check's.
+    var bothKept: [String: [String]] = [:]
+
+    /// One line per way `tree` falls short: an edit lost, a deleted file back, a version of
+    /// a conflict gone, a file nobody wrote. Empty when the tree is right.
+    func problems(in tree: [String: String]) -> [String] {
+        var problems: [String] = []
+        for (path, content) in exact.sorted(by: { $0.key < $1.key }) {
+            guard let found = tree[path] else {
+                problems.append("lost: \(path) (\(content.debugDescription))")
+                continue
+            }
+            if found != content {
+                problems.append("\(path) holds \(found.debugDescription), not \(content.debugDescription)")
+            }
+        }
+        for path in gone.sorted() where tree[path] != nil {
+            problems.append("came back after it was deleted: \(path)")
+        }
+        for (path, versions) in bothKept.sorted(by: { $0.key < $1.key }) {
+            let copies = Self.conflictCopies(of: path, in: tree)
+            if tree[path] == nil {
+                problems.append("\(path): nothing under its own name")
+            }
+            if copies.count != 1 {
+                problems.append("\(path): \(copies.count) conflict copies \(copies.keys.sorted()), not one")
+            }
+            let found = Self.versions(of: path, in: tree).sorted()
+            if found != versions.sorted() {
+                problems.append("\(path): versions \(found.map(\.debugDescription)), not \(versions.sorted().map(\.debugDescription))")
+            }
+        }
+        let known = Set(exact.keys).union(gone).union(bothKept.keys)
+        for path in tree.keys.sorted() where !known.contains(path) {
+            if let original = Self.original(ofConflictCopy: path), bothKept[original] != nil { continue }
+            problems.append("unexpected: \(path)")
+        }
+        return problems
+    }
+
+    /// `NAME.EXT` for a conflict copy `NAME.conflict-YYYYMMDD-HHMMSS-HOST.EXT`; nil for any
+    /// other name.
+    static func original(ofConflictCopy path: String) -> String? {
+        guard let range = path.range(of: #"\.conflict-\d{8}-\d{6}-[A-Za-z0-9_-]+"#, options: .regularExpression) else {
+            return nil
+        }
+        return path.replacingCharacters(in: range, with: "")
+    }
+
+    static func conflictCopies(of path: String, in tree: [String: String]) -> [String: String] {
+        tree.filter { original(ofConflictCopy: $0.key) == path }
+    }
+
+    /// Every version of `path` in `tree`: under its name, then under its conflict copies'.
+    static func versions(of path: String, in tree: [String: String]) -> [String] {
+        (tree[path].map { [$0] } ?? []) + conflictCopies(of: path, in: tree).sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// How `tree` differs from `reference`, one line per path; empty when they are equal.
+    static func differences(_ tree: [String: String], from reference: [String: String]) -> [String] {
+        Set(tree.keys).union(reference.keys).sorted().compactMap { (path: String) -> String? in
+            switch (tree[path], reference[path]) {
+            case (nil, _):
+                return "missing: \(path)"
+            case (_, nil):
+                return "extra: \(path)"
+            case let (found?, wanted?) where found != wanted:
+                return "\(path): \(found.debugDescription) instead of \(wanted.debugDescription)"
+            default:
+                return nil
+            }
+        }
+    }
+}
+
+/// One device: a local folder, a state folder (journal, lock, catalog digest) of its own,
+/// and its folder's name in config.yml. Separate state folders make the devices as
+/// independent as separate machines: no shared journal, no shared lock.
+struct Device: Sendable {
+    let name: String
+    let folder: String
+    let path: String
+    let state: String
+
+    init(_ name: String, in work: Workspace) {
+        self.name = name
+        folder = "device-\(name)"
+        path = work.directory.child(name)
+        state = work.directory.child("state-\(name)")
+    }
+
+    func syncArguments(config: String) -> [String] {
+        ["sync", folder, "--config", config, "--state", state, "--json"]
+    }
+
+    /// The device's folder under `folders:` in config.yml, on `remote`, in two-way mode
+    /// with the default conflict policy (keep-both). `hidden_names: ignore`: the folder has
+    /// no hidden names, and whether nginx's hiding of them is noticed without a catalog is
+    /// the subject of `RemoteCompletenessTests`, not of this suite.
+    func folderLines(remote: String) -> [String] {
+        ["  \(folder):", "    path: \(path)", "    remote: \(remote)", "    mode: sync", "    hidden_names: ignore"]
+    }
+}
+
+/// The changes three devices make to one shared folder of 40 small text files between
+/// two syncs. Every version's content is unique (it names its file and its writer) and
+/// differs in size from the others, so a comparison says exactly which version is where;
+/// each writer's modification time is its own (base t0, A t0+100 s, B t0+200 s).
+enum DeviceEdits {
+    static let all = (0..<40).map { "folder-\($0 % 4)/note-\($0).txt" }
+    static var editedOnA: [String] { Array(all[0..<6]) }
+    static var editedOnB: [String] { Array(all[6..<12]) }
+    static var deletedOnC: [String] { Array(all[12..<16]) }
+    /// Changed on A and on B, differently: a conflict whichever device syncs first.
+    static var editedOnBoth: [String] { Array(all[16..<19]) }
+    static var untouched: [String] { Array(all[19...]) }
+    static let addedOnA = (0..<3).map { "folder-\($0)/added-on-a-\($0).txt" }
+    static let addedOnB = (0..<3).map { "folder-\($0 + 1)/added-on-b-\($0).txt" }
+
+    static var t0: Date { SyncMatrix.t0 }
+
+    static func base(_ path: String) -> String { "\(path): the first version\n" }
+    static func fromA(_ path: String) -> String { "\(path): written on device A\n" }
+    static func fromB(_ path: String) -> String { "\(path): written on device B, a longer line\n" }
+
+    static func writeBase(in root: String) throws {
+        for path in all {
+            try SyncMatrix.write(base(path), at: root + "/" + path, modified: t0)
+        }
+    }
+
+    /// What each device does while the others do theirs; C renames nothing.
+    static func apply(a: String, b: String, c: String) throws {
+        let byA = t0.addingTimeInterval(100)
+        let byB = t0.addingTimeInterval(200)
+        for path in editedOnA + editedOnBoth + addedOnA {
+            try SyncMatrix.write(fromA(path), at: a + "/" + path, modified: byA)
+        }
+        for path in editedOnB + editedOnBoth + addedOnB {
+            try SyncMatrix.write(fromB(path), at: b + "/" + path, modified: byB)
+        }
+        for path in deletedOnC {
+            try FileManager.default.removeItem(atPath: c + "/" + path)
+        }
+    }
+
+    static var expected: ExpectedTree {
+        var tree = ExpectedTree()
+        for path in untouched { tree.exact[path] = base(path) }
+        for path in editedOnA + addedOnA { tree.exact[path] = fromA(path) }
+        for path in editedOnB + addedOnB { tree.exact[path] = fromB(path) }
+        tree.gone = deletedOnC
+        for path in editedOnBoth { tree.bothKept[path] = [fromA(path), fromB(path)] }
+        return tree
+    }
+}
+
+/// The one file two devices race for in `SeveralDevicesTests.heldWrite`, and a bystander.
+enum RaceEdits {
+    static let file = "notes/f.txt"
+    static let other = "notes/g.txt"
+    static func base(_ path: String) -> String { "\(path): the version both devices synced\n" }
+    static let fromA = "notes/f.txt: written on device A while B's write was held\n"
+    static let fromB = "notes/f.txt: written on device B, whose plan saw the first version\n"
+
+    static var expected: ExpectedTree {
+        var tree = ExpectedTree()
+        tree.exact[other] = base(other)
+        tree.bothKept[file] = [fromA, fromB]
+        return tree
+    }
+}
+
+/// A remote of one kind that the devices share, started for one test.
+struct SharedRemote {
+    /// The remote's keys, as lines under its name in config.yml.
+    let settings: [String]
+    /// Where its files lie on this machine, to read them without Ferry; nil for the S3
+    /// stores, whose files are read through a fresh device instead.
+    let disk: String?
+    /// Folders on `disk` that are not the user's files (a server's own, Ferry's catalog).
+    let bookkeeping: Set<String>
+    /// What a `ferry` process needs to reach it (S3 credentials).
+    let environment: [String: String]
+    /// Held so that the server runs for as long as the test.
+    let webServer: TestServer?
+    let store: S3TestServer?
+
+    static func start(_ kind: SeveralDevicesTests.RemoteKind, in work: Workspace) async throws -> SharedRemote {
+        switch kind {
+        case .local:
+            let folder = work.directory.child("remote")
+            return SharedRemote(settings: ["type: local", "path: \(folder)"], disk: folder,
+                                bookkeeping: TreeComparison.ferryRecords, environment: [:], webServer: nil, store: nil)
+        case .nginx, .apache:
+            // The remote folder is left for Ferry to create: one made here would belong to
+            // this process's user, and Apache could not write into it.
+            let server = try await TestServer(kind == .nginx ? .nginx : .apache)
+            return SharedRemote(settings: ["type: webdav", "url: \(server.url("/dav/several"))"],
+                                disk: server.directory + "/root/several",
+                                bookkeeping: server.bookkeepingFolders.union(TreeComparison.ferryRecords),
+                                environment: [:], webServer: server, store: nil)
+        case .seaweedfs, .moto:
+            let store = try await S3TestServer(kind == .moto ? .moto : .seaweedfs)
+            return SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: several",
+                                           "endpoint: \(store.endpoint)"],
+                                disk: nil, bookkeeping: [], environment: store.environment, webServer: nil, store: store)
+        }
+    }
+
+    /// config.yml: this remote as `shared`, and one folder per device on it, all at the
+    /// remote's root, so every device syncs the same remote folder.
+    func config(for devices: [Device]) -> String {
+        var lines = ["remotes:", "  shared:"] + settings.map { "    " + $0 } + ["folders:"]
+        for device in devices { lines += device.folderLines(remote: "shared") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Where the race test stops device B: always after B listed the remote and planned to
+/// replace the version it saw, and before that replacement is done.
+enum HoldPoint: String, CaseIterable, CustomStringConvertible, Sendable {
+    /// The exec test plugin `faulty` over the content store holds B's `upload` request:
+    /// B has already moved the version it replaces aside, and only the write of the new
+    /// one is left, which must then refuse a name another device took meanwhile.
+    case storeUpload = "content-store upload"
+    /// The same moment on nginx, held by the fault proxy: B's PUT of the new version.
+    case nginxUpload = "nginx PUT"
+    /// Earlier on nginx: B's MOVE that takes the planned version aside, so that A replaces
+    /// it first and B's move takes A's version instead of the one B planned to replace.
+    case nginxMoveAside = "nginx move aside"
+
+    var description: String { rawValue }
+
+    /// The request the fault proxy holds (a regex on `METHOD PATH`); nil for the store.
+    var heldRequest: String? {
+        switch self {
+        case .storeUpload: nil
+        case .nginxUpload: #"^PUT /dav/race/notes/\S*f\.txt"#
+        case .nginxMoveAside: #"^MOVE /dav/race/notes/f\.txt$"#
+        }
+    }
+}
+
+/// The race test's two remotes onto one place: `for-a`, direct, and `for-b`, through
+/// the hold. Both holds follow one protocol in the workspace's folder: `held` is written
+/// when the request is held, and it goes on once `release` exists.
+struct RaceRemote {
+    /// YAML lines under `remotes:`.
+    let yaml: String
+    /// Where the remote's files lie on this machine.
+    let disk: String
+    /// Held so that they run for as long as the test.
+    let webServer: TestServer?
+    let proxy: FaultProxy?
+
+    static func start(_ point: HoldPoint, in work: Workspace) async throws -> RaceRemote {
+        guard let request = point.heldRequest else {
+            return RaceRemote(yaml: work.heldStoreRemote("for-a", hold: nil) + work.heldStoreRemote("for-b", hold: RaceEdits.file),
+                              disk: work.directory.child("store/tree"), webServer: nil, proxy: nil)
+        }
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0,
+                                         options: ["--hold", request + ":0", "--gate", work.directory.path])
+        // B's held request says nothing for as long as the test looks: no stall is declared.
+        let lines = ["  for-a:", "    type: webdav", "    url: \(server.url("/dav/race"))",
+                     "  for-b:", "    type: webdav", "    url: \(proxy.url("/dav/race"))", "    stall_timeout: 3600"]
+        return RaceRemote(yaml: lines.joined(separator: "\n") + "\n", disk: server.directory + "/root/race",
+                          webServer: server, proxy: proxy)
+    }
+}
+
+/// Several devices, one remote: no lost edit, no file that comes back, every device
+/// converges. Each device has a journal of its own, so each plans from its own listing;
+/// what another device writes between that listing and this device's writes is what these
+/// tests are about.
+@Suite("several devices, one remote", .integration)
+struct SeveralDevicesTests {
+    enum RemoteKind: String, CaseIterable, CustomStringConvertible, Sendable {
+        case local, nginx, apache, seaweedfs, moto
+        var description: String { rawValue }
+    }
+
+    /// A run's counts in one line, for the history printed when an expectation fails.
+    static func outline(_ result: FerryProcess.Result) -> String {
+        let keys = ["uploaded", "downloaded", "deleted", "kept_both", "changed_meanwhile", "conflicts", "failed"]
+        let counts = keys.map { key in key + " " + (result.int(key).map { String($0) } ?? "-") }
+        return "exit \(result.status): " + counts.joined(separator: ", ")
+    }
+
+    /// The three syncs that start together race for real: which device lists, moves aside
+    /// or writes first differs from run to run, so this test shows that no interleaving
+    /// loses anything, not which one happened. `heldWrite` pins the interleaving down.
+    @Test("three devices edit, delete and add, sync at the same moment, then in turn: no lost edit, no file back, one tree everywhere",
+          arguments: RemoteKind.allCases)
+    func threeDevices(_ kind: RemoteKind) async throws {
+        let work = Workspace()
+        let remote = try await SharedRemote.start(kind, in: work)
+        let devices = ["a", "b", "c"].map { Device($0, in: work) }
+        let (a, b, c) = (devices[0], devices[1], devices[2])
+        let reader = Device("d", in: work)
+        for device in devices + [reader] {
+            try FileManager.default.createDirectory(atPath: device.path, withIntermediateDirectories: true)
+        }
+        let config = work.directory.child("config.yml")
+        try Data(remote.config(for: devices).utf8).write(to: URL(fileURLWithPath: config))
+        var history: [String] = []
+        func syncing(_ device: Device, _ step: String) async throws -> FerryProcess.Result {
+            let result = try await work.ferry(device.syncArguments(config: config), environment: remote.environment)
+            history.append("\(step) \(device.name): \(Self.outline(result))")
+            return result
+        }
+
+        // 1. A fills the folder; B and C join with empty folders and receive all of it.
+        try DeviceEdits.writeBase(in: a.path)
+        let seeded = try await syncing(a, "first")
+        #expect(seeded.status == 0 && seeded.int("uploaded") == DeviceEdits.all.count, "\(seeded.diagnostics)")
+        for device in [b, c] {
+            let joined = try await syncing(device, "first")
+            #expect(joined.status == 0 && joined.int("downloaded") == DeviceEdits.all.count, "device \(device.name): \(joined.diagnostics)")
+            #expect(try ExpectedTree.differences(SyncMatrix.contents(of: device.path), from: SyncMatrix.contents(of: a.path)) == [],
+                    "device \(device.name)")
+        }
+
+        // 2. Each device changes its copy, some files on two devices.
+        try DeviceEdits.apply(a: a.path, b: b.path, c: c.path)
+
+        // 3. All three sync at the same moment: the processes are started one right after
+        // the other, before any is waited for. Under keep-both a conflict met on the way is
+        // settled, not an error, so each exits 0.
+        var running: [FerryProcess] = []
+        defer { for process in running { process.stopIfRunning() } }
+        for device in devices {
+            running.append(try FerryProcess(device.syncArguments(config: config), in: work.directory.path,
+                                            environment: remote.environment))
+        }
+        for (device, process) in zip(devices, running) {
+            let result = await process.wait()
+            history.append("together \(device.name): \(Self.outline(result))")
+            #expect(result.status == 0, "device \(device.name), syncing with the others at once: \(result.diagnostics)")
+        }
+
+        // 4. Then each in turn, twice: the first round carries every device's changes to
+        // the remote and settles the conflicts; the second brings each device what the
+        // devices after it did in the first.
+        for round in 1...2 {
+            for device in devices {
+                let result = try await syncing(device, "round \(round)")
+                #expect(result.status == 0, "round \(round), device \(device.name): \(result.diagnostics)")
+            }
+        }
+
+        // 5. One tree everywhere: the three devices, the remote as a fresh device pulls it
+        // (the only way to read an S3 store), and the remote's disk where there is one.
+        let pulled = try await work.ferry(["pull", reader.path, "--from", "shared", "--config", config, "--state", reader.state,
+                                           "--json", "--ignore-hidden-names"], environment: remote.environment)
+        #expect(pulled.status == 0, "\(pulled.diagnostics)")
+        var trees: [(label: String, files: [String: String])] = []
+        for device in devices {
+            let files = try SyncMatrix.contents(of: device.path)
+            trees.append((label: "device \(device.name)", files: files))
+        }
+        let fromRemote = try SyncMatrix.contents(of: reader.path)
+        trees.append((label: "a fresh pull of the remote", files: fromRemote))
+        if let disk = remote.disk {
+            let onDisk = try SyncMatrix.contents(of: disk, ignoring: remote.bookkeeping)
+            trees.append((label: "the remote's disk", files: onDisk))
+        }
+        let runs = history.joined(separator: "\n")
+        for tree in trees {
+            let differences = ExpectedTree.differences(tree.files, from: trees[0].files)
+            #expect(differences == [], "\(tree.label) differs from device a:\n\(differences.joined(separator: "\n"))\n\(runs)")
+            // Every edit of A and B kept, C's deletions not undone, both versions of each
+            // file changed on A and B, every added file.
+            let problems = DeviceEdits.expected.problems(in: tree.files)
+            #expect(problems == [], "\(tree.label):\n\(problems.joined(separator: "\n"))\n\(runs)")
+        }
+        for root in devices.map(\.path) + [reader.path] + (remote.disk.map { [$0] } ?? []) {
+            #expect(try work.temporaryFiles(in: root) == [], "\(root)")
+        }
+
+        // Settled: another sync on any device finds nothing to do.
+        for device in devices {
+            let settled = try await syncing(device, "settled")
+            #expect(settled.status == 0, "device \(device.name): \(settled.diagnostics)")
+            #expect(settled.int("uploaded") == 0 && settled.int("downloaded") == 0 && settled.int("deleted") == 0,
+                    "device \(device.name) still found work: \(settled.diagnostics)\n\(runs)")
+        }
+        withExtendedLifetime(remote) {}
+    }
+
+    /// The interleaving `threeDevices` can only hope for, made certain: B has listed the
+    /// remote and planned to replace the version it saw, and is stopped there until A has
+    /// written its own version of the same file. A write that replaced unconditionally
+    /// would put B's version over A's, A's next sync would take B's version as the
+    /// remote's latest, and A's edit would survive only in a trash folder. A write
+    /// conditional on the version the plan saw finds the change instead, and keep-both
+    /// keeps both versions.
+    @Test("a write held between B's plan and its replacement of the file while A writes the same file: both versions survive everywhere",
+          arguments: HoldPoint.allCases)
+    func heldWrite(_ point: HoldPoint) async throws {
+        let work = Workspace()
+        let race = try await RaceRemote.start(point, in: work)
+        let a = Device("a", in: work)
+        let b = Device("b", in: work)
+        for device in [a, b] {
+            try FileManager.default.createDirectory(atPath: device.path, withIntermediateDirectories: true)
+        }
+        let config = work.directory.child("config.yml")
+        let folders = a.folderLines(remote: "for-a") + b.folderLines(remote: "for-b")
+        try ("remotes:\n" + race.yaml + "folders:\n" + folders.joined(separator: "\n") + "\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let held = work.directory.child("held")
+        let release = work.directory.child("release")
+        let t0 = SyncMatrix.t0
+
+        // A and B both hold the first version of the files. Nothing is held while `release`
+        // exists (the proxy holds only B's requests, and none of these matches).
+        try Data("release\n".utf8).write(to: URL(fileURLWithPath: release))
+        for path in [RaceEdits.file, RaceEdits.other] {
+            try SyncMatrix.write(RaceEdits.base(path), at: a.path + "/" + path, modified: t0)
+        }
+        let seeded = try await work.ferry(a.syncArguments(config: config))
+        #expect(seeded.status == 0 && seeded.int("uploaded") == 2, "\(seeded.diagnostics)")
+        let joined = try await work.ferry(b.syncArguments(config: config))
+        #expect(joined.status == 0 && joined.int("downloaded") == 2, "\(joined.diagnostics)")
+        try FileManager.default.removeItem(atPath: release)
+
+        try SyncMatrix.write(RaceEdits.fromA, at: a.path + "/" + RaceEdits.file, modified: t0.addingTimeInterval(100))
+        try SyncMatrix.write(RaceEdits.fromB, at: b.path + "/" + RaceEdits.file, modified: t0.addingTimeInterval(200))
+
+        // B plans to replace the first version and is stopped on its way; A then writes its
+        // version to completion; then B goes on.
+        let stopped = try FerryProcess(b.syncArguments(config: config), in: work.directory.path)
+        defer { stopped.stopIfRunning() }
+        guard await when({ FileManager.default.fileExists(atPath: held) }) else { return }
+        let written = try await work.ferry(a.syncArguments(config: config))
+        #expect(written.status == 0 && written.int("uploaded") == 1, "\(written.diagnostics)")
+        try Data("release\n".utf8).write(to: URL(fileURLWithPath: release))
+        let resumed = await stopped.wait()
+        #expect(resumed.status == 0, "\(resumed.diagnostics)")
+        // The moment that matters: B's write went on after A's, and A's version is still
+        // on the remote, under the name or a conflict copy's.
+        let afterB = try SyncMatrix.contents(of: race.disk, ignoring: TreeComparison.ferryRecords)
+        #expect(ExpectedTree.versions(of: RaceEdits.file, in: afterB).contains(RaceEdits.fromA),
+                "B replaced A's version, written after B's plan: remote \(afterB)\nB: \(resumed.diagnostics)")
+        #expect(resumed.int("changed_meanwhile") == 1, "\(Self.outline(resumed))\n\(resumed.diagnostics)")
+
+        // B, then A, sync once more: B settles what it has not yet, A receives it.
+        let again = try await work.ferry(b.syncArguments(config: config))
+        #expect(again.status == 0, "\(again.diagnostics)")
+        let received = try await work.ferry(a.syncArguments(config: config))
+        #expect(received.status == 0, "\(received.diagnostics)")
+        let runs = [("B held", resumed), ("B again", again), ("A after", received)]
+            .map { "\($0.0): \(Self.outline($0.1))" }.joined(separator: "\n")
+
+        let trees: [(label: String, files: [String: String])] = try [
+            (label: "device a", files: SyncMatrix.contents(of: a.path)),
+            (label: "device b", files: SyncMatrix.contents(of: b.path)),
+            (label: "the remote", files: SyncMatrix.contents(of: race.disk, ignoring: TreeComparison.ferryRecords)),
+        ]
+        for tree in trees {
+            let differences = ExpectedTree.differences(tree.files, from: trees[0].files)
+            #expect(differences == [], "\(tree.label) differs from device a:\n\(differences.joined(separator: "\n"))\n\(runs)")
+            let problems = RaceEdits.expected.problems(in: tree.files)
+            #expect(problems == [], "\(tree.label):\n\(problems.joined(separator: "\n"))\n\(runs)")
+        }
+        for root in [a.path, b.path, race.disk] {
+            #expect(try work.temporaryFiles(in: root) == [], "\(root)")
+        }
+
+        // Settled: neither device finds anything left to do.
+        for device in [b, a] {
+            let settled = try await work.ferry(device.syncArguments(config: config))
+            #expect(settled.status == 0, "device \(device.name): \(settled.diagnostics)")
+            #expect(settled.int("uploaded") == 0 && settled.int("downloaded") == 0 && settled.int("deleted") == 0,
+                    "device \(device.name) still found work: \(settled.diagnostics)\n\(runs)")
+        }
+        withExtendedLifetime(race) {}
+    }
+}
