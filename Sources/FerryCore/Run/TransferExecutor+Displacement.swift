@@ -20,6 +20,10 @@ extension TransferExecutor {
     struct RemoteChangedSincePlan: Error {
         var current: RemoteEntry?
         var message: String
+
+        /// How a record decided again says so in `lastError`: the count of re-decisions in
+        /// a row is `attempts` only while it does (a failed retry in between starts over).
+        static let note = "decided again: "
     }
 
     /// Where the planned remote version of `planned` goes before a two-way sync replaces or
@@ -119,7 +123,8 @@ extension TransferExecutor {
     func decidedAgain(_ planned: FileRecord, because change: RemoteChangedSincePlan) -> FileRecord {
         var record = planned
         record.remote = change.current.flatMap { $0.kind == .file ? RemoteVersion($0) : nil }
-        let tries = planned.attempts + 1
+        let inARow = planned.lastError?.hasPrefix(RemoteChangedSincePlan.note) == true ? planned.attempts : 0
+        let tries = inARow + 1
         guard tries <= Self.maxRedecisions else {
             record.markConflict(reason: "the remote copy kept changing while this device wrote it; "
                 + "run ferry resolve \(planned.path) --keep local|remote|both")
@@ -129,7 +134,7 @@ extension TransferExecutor {
                                   now: currentTime())
         if record.action != nil {
             record.attempts = tries
-            record.lastError = change.message
+            record.lastError = RemoteChangedSincePlan.note + change.message
         }
         return record
     }
