@@ -117,15 +117,10 @@ public struct LocalBackend: Backend {
             }
             if error.code == EEXIST, staged.expectsNewFile {
                 try? folder.removeFile(staged.temporary.name)
-                throw anotherWriterCreated(folder.fullPath(name))
+                throw .anotherWriterCreated(folder.fullPath(name))
             }
             throw BackendError(error)
         }
-    }
-
-    /// Another writer put a file under the name since the listing that planned the upload.
-    static func anotherWriterCreated(_ path: String) -> BackendError {
-        BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again", path: path)
     }
 
     /// Names a staged upload written with no name. A name already taken by a file (a
@@ -139,7 +134,7 @@ public struct LocalBackend: Backend {
         } catch where error.code == EEXIST {
             // Below: a file to replace, or a folder in the way, which the rename reports.
             if staged.expectsNewFile, (try? folder.metadata(name))??.kind == .file {
-                throw anotherWriterCreated(folder.fullPath(name))
+                throw .anotherWriterCreated(folder.fullPath(name))
             }
         } catch {
             throw BackendError(error)

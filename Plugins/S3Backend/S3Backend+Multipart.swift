@@ -81,7 +81,7 @@ extension S3Backend {
         let response = try await send(
             "POST", url: addressing.objectURL(key: key, query: S3Query([("uploadId", id)])), headers: headers,
             body: .data(MultipartAnswers.completionBody(outcomes.map { ($0.number, $0.etag) })))
-        if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "POST (CompleteMultipartUpload)") }
+        if request.expectsNewFile, response.status == 412 { throw .anotherWriterCreated(path.description, cause: "HTTP 412 on POST (CompleteMultipartUpload) with If-None-Match: *") }
         guard response.isSuccess else { throw failure(response, method: "POST (CompleteMultipartUpload)", path: path) }
         let completion = MultipartAnswers.completion(response.body)
         if let error = completion.error {

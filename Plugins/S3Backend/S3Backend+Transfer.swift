@@ -42,7 +42,7 @@ extension S3Backend {
         let put = self.request("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
                                body: .file(path: request.source, offset: 0, length: request.size))
         let response = try transport.performNow(put, observer: observer)
-        if request.expectsNewFile, response.status == 412 { throw Self.anotherWriterCreated(path, method: "PUT") }
+        if request.expectsNewFile, response.status == 412 { throw .anotherWriterCreated(path.description, cause: "HTTP 412 on PUT with If-None-Match: *") }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)
         if let etag, let sent = ETag.md5Hex(etag), sent != digest.hex {
@@ -54,11 +54,6 @@ extension S3Backend {
                             bytesSent: response.bytesSent, resumedFrom: 0, verifiedSource: true)
     }
 
-    /// A conditional create (`If-None-Match: *`) the store refused.
-    static func anotherWriterCreated(_ path: RemotePath, method: String) -> BackendError {
-        BackendError(.alreadyExists, "another writer created this object since the listing; the next run sees it as a change",
-                     path: path.description, cause: "HTTP 412 on \(method) with If-None-Match: *")
-    }
 
     /// Refuses a source that is no longer the version the job was planned for.
     func checkSource(_ request: UploadRequest) async throws(BackendError) {

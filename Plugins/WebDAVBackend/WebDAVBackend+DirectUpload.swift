@@ -37,7 +37,7 @@ extension WebDAVBackend: DirectUploadBackend {
         let moved = try transport.performNow(moveRequest(from: temporary, to: request.destination, overwrite: !request.expectsNewFile))
         if request.expectsNewFile, moved.status == 412 {
             _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
-            throw Self.anotherWriterCreated(request.destination)
+            throw Self.nameTaken(request.destination)
         }
         try Self.checkMoved(moved, temporary)
         let entry = UploadConfirmation.prediction(path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos)

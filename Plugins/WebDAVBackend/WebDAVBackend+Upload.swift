@@ -51,7 +51,7 @@ extension WebDAVBackend {
         } catch where error.code == .alreadyExists && request.expectsNewFile {
             _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false),
                                                          responseBody: .discard))
-            throw Self.anotherWriterCreated(request.destination)
+            throw Self.nameTaken(request.destination)
         }
         let keepsTime = setsModificationTimeProperty(features)
         // The PROPPATCH is keyed to the stored version's ETag, so it needs the PROPFIND.
@@ -62,10 +62,9 @@ extension WebDAVBackend {
         return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)
     }
 
-    /// Another writer put a file under the name since the listing that planned the upload.
-    static func anotherWriterCreated(_ path: RemotePath) -> BackendError {
-        BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again",
-                     path: path.description, cause: "HTTP 412 on MOVE with Overwrite: F")
+    /// The final `MOVE` (`Overwrite: F`) found the name taken by another writer.
+    static func nameTaken(_ path: RemotePath) -> BackendError {
+        .anotherWriterCreated(path.description, cause: "HTTP 412 on MOVE with Overwrite: F")
     }
 
     // MARK: Filling the temporary file

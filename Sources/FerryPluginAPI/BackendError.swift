@@ -75,3 +75,13 @@ public struct BackendError: Error, Sendable, CustomStringConvertible {
         return text
     }
 }
+
+extension BackendError {
+    /// An upload of a name the listing did not show (`UploadRequest.expectsNewFile`) found
+    /// the name taken by another writer meanwhile; the core decides the file again.
+    /// `path` as the backend names it in messages; `cause` the refused request.
+    public static func anotherWriterCreated(_ path: String, cause: String? = nil) -> BackendError {
+        BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again",
+                     path: path, cause: cause)
+    }
+}
