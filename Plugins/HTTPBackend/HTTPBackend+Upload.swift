@@ -16,7 +16,7 @@ extension HTTPBackend {
         }
         let content = HTTPRequest.BodyPart.file(path: request.source, offset: 0, length: request.size)
         if try await usesRename(in: parent) {
-            let temporary = try parent.appending(TemporaryName.for(request.destination.name))
+            let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
             try await send(content, modifiedNanos: request.modifiedNanos, to: temporary, observer: observer)
             guard try Self.sourceIsUnchanged(request) else {
                 try? await removeQuietly(temporary)

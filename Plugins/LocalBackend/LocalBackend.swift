@@ -174,7 +174,7 @@ public struct LocalBackend: Backend {
             throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
         }
         let name = request.destination.name
-        let temporaryName = TemporaryName.for(name)
+        let temporaryName = TemporaryName.for(name, tag: request.temporaryTag)
         let temporaryPath = try parent.appending(temporaryName)
         let destination = request.destination
         return try BackendError.catching { () throws -> Outcome in

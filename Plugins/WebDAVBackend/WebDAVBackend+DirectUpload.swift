@@ -18,7 +18,7 @@ extension WebDAVBackend: DirectUploadBackend {
         guard let parent = request.destination.parent, knownFolders.contains(parent),
               let features = serverFeatureRecord.current, !setsModificationTimeProperty(features),
               !confirmation.needsCheck else { return nil }
-        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
+        let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
         let response = try transport.performNow(plainPut(of: request, to: temporary, length: request.size), observer: observer)
         if response.status == 409 || response.status == 404 {
             // The folder vanished since it was cached: nothing was stored, and the usual

@@ -36,7 +36,7 @@ extension WebDAVBackend {
         guard let parent = request.destination.parent else {
             throw BackendError(.invalidName, "cannot upload onto the remote's root folder")
         }
-        let temporary = try parent.appending(TemporaryName.for(request.destination.name))
+        let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
         try await makeDirectory(parent)
         let features = try await serverFeatures(probingIn: parent)
 

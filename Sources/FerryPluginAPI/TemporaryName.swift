@@ -13,6 +13,14 @@ public enum TemporaryName {
         return ".ferry-" + fnv1a64Hex(name) + suffix
     }
 
+    /// The temporary name of one writer among several (`UploadRequest.temporaryTag`):
+    /// `.NAME.TAG.ferry-part`, so that two devices uploading one name at the same moment
+    /// never write one temporary file. Without a tag, the plain name.
+    public static func `for`(_ name: String, tag: String?) -> String {
+        guard let tag, !tag.isEmpty else { return self.for(name) }
+        return self.for(name + "." + tag)
+    }
+
     public static func isTemporary(_ name: String) -> Bool {
         name.hasPrefix(".") && name.hasSuffix(suffix)
     }

@@ -18,6 +18,11 @@ public struct UploadRequest: Sendable {
     /// earlier upload to `destination`: what the backend needs to continue it when
     /// `mayResume`, or to discard it (the version changed) when not.
     public var resumeState: String?
+    /// Set when other devices may upload to the same remote folder at the same moment (a
+    /// two-way sync): a name of this device, the same on every run, that a backend puts
+    /// into its temporary file's name (`TemporaryName.for(_:tag:)`), so that two devices
+    /// never write one temporary file and an interrupted upload is still continued.
+    public var temporaryTag: String?
     /// Set only for a `ContentUploadBackend`: the `size` bytes to send come from here, not
     /// from `source`, which then only names the file in messages and is not looked at
     /// (`content.verifySource()` is the look); `modifiedNanos` is still the time to keep.

@@ -134,6 +134,16 @@ struct RemotePathTests {
         #expect(TemporaryName.for(name) == temporary, "the same name on every attempt")
     }
 
+    @Test("a writer's tag goes into the temporary name, which stays temporary and the same on every attempt")
+    func taggedTemporaryName() {
+        let tagged = TemporaryName.for("IMG_0001.JPG", tag: "0a1b2c3d4e5f")
+        #expect(tagged == ".IMG_0001.JPG.0a1b2c3d4e5f.ferry-part")
+        #expect(TemporaryName.isTemporary(tagged))
+        #expect(tagged != TemporaryName.for("IMG_0001.JPG", tag: "ffffffffffff"), "two devices, two temporary files")
+        #expect(TemporaryName.for("IMG_0001.JPG", tag: nil) == TemporaryName.for("IMG_0001.JPG"))
+        #expect(TemporaryName.isTemporary(TemporaryName.for(String(repeating: "x", count: 250), tag: "0a1b2c3d4e5f")))
+    }
+
     @Test("isTemporary", arguments: [
         (".a.ferry-part", true), (".ferry-part", true), ("a.ferry-part", false), (".a.ferry-part.jpg", false),
         (".a.FERRY-PART", false), ("", false), (".", false), (".a.part", false),

@@ -445,6 +445,7 @@ public struct SyncRun: Sendable {
         } catch {
             throw RunError(.execute, "cannot open the local folder: \(error.description)", cause: .backend(error))
         }
+        let temporaryTag = try deviceTag()
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
 
@@ -453,7 +454,8 @@ public struct SyncRun: Sendable {
                 executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer,
                                            freeSpaceReserve: config.transfers.minFreeSpace,
                                            planOptions: planOptions(at: now),
-                                           compareMaxSize: config.transfers.compareMaxSize),
+                                           compareMaxSize: config.transfers.compareMaxSize,
+                                           temporaryTag: temporaryTag),
                 writer: writer,
                 classifier: rules.classifier,
                 queueCaps: config.queues.map(\.concurrency),
@@ -575,6 +577,17 @@ public struct SyncRun: Sendable {
             }
         }
         return folders
+    }
+
+    /// This state folder's device id for temporary upload names, in a two-way sync only:
+    /// push and pull keep the plain names, which earlier versions' partial uploads have.
+    func deviceTag() throws(RunError) -> String? {
+        guard pair.mode == .sync else { return nil }
+        do throws(SystemError) {
+            return try DeviceIdentity.id(stateDirectory: stateDirectory)
+        } catch {
+            throw RunError(.execute, "cannot keep this device's id in the state folder: \(error.description)")
+        }
     }
 
     /// Conflict policies and names of this run, for a two-way sync.

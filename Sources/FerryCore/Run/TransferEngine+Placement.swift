@@ -77,15 +77,25 @@ extension TransferEngine {
         return outcome
     }
 
-    /// Books each file of a placed batch: in sync when in place; else failed for good when
-    /// sending again would fail again (a folder in the way of the file), or left queued.
-    func book(_ outcome: PlacementBatch.Outcome, summary: inout RunSummary) async {
+    /// Books each file of a placed batch: in sync when in place; decided again when another
+    /// writer took its new name first; else failed for good when sending again would fail
+    /// again (a folder in the way of the file), or left queued. Returns the jobs that
+    /// follow in this run.
+    func book(_ outcome: PlacementBatch.Outcome, summary: inout RunSummary) async -> [FileRecord] {
+        var followUps: [FileRecord] = []
         for (entry, result) in outcome.uploads {
             switch result {
             case let .success(published):
                 _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
                                                                  resumedFrom: published.resumedFrom),
                                       summary: &summary)
+            case let .failure(error) where error.code == .alreadyExists:
+                if let decided = await executor.decidedAgain(entry.record, refusedWith: error) {
+                    followUps += await bookSuccess(entry.record, decided, summary: &summary)
+                } else {
+                    await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
+                                      summary: &summary)
+                }
             case let .failure(error) where !error.isRetryable:
                 await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
                                   summary: &summary)
@@ -109,5 +119,6 @@ extension TransferEngine {
                 await handBack(entry.record, message: message, summary: &summary)
             }
         }
+        return followUps
     }
 }

@@ -344,7 +344,13 @@ struct TransferEngine: Sendable {
                         }
                         if !machine.isAbandoning { break }
                     }
-                    if machine.isIdle && commitsRunning == 0 && placing == nil && (stopSent || pages.isExhausted) { break }
+                    if machine.isIdle && commitsRunning == 0 && placing == nil && (stopSent || pages.isExhausted) {
+                        // The last small uploads are put in place while the run still takes
+                        // jobs: one whose new name another device took first is decided
+                        // again, and its job runs in this run.
+                        guard !stopSent, !waiting.uploads.isEmpty else { break }
+                        startPlacement()
+                    }
 
                     // One timer at a time, for the earliest moment the machine asked for.
                     if let wake = machine.nextWake, timerAt.map({ wake < $0 - 0.001 }) ?? true {
@@ -395,8 +401,13 @@ struct TransferEngine: Sendable {
                             placementWanted = false
                             startPlacement()
                         }
-                        await book(placed.outcome, summary: &summary)
+                        let followUps = await book(placed.outcome, summary: &summary)
                         startCommit()
+                        if !followUps.isEmpty {
+                            let arrived = jobs.take(followUps, outsidePages: true, classifier: classifier, progress: progress,
+                                                    batches: batches)
+                            try await perform(machine.handle(.jobsArrived(arrived), now: now()))
+                        }
                     case let .probed(failure):
                         lastProbeFailure = failure
                         try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()))
@@ -412,7 +423,13 @@ struct TransferEngine: Sendable {
             running.cancelAll()
         }
         if let journalFailure { throw journalFailure }
-        await book(await placeAll(waiting, after: unflushed), summary: &summary)
+        let late = await book(await placeAll(waiting, after: unflushed), summary: &summary)
+        if !late.isEmpty {
+            // Decided again in the last batch, after the jobs ended: their jobs wait in the
+            // journal, and exit 0 must not say they were done.
+            summary.incomplete.append("\(late.count) file(s) another device wrote while this run placed them "
+                + "wait for the next run (decided again: \(late.map(\.path).prefix(3).joined(separator: ", ")))")
+        }
         try await writer.commit()
     }
 

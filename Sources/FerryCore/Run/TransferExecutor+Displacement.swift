@@ -28,7 +28,7 @@ extension TransferExecutor {
 
     /// Where the planned remote version of `planned` goes before a two-way sync replaces or
     /// deletes it: its place in the run's trash, or, with the trash off, a hidden scratch
-    /// name beside it (removed once the write is done). Nil when nothing is to be displaced.
+    /// name of this device's beside it (removed once the write is done). Nil when nothing is to be displaced.
     func displacementTarget(for planned: FileRecord) throws -> (path: RemotePath, isTrash: Bool)? {
         guard planOptions.mode == .sync, planned.remote != nil else { return nil }
         if let target = planned.moveTarget, planned.action != .moveRemote {
@@ -36,7 +36,7 @@ extension TransferExecutor {
         }
         let destination = try remotePath(planned)
         guard let parent = destination.parent else { return nil }
-        return (try parent.appending(TemporaryName.for(destination.name + Self.displacedMarker)), false)
+        return (try parent.appending(TemporaryName.for(destination.name + Self.displacedMarker, tag: temporaryTag)), false)
     }
 
     static let displacedMarker = ".ferry-replaced"
@@ -140,4 +140,15 @@ extension TransferExecutor {
     }
 
     static let maxRedecisions = 5
+
+    /// An upload of a new name that found the name taken by another writer (`refusal`,
+    /// from the upload itself or from publishing a staged batch), decided again from what
+    /// is there now; nil when the refusal was something else (a folder in the way).
+    func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async -> Success? {
+        guard planned.action == .upload, refusal.code == .alreadyExists,
+              let name = try? remotePath(planned), let current = try? await pair.backend.stat(name), current.kind == .file
+        else { return nil }
+        return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
+            current: current, message: "another device created the remote file since the listing")))
+    }
 }

@@ -218,10 +218,12 @@ extension TransferExecutor {
         outcomes.reserveCapacity(jobs.count)
         for (job, (start, trip)) in zip(jobs, zip(starts, trips)) {
             outcomes.append(await Self.outcome(of: job.record) { () async throws -> Success in
-                guard let start = try start.get(), let (partial, outcome) = try trip.get() else { return .vanished }
-                var record = job.record
-                record.beginDownload(of: start.remote, at: currentTime())
-                return try await finishDownload(start, record: record, partial: partial, outcome: outcome)
+                try await decidingAgainOnChange(job.record) { () async throws -> Success in
+                    guard let start = try start.get(), let (partial, outcome) = try trip.get() else { return .vanished }
+                    var record = job.record
+                    record.beginDownload(of: start.remote, at: currentTime())
+                    return try await finishDownload(start, record: record, partial: partial, outcome: outcome)
+                }
             })
         }
         return outcomes

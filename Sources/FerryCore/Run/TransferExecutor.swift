@@ -52,6 +52,9 @@ struct TransferExecutor: Sendable {
     var planOptions: PlanOptions
     /// The largest look-alike copy that is read and compared (`transfers.compare_max_size`).
     var compareMaxSize: Int64 = 1 << 30
+    /// This device's part of temporary upload names (`UploadRequest.temporaryTag`): set for
+    /// two-way sync, where other devices write the same remote folder.
+    var temporaryTag: String?
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
@@ -78,16 +81,25 @@ struct TransferExecutor: Sendable {
     /// `body`, or the file decided again when it found the remote no longer the version the
     /// plan saw: moved aside and compared (`displace`), or a new name another writer took
     /// first (`expectsNewFile` refused).
-    private func decidingAgainOnChange(_ planned: FileRecord, _ body: () async throws -> Success) async throws -> Success {
+    func decidingAgainOnChange(_ planned: FileRecord, _ body: () async throws -> Success) async throws -> Success {
         do {
-            return try await body()
+            let success = try await body()
+            // A download whose remote file is gone, while this device holds a version: the
+            // other device may be moving it aside for a moment, or deleted it. Dropping the
+            // row would make the local copy look new to the next sync (a conflict copy of
+            // a version nobody changed); deciding again keeps the last sync's view.
+            if case .vanished = success, planned.action == .download, planned.local != nil {
+                return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
+                    current: try await pair.backend.stat(try remotePath(planned)),
+                    message: "the remote file was moved or deleted since the listing")))
+            }
+            return success
         } catch let change as RemoteChangedSincePlan {
             if planned.action == .deleteRemote, change.current == nil { return .deleted(trashed: false) }
             return .decidedAgain(decidedAgain(planned, because: change))
         } catch let error as BackendError where error.code == .alreadyExists && planned.action == .upload {
-            guard let current = try await pair.backend.stat(try remotePath(planned)), current.kind == .file else { throw error }
-            return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
-                current: current, message: "another device created the remote file since the listing")))
+            guard let decided = await decidedAgain(planned, refusedWith: error) else { throw error }
+            return decided
         } catch let error as BackendError where error.code == .changedDuringTransfer && planned.action == .download {
             // Another device wrote the file after the listing: fetching the listed version
             // again would fail the same way on every retry.
@@ -144,6 +156,7 @@ struct TransferExecutor: Sendable {
         let direct: (any DirectUploadBackend)?
         let stager: (any StagedUploadBackend)?
         let sentLimit: Int64
+        let temporaryTag: String?
 
         /// Runs on a blocking thread. No metadata: the source is gone or not a file; no
         /// sending: the file goes the usual way (`send`).
@@ -159,8 +172,10 @@ struct TransferExecutor: Sendable {
         func look() throws(BackendError) -> (meta: FileMetadata?, request: UploadRequest?) {
             guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
             guard meta.size < sentLimit else { return (meta, nil) }
-            return (meta, UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
-                                        mayResume: false, expectsNewFile: planned.remote == nil))
+            var request = UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
+                                        mayResume: false, expectsNewFile: planned.remote == nil)
+            request.temporaryTag = temporaryTag
+            return (meta, request)
         }
     }
 
@@ -168,7 +183,7 @@ struct TransferExecutor: Sendable {
         let (direct, stager) = firstTripRoute(for: planned)
         let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
         return FirstTrip(planned: planned, source: localPath(planned), destination: try remotePath(planned),
-                         direct: direct, stager: stager, sentLimit: sentLimit)
+                         direct: direct, stager: stager, sentLimit: sentLimit, temporaryTag: temporaryTag)
     }
 
     /// Which backend sends or stages the file in the first trip, if any does.
@@ -248,7 +263,8 @@ struct TransferExecutor: Sendable {
         if Self.mayHaveLanded(planned), let landed = try await alreadyUploaded(version, to: destination) {
             // A later attempt may have left its temporary file before failing (a lost
             // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
-            if let parent = destination.parent, let temporary = try? parent.appending(TemporaryName.for(destination.name)) {
+            if let parent = destination.parent,
+               let temporary = try? parent.appending(TemporaryName.for(destination.name, tag: temporaryTag)) {
                 try? await pair.backend.delete(temporary)
             }
             return .alreadyThere(landed)
@@ -264,9 +280,10 @@ struct TransferExecutor: Sendable {
 
         // The checkpoint of an earlier attempt goes back even for another version: the
         // backend then discards the upload it names.
-        let request = UploadRequest(source: source, destination: destination, size: version.size,
+        var request = UploadRequest(source: source, destination: destination, size: version.size,
                                     modifiedNanos: version.modifiedNanos, mayResume: mayResume,
                                     expectsNewFile: planned.remote == nil || aside != nil, resumeState: planned.transferState)
+        request.temporaryTag = temporaryTag
         // A small file on a backend that flushes per file waits to be flushed with others;
         // a large one (marked, resumable) goes on its own, and so does one that an earlier
         // upload left partly sent (`leftPartial`).
