@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Property-based tests in Swift Testing, with shrinking and replayable seeds (tests only).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C at the edge: system libraries with typed shims for variadic functions.
@@ -187,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "FerryCoreTests",
             dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
-                           "FerryEncryption"]
+                           "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
         .testTarget(
