@@ -226,10 +226,6 @@ enum ThreeTreeCheck {
                      + "good, and the sync after that does the job again under a new name (a needless extra copy)",
                  signature: { $0.hasPrefix("the sync after the interruption: ")
                      && ($0.hasSuffix(" is taken") || $0.contains("the remote trash's name") && $0.contains(" already holds ")) }),
-        KnownBug(name: "a download resumed by a later sync keeps the trash path (moveTarget) that its interrupted attempt "
-                     + "already filled with the local version it replaced, and the local trash's rename replaces that "
-                     + "version: it is destroyed (the remote side winning on S3, or on a remote without times)",
-                 signature: { $0.hasPrefix("the sync after the interruption: the local trash's ") && $0.hasSuffix(" is destroyed") }),
     ]
 
     /// The known bug `problems` show, if any.

@@ -363,13 +363,16 @@ struct ThreeTreeWorld: Sendable {
         return .removed
     }
 
-    /// `LocalFolder.moveToTrash`: a rename that replaces whatever the trash holds there.
+    /// `LocalFolder.moveToTrash`: never over what the trash holds; a taken name gets `.1`,
+    /// `.2`, … appended.
     private mutating func moveToLocalTrash(_ file: ThreeTreeTrashed, at target: String) {
-        if let replaced = localTrashed[target] {
-            destroyed.append(replaced)
-            incidents.append("the local trash's \(target) held \(replaced), replaced by \(file): #\(replaced.content) is destroyed")
+        var name = target
+        var suffix = 0
+        while localTrashed[name] != nil {
+            suffix += 1
+            name = target + ".\(suffix)"
         }
-        localTrashed[target] = file
+        localTrashed[name] = file
     }
 
     private mutating func deleteLocal(_ planned: FileRecord) -> Outcome {

@@ -86,6 +86,15 @@ struct ThreeTreePlannerPropertyTests {
         ThreeTreeScenario(spec: [(0, 0, 4, 4, 0, 0, 0)], policy: .newer, remote: .etagOnly),
         // A synced file renamed locally: one MOVE on the remote.
         ThreeTreeScenario(spec: [(0, 0, 0, 0, 0, 0, 0), (3, 0, 0, 0, 0, 0, 0)], policy: .keepBoth, remote: .nanos, rename: (1, 4)),
+        // Found by the killed-run property (fixed: the local trash never replaces what it
+        // holds). Changed on the remote; the download moves the synced local copy into the
+        // local trash; the next sync sees a conflict, the remote side wins again, and its
+        // download moves the copy it downloaded before to the same trash path.
+        ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
+        ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .newer, remote: .s3, interrupt: (1, 1)),
+        // Created on both sides, the remote side winning: the local version, which never
+        // left this device, went the same way.
+        ThreeTreeScenario(spec: [(0, 7, 0, 0, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
         // Every kind of change at once, under `ask`, each answer in turn.
         ThreeTreeScenario(spec: [(0, 0, 4, 4, 0, 0, 7), (1, 0, 0, 4, 0, 0, 8), (2, 0, 7, 0, 0, 0, 9),
                                  (3, 0, 4, 7, 0, 0, 0), (4, 7, 0, 0, 0, 2, 0), (5, 7, 0, 6, 0, 0, 0)],
@@ -103,14 +112,6 @@ struct ThreeTreePlannerPropertyTests {
         // Changed locally; the upload moves the remote copy into the remote trash; the next
         // sync's upload finds that trash name taken.
         ThreeTreeScenario(spec: [(0, 0, 4, 0, 0, 0, 0)], policy: .local, remote: .s3, interrupt: (1, 1)),
-        // Changed on the remote; the download moves the synced local copy into the local
-        // trash; the next sync sees a conflict, the remote side wins again, and its download
-        // moves the copy it downloaded before to the same trash path, over the synced version.
-        ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
-        ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .newer, remote: .s3, interrupt: (1, 1)),
-        // Created on both sides, the remote side winning: the local version, which never
-        // left this device, is destroyed the same way.
-        ThreeTreeScenario(spec: [(0, 7, 0, 0, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
     ]
 
     @Test("known planner bugs: a job resumed after a kill keeps the name its first attempt already filled",

@@ -1,5 +1,8 @@
 import FerryPluginAPI
 import FerrySystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A folder pair's local side as a run writes to it: its folder and its local trash, each
 /// an `AnchoredFolder`, so that no create, rename or delete of a run goes through a
@@ -49,13 +52,35 @@ struct LocalFolder: Sendable {
     }
 
     /// Moves `relative` into the trash at `target` (making the trash's folders).
+    ///
+    /// Never over what the trash holds already: a job resumed after a kill keeps the trash
+    /// name its first attempt used, and that attempt may have filled it with another
+    /// version. A taken name gets `.1`, `.2`, … appended.
     func moveToTrash(_ relative: String, target: String) throws(BackendError) {
         let (trash, path) = try trashLocation(target)
         try BackendError.catching {
             try trash.makeDirectories(Self.parent(path))
-            try root.rename(relative, to: path, in: trash)
+            var attempt = 0
+            while true {
+                let name = attempt == 0 ? path : path + ".\(attempt)"
+                guard let refusal = renameRefusal(relative, to: name, in: trash) else { return }
+                guard refusal.code == EEXIST, attempt < Self.maxTrashSuffix else { throw refusal }
+                attempt += 1
+            }
         }
     }
+
+    /// A rename into `folder` that never replaces; nil when done, else why not.
+    private func renameRefusal(_ relative: String, to name: String, in folder: AnchoredFolder) -> SystemError? {
+        do {
+            try root.rename(relative, to: name, in: folder, replacing: false)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static let maxTrashSuffix = 999
 
     /// What is in the trash at `target`, if anything.
     func trashed(_ target: String) throws(BackendError) -> FileMetadata? {
