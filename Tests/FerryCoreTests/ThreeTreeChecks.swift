@@ -221,11 +221,10 @@ enum ThreeTreeCheck {
     }
 
     static let knownBugs: [KnownBug] = [
-        KnownBug(name: "a job resumed by a later sync keeps the conflict or trash name (moveTarget) that its interrupted "
-                     + "attempt chose and already filled: the rename or MOVE to it is refused as taken, the file fails for "
-                     + "good, and the sync after that does the job again under a new name (a needless extra copy)",
-                 signature: { $0.hasPrefix("the sync after the interruption: ")
-                     && ($0.hasSuffix(" is taken") || $0.contains("the remote trash's name") && $0.contains(" already holds ")) }),
+        KnownBug(name: "a keep-both rename resumed by a later sync keeps the conflict name (moveTarget) that its "
+                     + "interrupted attempt chose and already filled: the rename to it is refused as taken, the file fails "
+                     + "for good, and the sync after that does the job again under a new name (a needless extra copy)",
+                 signature: { $0.hasPrefix("the sync after the interruption: ") && $0.hasSuffix(" is taken") }),
     ]
 
     /// The known bug `problems` show, if any.

@@ -267,10 +267,19 @@ struct ThreeTreeWorld: Sendable {
     /// that is removed afterwards. Nil when done; else what the job becomes.
     private mutating func displace(_ planned: FileRecord, options: PlanOptions, now: Double) -> Outcome? {
         guard options.mode == .sync, let expected = planned.remote else { return nil }
-        let aside = planned.moveTarget
+        var aside = planned.moveTarget
         let current = remote[planned.path]
         // The MOVE never replaces its target: the trash's name may hold what an earlier
-        // attempt moved there.
+        // attempt moved there. While the name still holds the planned version, a taken
+        // name sends the move to the next name beside it (`NAME.1`, `NAME.2`, …), as
+        // `displace` does.
+        if let base = aside, let current, Self.isDisplaced(current.version, expected) {
+            var suffix = 0
+            while remoteTrashed[aside!] != nil {
+                suffix += 1
+                aside = base + ".\(suffix)"
+            }
+        }
         let asideHolds = aside.flatMap { remoteTrashed[$0] }
         if let aside, let asideHolds {
             incidents.append("the remote trash's name \(aside) already holds \(asideHolds)")
@@ -282,7 +291,10 @@ struct ThreeTreeWorld: Sendable {
                 return .decidedAgain(decidedAgain(planned, current: current?.version, options: options, now: now,
                                                   message: "another device wrote the remote file since the listing"))
             }
-            if current != nil { return .failed("the remote trash's name \(aside ?? "") is taken") }
+            if current != nil {
+                return .decidedAgain(decidedAgain(planned, current: current?.version, options: options, now: now,
+                                                  message: "another device wrote the remote file since the listing"))
+            }
             if planned.action == .deleteRemote { return .removed }
             return .decidedAgain(decidedAgain(planned, current: nil, options: options, now: now,
                                               message: "the remote file was deleted since the listing"))

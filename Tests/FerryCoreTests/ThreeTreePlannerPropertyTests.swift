@@ -92,6 +92,9 @@ struct ThreeTreePlannerPropertyTests {
         // download moves the copy it downloaded before to the same trash path.
         ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
         ThreeTreeScenario(spec: [(2, 0, 0, 4, 0, 0, 0)], policy: .newer, remote: .s3, interrupt: (1, 1)),
+        // Changed locally; the upload moves the remote copy into the remote trash; the next
+        // sync's upload finds that trash name taken and moves the copy beside it (fixed).
+        ThreeTreeScenario(spec: [(0, 0, 4, 0, 0, 0, 0)], policy: .local, remote: .s3, interrupt: (1, 1)),
         // Created on both sides, the remote side winning: the local version, which never
         // left this device, went the same way.
         ThreeTreeScenario(spec: [(0, 7, 0, 0, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
@@ -109,9 +112,6 @@ struct ThreeTreePlannerPropertyTests {
         // Created on both sides; keep-both renames the local copy to its conflict name and
         // downloads the remote one; the next sync plans the rename again, to the same name.
         ThreeTreeScenario(spec: [(0, 7, 0, 0, 0, 0, 0)], policy: .keepBoth, remote: .s3, orderSeed: 2, interrupt: (2, 2)),
-        // Changed locally; the upload moves the remote copy into the remote trash; the next
-        // sync's upload finds that trash name taken.
-        ThreeTreeScenario(spec: [(0, 0, 4, 0, 0, 0, 0)], policy: .local, remote: .s3, interrupt: (1, 1)),
     ]
 
     @Test("known planner bugs: a job resumed after a kill keeps the name its first attempt already filled",

@@ -90,11 +90,16 @@ extension TransferEngine {
                                                                  resumedFrom: published.resumedFrom),
                                       summary: &summary)
             case let .failure(error) where error.code == .alreadyExists:
-                if let decided = await executor.decidedAgain(entry.record, refusedWith: error) {
-                    followUps += await bookSuccess(entry.record, decided, summary: &summary)
-                } else {
-                    await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
-                                      summary: &summary)
+                do {
+                    if let decided = try await executor.decidedAgain(entry.record, refusedWith: error) {
+                        followUps += await bookSuccess(entry.record, decided, summary: &summary)
+                    } else {
+                        await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
+                                          summary: &summary)
+                    }
+                } catch {
+                    // What took the name could not be looked at: the next run does.
+                    await handBack(entry.record, message: "\(error); the next run sends it again", summary: &summary)
                 }
             case let .failure(error) where !error.isRetryable:
                 await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,

@@ -41,42 +41,50 @@ extension TransferExecutor {
 
     static let displacedMarker = ".ferry-replaced"
 
-    /// Moves the planned remote version of `planned` to `aside`. Throws
+    /// Moves the planned remote version of `planned` to `aside`, or beside it (`aside.1`,
+    /// `aside.2`, …) when `aside` is taken (a job resumed after a kill keeps the trash name
+    /// its first attempt filled), and returns where it went. Throws
     /// `RemoteChangedSincePlan` (having put back whatever it moved) when the name held
-    /// another version, or nothing while `aside` does not hold the planned version either.
+    /// another version, or nothing while no aside name holds the planned version either.
     /// An earlier attempt that moved the planned version already counts as done.
-    func displace(_ planned: FileRecord, to aside: RemotePath) async throws {
-        guard let expected = planned.remote else { return }
+    func displace(_ planned: FileRecord, to aside: RemotePath) async throws -> RemotePath {
+        guard let expected = planned.remote else { return aside }
         let name = try remotePath(planned)
-        let refusal = await moveRefusal(from: name, to: aside)
-        switch refusal?.code {
-        case nil:
-            break
-        case .notFound?:
-            // Nothing under the name: moved aside by an earlier attempt whose answer was
-            // lost, or deleted by another device.
-            if let moved = try await pair.backend.stat(aside), Self.isDisplaced(moved, expected) { return }
-            throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
-                                         message: "the remote file was deleted since the listing")
-        case .alreadyExists?:
-            // The aside name is taken: by this version, moved by an earlier attempt, and the
-            // name holds a newer one; or by something this run did not put there.
-            let current = try await pair.backend.stat(name)
-            if let moved = try await pair.backend.stat(aside), Self.isDisplaced(moved, expected) {
-                throw RemoteChangedSincePlan(current: current, message: "another device wrote the remote file since the listing")
+        var target = aside
+        var suffix = 0
+        while let refusal = await moveRefusal(from: name, to: target) {
+            switch refusal.code {
+            case .notFound:
+                // Nothing under the name: moved aside by an earlier attempt whose answer was
+                // lost, or deleted by another device.
+                if let moved = try await pair.backend.stat(target), Self.isDisplaced(moved, expected) { return target }
+                throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                             message: "the remote file was deleted since the listing")
+            case .alreadyExists:
+                // The aside name is taken (by what an earlier attempt moved there). While the
+                // name still holds the planned version, the next name beside it is tried;
+                // another version under the name is another writer's.
+                let current = try await pair.backend.stat(name)
+                guard let current, Self.isDisplaced(current, expected) else {
+                    throw RemoteChangedSincePlan(current: current, message: "another device wrote the remote file since the listing")
+                }
+                suffix += 1
+                guard suffix <= Self.maxAsideSuffix, let parent = aside.parent else { throw refusal }
+                target = try parent.appending(aside.name + ".\(suffix)")
+            default:
+                throw refusal
             }
-            throw refusal!
-        default:
-            throw refusal!
         }
-        guard let moved = try await pair.backend.stat(aside), moved.kind == .file else {
+        guard let moved = try await pair.backend.stat(target), moved.kind == .file else {
             throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
                                          message: "the remote file vanished while it was moved aside")
         }
-        if Self.isDisplaced(moved, expected) { return }
-        try await putBack(aside, to: name, planned: planned)
+        if Self.isDisplaced(moved, expected) { return target }
+        try await putBack(target, to: name, planned: planned)
         throw RemoteChangedSincePlan(current: moved, message: "another device wrote the remote file since the listing")
     }
+
+    static let maxAsideSuffix = 99
 
     /// Whether `moved` is the planned version: same size, and the same ETag, or (a store
     /// whose copy makes a new ETag, S3's move) the same modification time.
@@ -109,11 +117,12 @@ extension TransferExecutor {
         }
     }
 
-    /// Removes a hidden scratch copy once the write that displaced it is done; left behind
-    /// (a failure here), it is a hidden file no listing shows, not a lost or extra version.
-    func dropDisplaced(_ aside: (path: RemotePath, isTrash: Bool)?) async {
-        guard let aside, !aside.isTrash else { return }
-        try? await pair.backend.delete(aside.path)
+    /// Removes a hidden scratch copy (`displaced`, where `displace` put it) once the write
+    /// that displaced it is done; left behind (a failure here), it is a hidden file no
+    /// listing shows, not a lost or extra version. A version in the trash stays.
+    func dropDisplaced(_ displaced: RemotePath?, isTrash: Bool) async {
+        guard let displaced, !isTrash else { return }
+        try? await pair.backend.delete(displaced)
     }
 
     /// The file decided again from what the remote holds now, for the job that follows in
@@ -143,10 +152,11 @@ extension TransferExecutor {
 
     /// An upload of a new name that found the name taken by another writer (`refusal`,
     /// from the upload itself or from publishing a staged batch), decided again from what
-    /// is there now; nil when the refusal was something else (a folder in the way).
-    func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async -> Success? {
+    /// is there now; nil when the refusal was something else (a folder in the way). Throws
+    /// when the look at what is there fails (a retryable error, as any other).
+    func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async throws -> Success? {
         guard planned.action == .upload, refusal.code == .alreadyExists,
-              let name = try? remotePath(planned), let current = try? await pair.backend.stat(name), current.kind == .file
+              let current = try await pair.backend.stat(try remotePath(planned)), current.kind == .file
         else { return nil }
         return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
             current: current, message: "another device created the remote file since the listing")))

@@ -98,7 +98,7 @@ struct TransferExecutor: Sendable {
             if planned.action == .deleteRemote, change.current == nil { return .deleted(trashed: false) }
             return .decidedAgain(decidedAgain(planned, because: change))
         } catch let error as BackendError where error.code == .alreadyExists && planned.action == .upload {
-            guard let decided = await decidedAgain(planned, refusedWith: error) else { throw error }
+            guard let decided = try await decidedAgain(planned, refusedWith: error) else { throw error }
             return decided
         } catch let error as BackendError where error.code == .changedDuringTransfer && planned.action == .download {
             // Another device wrote the file after the listing: fetching the listed version
@@ -270,7 +270,8 @@ struct TransferExecutor: Sendable {
             return .alreadyThere(landed)
         }
         let aside = try displacementTarget(for: planned)
-        if let aside { try await displace(planned, to: aside.path) }
+        var displaced: RemotePath?
+        if let aside { displaced = try await displace(planned, to: aside.path) }
         record.beginUpload(of: version, at: now())
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
@@ -295,7 +296,7 @@ struct TransferExecutor: Sendable {
         }
         let sent = try await pair.backend.upload(
             request, observer: resumable ? CheckpointingObserver(job: observer, marked: record, writer: writer) : observer)
-        await dropDisplaced(aside)
+        await dropDisplaced(displaced, isTrash: aside?.isTrash ?? true)
         return .sent(sent, staged: nil)
     }
 
@@ -324,8 +325,8 @@ struct TransferExecutor: Sendable {
 
     private func deleteRemote(_ planned: FileRecord) async throws -> Success {
         if let aside = try displacementTarget(for: planned) {
-            try await displace(planned, to: aside.path)
-            await dropDisplaced(aside)
+            let displaced = try await displace(planned, to: aside.path)
+            await dropDisplaced(displaced, isTrash: aside.isTrash)
             return .deleted(trashed: aside.isTrash)
         }
         try await pair.backend.delete(try remotePath(planned))
