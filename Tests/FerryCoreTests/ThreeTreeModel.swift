@@ -419,17 +419,6 @@ struct ThreeTreeWorld: Sendable {
         return .moved(saved: [moved], removed: [planned.path], next: [])
     }
 
-    /// After a conflict rename the name starts over (`forgetLastSync`).
-    private static func forgetLastSync(_ record: inout FileRecord) {
-        record.syncedLocal = nil
-        record.syncedRemote = nil
-        record.syncedAt = nil
-        record.moveTarget = nil
-        record.resolution = nil
-        record.attempts = 0
-        record.nextAttemptAt = nil
-        record.lastError = nil
-    }
 
     private mutating func keepBothLocalLoses(_ planned: FileRecord, options: PlanOptions, now: Double) -> Outcome {
         guard let target = planned.moveTarget, let expected = planned.local else { return .removed }
@@ -449,9 +438,7 @@ struct ThreeTreeWorld: Sendable {
         }
         var winner = planned
         winner.local = nil
-        Self.forgetLastSync(&winner)
-        winner.plan(.download)
-        winner.updatedAt = now
+        winner.startOver(waitingFor: .download, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
         loser.action = .upload
         loser.local = renamed.version
@@ -472,9 +459,7 @@ struct ThreeTreeWorld: Sendable {
         guard let entry = remote[target] else { return .removed }
         var winner = planned
         winner.remote = nil
-        Self.forgetLastSync(&winner)
-        winner.plan(.upload)
-        winner.updatedAt = now
+        winner.startOver(waitingFor: .upload, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
         loser.action = .download
         loser.remote = entry.statVersion

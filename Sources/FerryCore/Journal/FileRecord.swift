@@ -220,6 +220,20 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         updatedAt = time
     }
 
+    /// A conflict kept both versions and this name's loser was renamed to its conflict
+    /// copy: the name starts over (no last sync, no pending move, no answer, no failure)
+    /// and waits for `action`, which brings the winning version to the other side.
+    public mutating func startOver(waitingFor action: FileAction, at time: Double) {
+        syncedLocal = nil
+        syncedRemote = nil
+        syncedAt = nil
+        moveTarget = nil
+        resolution = nil
+        lastError = nil
+        plan(action)
+        updatedAt = time
+    }
+
     /// Seen locally, not meant to leave (pull mode, or not yet settled).
     public mutating func keepLocalOnly() {
         status = .localOnly

@@ -61,9 +61,7 @@ extension TransferExecutor {
         let now = currentTime()
         var winner = planned
         winner.local = nil
-        forgetLastSync(&winner)
-        winner.plan(.download)
-        winner.updatedAt = now
+        winner.startOver(waitingFor: .download, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
         loser.action = .upload
         loser.local = LocalVersion(size: renamed.size, modifiedNanos: renamed.modifiedNanos, inode: Int64(bitPattern: renamed.inode))
@@ -84,9 +82,7 @@ extension TransferExecutor {
         let now = currentTime()
         var winner = planned
         winner.remote = nil
-        forgetLastSync(&winner)
-        winner.plan(.upload)
-        winner.updatedAt = now
+        winner.startOver(waitingFor: .upload, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
         loser.action = .download
         loser.remote = RemoteVersion(entry)
@@ -106,17 +102,5 @@ extension TransferExecutor {
             throw BackendError(.notFound, missing, path: destination.description, retryable: true)
         }
         return entry
-    }
-
-    /// After a conflict rename, the name starts over: no last sync, no pending move.
-    private func forgetLastSync(_ record: inout FileRecord) {
-        record.syncedLocal = nil
-        record.syncedRemote = nil
-        record.syncedAt = nil
-        record.moveTarget = nil
-        record.resolution = nil
-        record.attempts = 0
-        record.nextAttemptAt = nil
-        record.lastError = nil
     }
 }
