@@ -110,8 +110,8 @@ struct Device: Sendable {
     /// with the default conflict policy (keep-both). `hidden_names: ignore`: the folder has
     /// no hidden names, and whether nginx's hiding of them is noticed without a catalog is
     /// the subject of `RemoteCompletenessTests`, not of this suite.
-    func folderLines(remote: String) -> [String] {
-        ["  \(folder):", "    path: \(path)", "    remote: \(remote)", "    mode: sync", "    hidden_names: ignore"]
+    func folderLines(remote: String, hiddenNames: Bool = false) -> [String] {
+        ["  \(folder):", "    path: \(path)", "    remote: \(remote)", "    mode: sync"] + (hiddenNames ? [] : ["    hidden_names: ignore"])
     }
 }
 
@@ -223,9 +223,9 @@ struct SharedRemote {
 
     /// config.yml: this remote as `shared`, and one folder per device on it, all at the
     /// remote's root, so every device syncs the same remote folder.
-    func config(for devices: [Device]) -> String {
+    func config(for devices: [Device], hiddenNames: Bool = false) -> String {
         var lines = ["remotes:", "  shared:"] + settings.map { "    " + $0 } + ["folders:"]
-        for device in devices { lines += device.folderLines(remote: "shared") }
+        for device in devices { lines += device.folderLines(remote: "shared", hiddenNames: hiddenNames) }
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -398,6 +398,60 @@ struct SeveralDevicesTests {
             #expect(settled.status == 0, "device \(device.name): \(settled.diagnostics)")
             #expect(settled.int("uploaded") == 0 && settled.int("downloaded") == 0 && settled.int("deleted") == 0,
                     "device \(device.name) still found work: \(settled.diagnostics)\n\(runs)")
+        }
+        withExtendedLifetime(remote) {}
+    }
+
+    /// Names that start with `.`, which nginx stores and serves but never lists: each
+    /// device's catalog of them says what that device put there, so a catalog still lists
+    /// a file another device has deleted or replaced since. Deletes and edits of such files
+    /// must reach every device as any other file's do.
+    @Test("hidden names deleted or edited on one device reach the others", arguments: [RemoteKind.nginx, .local])
+    func hiddenNames(_ kind: RemoteKind) async throws {
+        let work = Workspace()
+        let remote = try await SharedRemote.start(kind, in: work)
+        let devices = ["a", "b", "c"].map { Device($0, in: work) }
+        let (a, b, c) = (devices[0], devices[1], devices[2])
+        for device in devices {
+            try FileManager.default.createDirectory(atPath: device.path, withIntermediateDirectories: true)
+        }
+        let config = work.directory.child("config.yml")
+        try Data(remote.config(for: devices, hiddenNames: true).utf8).write(to: URL(fileURLWithPath: config))
+        let t0 = SyncMatrix.t0
+        let files = ["photos/p.jpg", ".thumbnails/p.jpg", ".thumbnails/q.jpg", ".nomedia", "photos/.nomedia", "photos/.edit/p.xmp"]
+        for path in files {
+            try SyncMatrix.write("\(path): first\n", at: a.path + "/" + path, modified: t0)
+        }
+        var history: [String] = []
+        func syncing(_ device: Device, _ step: String) async throws {
+            let result = try await work.ferry(device.syncArguments(config: config), environment: remote.environment)
+            history.append("\(step) \(device.name): \(Self.outline(result))")
+            #expect(result.status == 0, "\(step), device \(device.name): \(result.diagnostics)")
+        }
+        for device in devices { try await syncing(device, "first") }
+        for device in [b, c] {
+            #expect(try SyncMatrix.contents(of: device.path) == SyncMatrix.contents(of: a.path), "device \(device.name)")
+        }
+
+        // C deletes a hidden file in a hidden folder, a hidden file in a listed folder and
+        // a file in a hidden folder below a listed one; B edits two hidden files A put there.
+        for path in [".thumbnails/p.jpg", "photos/.nomedia", "photos/.edit/p.xmp"] {
+            try FileManager.default.removeItem(atPath: c.path + "/" + path)
+        }
+        for path in [".nomedia", ".thumbnails/q.jpg"] {
+            try SyncMatrix.write("\(path): edited on B, longer\n", at: b.path + "/" + path, modified: t0.addingTimeInterval(100))
+        }
+        for round in 1...2 {
+            for device in [c, b, a] { try await syncing(device, "round \(round)") }
+        }
+        var expected: [String: String] = ["photos/p.jpg": "photos/p.jpg: first\n"]
+        for path in [".nomedia", ".thumbnails/q.jpg"] { expected[path] = "\(path): edited on B, longer\n" }
+        let runs = history.joined(separator: "\n")
+        for device in devices {
+            #expect(try SyncMatrix.contents(of: device.path) == expected, "device \(device.name)\n\(runs)")
+        }
+        if let disk = remote.disk {
+            #expect(try SyncMatrix.contents(of: disk, ignoring: remote.bookkeeping) == expected, "the remote's disk\n\(runs)")
         }
         withExtendedLifetime(remote) {}
     }

@@ -83,10 +83,20 @@ extension SyncRun {
         // Added before the answer about a missing catalog, not skipped by it: a sync that
         // left out the hidden files the journal knows it put there took them for deleted on
         // the remote and deleted the local copies.
-        for entry in unlisted {
-            guard let relative = try? RemotePath(entry.path) else { continue }
-            let path = pair.remoteRoot.appending(relative)
-            remote[entry.path] = RemoteEntry(path: path, kind: .file, size: entry.size, modifiedNanos: entry.modifiedNanos)
+        // Each is looked at rather than taken from a catalog: catalogs are per writer, and a
+        // writer's still lists a file another device has since deleted or replaced there (a
+        // deleted `.thumbnails/x` came back, an edit of `.nomedia` was not seen).
+        let retryDelay = remoteRetryDelay
+        for path in Set(unlisted.map(\.path)).sorted() {
+            guard let relative = try? RemotePath(path) else { continue }
+            let found: RemoteEntry?
+            do {
+                found = try await pair.backend.stat(pair.remoteRoot.appending(relative), retryDelay: retryDelay)
+            } catch {
+                throw RunError(.remoteListing, "cannot look at \(path) in \(pair.remoteLocation): \(error.message)",
+                               cause: .backend(error))
+            }
+            if let found, found.kind == .file { remote[path] = found }
         }
         guard !lacksCatalog else {
             return "\(pair.remoteLocation): the server leaves names that start with '.' out of its listings, "
