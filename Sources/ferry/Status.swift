@@ -76,6 +76,10 @@ extension Ferry {
                                               heading: Self.heading(pair, config: context.config,
                                                                     currentDirectory: context.currentDirectory))
                     report.listsProblems = errors || conflicts
+                    if let newest = try await journal.seenChangeMarkers(pairId: id).values
+                        .filter({ !$0.device.isEmpty }).max(by: { $0.changedAt < $1.changedAt }) {
+                        report.lastRemoteChange = (newest.device, newest.changedAt)
+                    }
                     let configured = context.config.folders.first { $0.name == pair.name && $0.localPath == pair.localRoot }
                     let totals = try await journal.cacheTotals(pairId: id)
                     if configured?.localLimit != nil || totals.remoteOnlyFiles > 0 {
@@ -159,6 +163,8 @@ struct FolderReport {
     var cache: Cache?
     /// What the folder's runs wait for (`when:`), nil when they may run.
     var waitingFor: String?
+    /// The newest change another device announced on the shared remote (`ChangeMarker`).
+    var lastRemoteChange: (device: String, at: Double)?
 
     struct Cache {
         var totals: Journal.CacheTotals
@@ -217,6 +223,9 @@ struct FolderReport {
             lines.append("  never run")
         }
         if let waitingFor { lines.append("  \(waitingFor)") }
+        if let change = lastRemoteChange {
+            lines.append("  last change from \(TerminalSafeText.escaping(change.device)), \(StatusWords.time(Date(timeIntervalSince1970: change.at)))")
+        }
         if counts.isEmpty { lines.append("  no files tracked") }
         if let cache { lines.append(cache.line) }
         let statuses = statusTotals
@@ -256,6 +265,12 @@ struct FolderReport {
         object.add("local", pair.localRoot)
         object.add("remote", pair.remoteLocation)
         object.add("last_run", pair.lastRunAt.map { Date(timeIntervalSince1970: $0).ISO8601Format() })
+        if let change = lastRemoteChange {
+            var entry = JSONObject()
+            entry.add("device", change.device)
+            entry.add("at", Date(timeIntervalSince1970: change.at).ISO8601Format())
+            object.add("last_remote_change", entry)
+        }
         var statuses = JSONObject()
         for (status, files, bytes) in statusTotals {
             var entry = JSONObject()

@@ -8,6 +8,16 @@ struct CacheAndConditionsConfigTests {
         "remotes:\n  r: {type: local, path: /r}\nfolders:\n  f:\n    path: /f\n    remote: r\n    mode: \(mode)\n" + extra
     }
 
+    /// A pull or sync trusts the change markers between full listings, as a push trusts
+    /// its journal: `remote_check` sets how long for every mode.
+    @Test("remote_check is read on pull and sync folders, whose default is an hour")
+    func remoteCheckOnPullAndSync() throws {
+        let config = try ConfigLoaderTests.parse(Self.folder("    remote_check: 0s\n"))
+        #expect(config.folders.first?.remoteCheck == .zero)
+        #expect(FolderPair.standardRemoteCheck(for: .sync) == .seconds(3600))
+        #expect(FolderPair.standardRemoteCheck(for: .push) == .seconds(24 * 3600))
+    }
+
     @Test("a cache budget and run conditions are read with their defaults")
     func reads() throws {
         let config = try ConfigLoaderTests.parse(Self.folder("""
@@ -56,8 +66,6 @@ struct CacheAndConditionsConfigTests {
                         line: 8, column: 25, mentions: "percentage from 0% to 100%", key: "folders.f.when.min_battery"),
         ConfigErrorCase(name: "an unknown key in when", yaml: folder("    when: {metered: no}\n"),
                         line: 8, column: 12, mentions: "unknown key", key: "folders.f.when.metered"),
-        ConfigErrorCase(name: "a remote check on a pull folder", yaml: folder("    remote_check: 1h\n"),
-                        line: 8, column: 5, mentions: "applies to push folders", key: "folders.f.remote_check"),
         ConfigErrorCase(name: "a remote check that is not a duration", yaml: folder(mode: "push", "    remote_check: daily\n"),
                         line: 8, column: 19, mentions: "expected a duration", key: "folders.f.remote_check"),
     ]

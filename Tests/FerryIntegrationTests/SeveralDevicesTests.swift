@@ -456,6 +456,69 @@ struct SeveralDevicesTests {
         withExtendedLifetime(remote) {}
     }
 
+    /// What a sync costs when the other device changed nothing, or one file: counted at a
+    /// proxy in front of nginx, which logs each request before the client has its answer.
+    /// The folder is large enough (300 files in 30 folders) that a full listing could not
+    /// hide under the limits.
+    @Test("an unchanged sync makes 2 requests; after one change on A, B lists only the folders A wrote into")
+    func knowingNothingChanged() async throws {
+        let work = Workspace()
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
+        let devices = ["a", "b"].map { Device($0, in: work) }
+        let (a, b) = (devices[0], devices[1])
+        let folders = (0..<30).map { "folder-\($0)" }
+        for folder in folders {
+            for index in 0..<10 {
+                try SyncMatrix.write("\(folder) \(index)\n", at: a.path + "/\(folder)/f\(index).txt", modified: SyncMatrix.t0)
+            }
+        }
+        try FileManager.default.createDirectory(atPath: b.path, withIntermediateDirectories: true)
+        let remote = SharedRemote(settings: ["type: webdav", "url: \(proxy.url("/dav/marked"))"], disk: nil, bookkeeping: [],
+                                  environment: [:], webServer: server, store: nil)
+        let config = work.directory.child("config.yml")
+        try Data(remote.config(for: devices).utf8).write(to: URL(fileURLWithPath: config))
+        /// A sync's requests, as the proxy saw them (`METHOD PATH`).
+        func requests(of device: Device, _ extra: [String] = []) async throws -> (result: FerryProcess.Result, requests: [String]) {
+            let before = proxy.requests.count
+            let result = try await work.ferry(device.syncArguments(config: config) + extra)
+            #expect(result.status == 0, "device \(device.name): \(result.diagnostics)")
+            let made = proxy.requests.dropFirst(before).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            return (result, made)
+        }
+        _ = try await requests(of: a)
+        _ = try await requests(of: b)
+        // B's first sync listed everything and saw A's marker; its second vouches on it.
+        let unchanged = try await requests(of: b)
+        #expect(unchanged.requests.count <= 2, "\(unchanged.requests.joined(separator: "\n"))")
+        #expect(unchanged.result.int("downloaded") == 0)
+
+        // A edits a file in one folder and adds one in another.
+        try SyncMatrix.write("edited on A, longer\n", at: a.path + "/folder-3/f1.txt", modified: SyncMatrix.t0.addingTimeInterval(60))
+        try SyncMatrix.write("added on A\n", at: a.path + "/folder-17/new.txt", modified: SyncMatrix.t0.addingTimeInterval(60))
+        let written = try await requests(of: a)
+        #expect(written.result.int("uploaded") == 2, "\(written.result.diagnostics)")
+        let changed = try await requests(of: b)
+        #expect(changed.result.int("downloaded") == 2, "\(changed.result.diagnostics)")
+        let transfers = changed.requests.filter { $0.hasPrefix("GET /dav/marked/folder-") }
+        let listings = changed.requests.filter { $0.hasPrefix("PROPFIND /dav/marked/folder-") }
+        #expect(transfers.count == 2, "\(changed.requests.joined(separator: "\n"))")
+        #expect(Set(listings) == ["PROPFIND /dav/marked/folder-3/", "PROPFIND /dav/marked/folder-17/"],
+                "\(changed.requests.joined(separator: "\n"))")
+        #expect(changed.requests.count - transfers.count - listings.count <= 6, "\(changed.requests.joined(separator: "\n"))")
+        #expect(try String(contentsOfFile: b.path + "/folder-3/f1.txt", encoding: .utf8) == "edited on A, longer\n")
+        #expect(try String(contentsOfFile: b.path + "/folder-17/new.txt", encoding: .utf8) == "added on A\n")
+
+        // A, whose own marker is the only one that moved, has nothing to learn.
+        let own = try await requests(of: a)
+        #expect(own.requests.count <= 2, "\(own.requests.joined(separator: "\n"))")
+        // --full lists every folder whatever the markers say.
+        let full = try await requests(of: b, ["--full"])
+        #expect(full.requests.filter { $0.hasPrefix("PROPFIND /dav/marked/folder-") }.count == folders.count,
+                "\(full.requests.joined(separator: "\n"))")
+        withExtendedLifetime(remote) {}
+    }
+
     /// The interleaving `threeDevices` can only hope for, made certain: B has listed the
     /// remote and planned to replace the version it saw, and is stopped there until A has
     /// written its own version of the same file. A write that replaced unconditionally

@@ -65,7 +65,7 @@ struct SyncMatrix {
     /// Contents by relative path, with the trash folder and a server's bookkeeping left out.
     static func contents(of root: String, ignoring: Set<String> = []) throws -> [String: String] {
         var result: [String: String] = [:]
-        for (path, _) in try TreeComparison.files(in: root, ignoringFolders: ignoring.union([".ferry-trash"])) {
+        for (path, _) in try TreeComparison.files(in: root, ignoringFolders: ignoring.union([".ferry-trash"]).union(TreeComparison.ferryRecords)) {
             result[path] = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
         }
         return result

@@ -27,12 +27,21 @@ struct RemoteCatalogStore: Sendable {
     /// Every writer's catalog, merged (the newest time wins for a path two writers list);
     /// nil when the remote holds none. A file that is not a catalog is skipped.
     func load() async throws(BackendError) -> RemoteCatalog? {
-        let files: [RemoteEntry]
+        try await load(listed: try await listFolder())
+    }
+
+    /// The catalog folder's files; nil when there is no such folder.
+    func listFolder() async throws(BackendError) -> [RemoteEntry]? {
         do {
-            files = try await pair.backend.list(folder)
+            return try await pair.backend.list(folder)
         } catch where error.code == .notFound {
             return nil
         }
+    }
+
+    /// The catalogs among `files` (the catalog folder's listing), merged.
+    func load(listed files: [RemoteEntry]?) async throws(BackendError) -> RemoteCatalog? {
+        guard let files else { return nil }
         var merged: [String: RemoteCatalog.Entry] = [:]
         var found = false
         for file in files where file.kind == .file && file.path.name.hasSuffix(".json") && file.size <= RemoteCatalog.maxSize {
@@ -47,6 +56,11 @@ struct RemoteCatalogStore: Sendable {
     }
 
     private func fetch(_ file: RemoteEntry) async throws(BackendError) -> RemoteCatalog? {
+        try await fetchData(file).flatMap(RemoteCatalog.decode)
+    }
+
+    /// A small file of the catalog folder, whole; nil when it has gone meanwhile.
+    func fetchData(_ file: RemoteEntry) async throws(BackendError) -> Data? {
         let scratch = LocalFileSystem.join(workDirectory, TemporaryName.for("catalog-" + file.path.name))
         defer { try? LocalFileSystem.removeFile(scratch) }
         let directory = workDirectory
@@ -65,7 +79,7 @@ struct RemoteCatalogStore: Sendable {
         let data = try await BlockingIO.run { () throws(BackendError) -> [UInt8] in
             try BackendError.catching { try OpenFile(scratch, mode: .read).readAll() }
         }
-        return RemoteCatalog.decode(Data(data))
+        return Data(data)
     }
 
     /// Writes this writer's catalog of `entries` unless the same catalog was written last.
@@ -77,7 +91,19 @@ struct RemoteCatalogStore: Sendable {
             try BackendError.catching { String(decoding: try OpenFile(digestFile, mode: .read).readAll(), as: UTF8.self) }
         }
         if known == digest { return }
-        let scratch = LocalFileSystem.join(workDirectory, TemporaryName.for("catalog-out.json"))
+        try await put(data, named: fileName, now: now)
+        try await BlockingIO.run { () throws(BackendError) in
+            try BackendError.catching {
+                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(digestFile), permissions: 0o700)
+                let bytes = Array(digest.utf8)
+                try OpenFile(digestFile, mode: .writeTruncate, permissions: 0o600).write(bytes, count: bytes.count, at: 0)
+            }
+        }
+    }
+
+    /// Writes `data` as the catalog folder's file `name` (made if missing), replacing it.
+    func put(_ data: Data, named name: String, now: Double) async throws(BackendError) {
+        let scratch = LocalFileSystem.join(workDirectory, TemporaryName.for(name + "-out"))
         let directory = workDirectory
         let mtime = Int64(now * 1e9)
         try await BlockingIO.run { () throws(BackendError) in
@@ -90,18 +116,23 @@ struct RemoteCatalogStore: Sendable {
             }
         }
         defer { try? LocalFileSystem.removeFile(scratch) }
-        guard let destination = try? folder.appending(fileName) else { return }
+        guard let destination = try? folder.appending(name) else { return }
         try await pair.backend.makeDirectory(folder)
         _ = try await pair.backend.upload(
             UploadRequest(source: scratch, destination: destination, size: Int64(data.count),
                           modifiedNanos: mtime, mayResume: false),
             observer: NullTransferObserver())
-        try await BlockingIO.run { () throws(BackendError) in
-            try BackendError.catching {
-                try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(digestFile), permissions: 0o700)
-                let bytes = Array(digest.utf8)
-                try OpenFile(digestFile, mode: .writeTruncate, permissions: 0o600).write(bytes, count: bytes.count, at: 0)
-            }
+    }
+}
+
+extension RemoteCatalogStore {
+    /// Removes the catalog folder's file `name`; one already gone is fine.
+    func remove(named name: String) async throws(BackendError) {
+        guard let path = try? folder.appending(name) else { return }
+        do {
+            try await pair.backend.delete(path)
+        } catch where error.code == .notFound {
+            return
         }
     }
 }

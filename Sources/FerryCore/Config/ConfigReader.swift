@@ -174,10 +174,6 @@ struct ConfigReader {
                 throw error(localLimit.node, key + ".local_limit",
                             "a cache budget applies to pull and sync folders; a push folder keeps its files")
             }
-            if let remoteCheck, mode != .push {
-                throw error(remoteCheck.node, key + ".remote_check",
-                            "remote_check applies to push folders; pull and sync folders list the remote on every run")
-            }
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
             config.folders.append(FolderConfig(
                 name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,

@@ -2,12 +2,14 @@ import FerryPluginAPI
 import Foundation
 import Logging
 
-/// Keeps a pull folder up to date: every `poll_interval` it lists the remote folder's top
-/// level (one request) and compares the entries' ETags, sizes and times with the last
-/// poll's. Only a difference starts a pull run (which walks the whole tree); an unchanged
-/// folder costs that one request. Servers propagate a change deep in the tree to the top
-/// level's ETags and times unevenly, so the periodic rescan (`rescan_interval`) pulls in
-/// full regardless.
+/// Keeps a pull or sync folder up to date: every `poll_interval` it lists the remote
+/// folder's top level and its `.ferry-catalog/` folder (two requests) and compares them
+/// with the last poll's: the entries' ETags, sizes and times, and the other devices' change
+/// markers (`ChangeMarker`), whose names change with every run that wrote anywhere in the
+/// tree. Only a difference starts a run, which lists only the folders the markers name.
+/// Servers propagate a change deep in the tree to the top level's ETags and times
+/// unevenly, and writers that are not Ferry mark nothing, so the periodic rescan
+/// (`rescan_interval`) runs regardless.
 public struct RemotePoller: Sendable {
     public let runner: PairRunner
     private let settings: WatchSettings
@@ -29,9 +31,22 @@ public struct RemotePoller: Sendable {
         entries.map { "\($0.path.string)|\($0.kind.rawValue)|\($0.size)|\($0.modifiedNanos ?? -1)|\($0.etag ?? "")" }.sorted()
     }
 
+    /// The top level's entries and the change markers, as one fingerprint.
+    static func look(at pair: FolderPair) async throws(BackendError) -> [String] {
+        let top = Self.fingerprint(try await pair.backend.list(pair.remoteRoot))
+        let markers: [String]
+        do {
+            markers = try await pair.backend.list(RemoteCatalog.folder(in: pair.remoteRoot))
+                .filter { ChangeMarker.parse(fileName: $0.path.name) != nil }.map(\.path.name).sorted()
+        } catch where error.code == .notFound {
+            markers = []
+        }
+        return top + markers
+    }
+
     public func run() async {
         let pair = runner.pair
-        var last = (try? await pair.backend.list(pair.remoteRoot)).map(Self.fingerprint)
+        var last = try? await Self.look(at: pair)
         var lastFull = ContinuousClock.now
         if asksForFullRuns { await runner.request(RunRequest(reason: "start")) }
         logger.info("polling", metadata: ["folder": "\(pair.name)", "every": "\(settings.pollInterval)"])
@@ -44,7 +59,7 @@ public struct RemotePoller: Sendable {
                 continue
             }
             do {
-                let current = Self.fingerprint(try await pair.backend.list(pair.remoteRoot))
+                let current = try await Self.look(at: pair)
                 if let last, last == current {
                     logger.debug("remote unchanged", metadata: ["folder": "\(pair.name)"])
                     continue

@@ -126,6 +126,23 @@ enum JournalMigrations {
                 table.add(column: "remoteStartedEmptyAt", .double)
             }
         }
+        // Change markers (`ChangeMarker`): this pair's own, with the folders it wrote into
+        // and has not announced yet, and what it last saw of every other writer's.
+        migrator.registerMigration("v10-change-markers") { db in
+            try db.create(table: "ownChangeMarker") { table in
+                table.primaryKey("pairId", .integer).references("folderPair", onDelete: .cascade)
+                table.column("marker", .text)
+                table.column("pending", .text)
+            }
+            try db.create(table: "seenChangeMarker") { table in
+                table.column("pairId", .integer).notNull().references("folderPair", onDelete: .cascade)
+                table.column("writer", .text).notNull()
+                table.column("seq", .integer).notNull()
+                table.column("device", .text).notNull()
+                table.column("changedAt", .double).notNull()
+                table.primaryKey(["pairId", "writer"])
+            }
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import FerrySystem
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,6 +36,20 @@ public enum DeviceIdentity {
             throw error
         }
         return made
+    }
+
+    static let nameFileName = "device-name"
+
+    /// The device's name, shown to the other devices (`status`: "last change from nas")
+    /// and in conflict copies' names: the first line of `STATE/device-name` when there is
+    /// one, else the host name.
+    public static func name(stateDirectory: String) -> String {
+        if let data = FileManager.default.contents(atPath: LocalFileSystem.join(stateDirectory, nameFileName)),
+           let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first {
+            let name = line.trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty { return String(name.prefix(64)) }
+        }
+        return ProcessInfo.processInfo.hostName
     }
 
     private static func read(in folder: AnchoredFolder) throws(SystemError) -> String? {

@@ -22,10 +22,16 @@ public struct FolderPair: Sendable {
     public var localLimit: LocalLimit?
     /// When the folder's runs may move files (`when:`).
     public var conditions = RunConditions()
-    /// How long a push trusts the journal's view of the remote before listing it again
-    /// (`remote_check:`; zero lists on every run). See docs/remote-check.md.
-    public var remoteCheck: Duration = FolderPair.standardRemoteCheck
-    public static let standardRemoteCheck = Duration.seconds(24 * 3600)
+    /// How long the journal's view of the remote is trusted before a full listing: a push's
+    /// between listings, a pull's or sync's when the other writers' change markers say
+    /// nothing changed (`remote_check:`; zero lists on every run). docs/remote-check.md.
+    public var remoteCheck: Duration
+    /// A push's remote is written by Ferry alone, as a rule; a pull's or sync's may be
+    /// written by something that marks no change (a phone app, a web interface), so it is
+    /// listed in full more often.
+    public static func standardRemoteCheck(for mode: SyncMode) -> Duration {
+        mode == .push ? .seconds(24 * 3600) : .seconds(3600)
+    }
 
     public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
                 conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {
@@ -37,6 +43,7 @@ public struct FolderPair: Sendable {
         self.remoteRoot = remoteRoot
         self.mode = mode
         self.ignore = ignore
+        remoteCheck = Self.standardRemoteCheck(for: mode)
     }
 
     /// How the journal identifies this pair: the backend and the path on it.

@@ -86,7 +86,7 @@ public struct FolderSelection: Sendable {
                               conflict: folder.conflict, trash: folder.trash)
         pair.ignoresHiddenNames = folder.ignoresHiddenNames
         pair.localLimit = folder.localLimit
-        pair.remoteCheck = folder.remoteCheck ?? FolderPair.standardRemoteCheck
+        pair.remoteCheck = folder.remoteCheck ?? FolderPair.standardRemoteCheck(for: mode)
         pair.conditions = folder.conditions
         return pair
     }

@@ -63,6 +63,9 @@ public final class JobFeed: Sendable {
     }
 
     /// Whether the engine took a job for `path` from the feed.
+    /// Paths of every job the engine took.
+    var takenPaths: Set<String> { state.withLock { $0.taken } }
+
     public func took(_ path: String) -> Bool {
         state.withLock { $0.taken.contains(path) }
     }

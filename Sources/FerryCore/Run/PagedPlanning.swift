@@ -60,6 +60,9 @@ struct PagedPlanning {
         /// The journal's rows: what Ferry put there and last saw (a push folder between
         /// full listings, `remote_check`); each row's remote version.
         case journal
+        /// The journal's rows, except in these folders (relative to the remote root), whose
+        /// files are these listed ones: what other writers' change markers said changed.
+        case journalExcept(folders: Set<String>, listed: [String: RemoteEntry])
     }
 
     /// A journal row as a page brings it: whole, or as the quick check reads it.
@@ -85,10 +88,15 @@ struct PagedPlanning {
         func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.precedesInUTF8Order(rhs) }
         var listing: RemoteListingStream?
         var fromJournal = false
+        var relisted: Set<String> = []
         switch consume side {
         case let .listed(remote): listing = RemoteListingStream(files: remote)
         case let .stream(stream): listing = stream
         case .journal: fromJournal = true
+        case let .journalExcept(folders, listed):
+            fromJournal = true
+            relisted = folders
+            listing = RemoteListingStream(files: listed)
         }
         // Each side is read a batch ahead (`ReadAhead`); what was read and is past the
         // part being planned waits in these (at most a batch each).
@@ -212,7 +220,8 @@ struct PagedPlanning {
                 for case let .whole(record) in partRows where !frozen.contains(record.path) {
                     records[record.path] = record
                     rowPaths.append(record.path)
-                    if fromJournal, let version = record.remote {
+                    if fromJournal, let version = record.remote,
+                       relisted.isEmpty || !relisted.contains(ChangeMarker.folder(of: record.path)) {
                         partRemote[record.path] = version
                         remoteCount += 1
                     }

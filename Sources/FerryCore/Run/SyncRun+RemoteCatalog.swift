@@ -43,10 +43,15 @@ extension SyncRun {
 
     /// The remote catalogs of a pull or sync, merged; nil when there are none (or for a push,
     /// which knows its remote side from the journal).
-    func loadCatalog(pairId: Int64) async throws(RunError) -> RemoteCatalog? {
+    /// `markers`: the change markers' look, whose listing of the catalog folder is reused.
+    func loadCatalog(pairId: Int64, markers: MarkerView?) async throws(RunError) -> RemoteCatalog? {
         guard pair.mode != .push else { return nil }
         do {
             let store = catalogStore(pairId: pairId)
+            if let markers {
+                let listed = markers.catalogFolder
+                return try await singleOperation.run { () async throws(BackendError) in try await store.load(listed: listed) }
+            }
             return try await singleOperation.run { () async throws(BackendError) in try await store.load() }
         } catch {
             throw RunError(.remoteListing, "cannot read the remote catalog in \(pair.remoteLocation): \(error.message)",

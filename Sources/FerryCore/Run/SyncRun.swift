@@ -98,6 +98,9 @@ public struct SyncRun: Sendable {
         var files: [String: RemoteEntry]
         /// The remote side is the journal's (no listing this run: `remote_check`).
         var fromJournal = false
+        /// Only these folders were listed (relative to the root); the journal holds the rest
+        /// (`SyncRun.snapshotChangedFolders`).
+        var relisted: Set<String>?
         /// The listing, walked while planning reads it.
         var stream: RemoteListingStream?
         var catalog: BundleCatalog
@@ -109,11 +112,17 @@ public struct SyncRun: Sendable {
         /// A pull or sync with no catalog of hidden names, whose listing is streamed: whether
         /// the server hides names is asked once the listing has been read (`mergeCatalog`).
         var checksCatalogAfterListing = false
+        /// What the other writers' change markers said (a pull or sync).
+        var markers: MarkerView?
+
+        /// Whether the remote was listed in full (not taken from the journal, in whole or in part).
+        var listedEverything: Bool { !fromJournal && relisted == nil }
 
         /// Hands the files over (to planning, which lets go of them part by part).
         mutating func takeRemoteSide() -> PagedPlanning.RemoteSide {
             defer { files = [:] }
             if let stream { return .stream(stream) }
+            if let relisted { return .journalExcept(folders: relisted, listed: files) }
             return fromJournal ? .journal : .listed(files)
         }
     }
@@ -162,7 +171,12 @@ public struct SyncRun: Sendable {
         if options.dryRun {
             reportDryRun(plan, partition: partition)
         } else {
-            if pair.mode != .pull { await abortAbandonedUploads(opened) }
+            // Every remote_check, and in runs that upload: a run that learnt from the
+            // journal or change markers that nothing changed sends no request for it.
+            if pair.mode != .pull {
+                let hasJobs = (try? await opened.journal?.pendingJobTotals(pairId: opened.pairId).isEmpty) == false
+                if snapshot.listedEverything || hasJobs { await abortAbandonedUploads(opened) }
+            }
             try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, summary: &summary)
         }
         // Counted here, on the open journal: the history would otherwise open it again
@@ -262,6 +276,16 @@ public struct SyncRun: Sendable {
     /// bundled files added from their catalog.
     private func snapshotRemote(opened: OpenJournal, rules: Rules, now: Double) async throws(RunError) -> RemoteSnapshot {
         if let snapshot = try await journalSnapshot(opened: opened, rules: rules, now: now) { return snapshot }
+        let markers = try await lookAtChangeMarkers(opened: opened, now: now)
+        switch markers?.decision {
+        case .unchanged:
+            return RemoteSnapshot(files: [:], fromJournal: true, catalog: BundleCatalog(), bundles: bundleStep(opened: opened, rules: rules),
+                                  incomplete: nil, markers: markers)
+        case let .folders(folders):
+            if let markers { return try await snapshotChangedFolders(folders, markers: markers, opened: opened, rules: rules) }
+        case .listEverything, nil:
+            break
+        }
         // The journal is read a page at a time while planning (`PagedPlanning`); here only
         // its hidden paths, which the listing must be told about, with the local ones.
         let localHiddenFolders = await LocalScanner(root: pair.localRoot, ignore: rules.ignore,
@@ -274,7 +298,7 @@ public struct SyncRun: Sendable {
         }
         // What Ferry put on the remote under hidden names: the remote's catalog (a pull or
         // sync), and what the journal knows it put there (a push or sync).
-        let remoteCatalog = try await loadCatalog(pairId: opened.pairId)
+        let remoteCatalog = try await loadCatalog(pairId: opened.pairId, markers: markers)
         knownPaths += remoteCatalog?.entries.map(\.path) ?? []
         let knownHidden: [RemoteCatalog.Entry]
         do {
@@ -313,7 +337,7 @@ public struct SyncRun: Sendable {
                                           retryDelay: retryDelay)
                 return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
                                       catalog: catalog, bundles: bundles, incomplete: nil,
-                                      checksCatalogAfterListing: remoteCatalog == nil)
+                                      checksCatalogAfterListing: remoteCatalog == nil, markers: markers)
             }
             bundleCatalog = catalog
         }
@@ -340,7 +364,8 @@ public struct SyncRun: Sendable {
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
                                                 opened: opened)
-        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes)
+        return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes,
+                              markers: markers)
     }
 
     /// How long to wait before asking the remote again after a listing, or the look at the
@@ -474,6 +499,9 @@ public struct SyncRun: Sendable {
                 ? PendingJobPages(jobs: partition.engineJobs.filter { options.queues?.contains($0.queue) ?? true },
                                   classifier: rules.classifier)
                 : try await PendingJobPages(journal: journal, pairId: pairId, classifier: rules.classifier, queues: options.queues)
+            try await notePendingChanges(journal: journal, pairId: pairId,
+                                         bundlesChange: !partition.newBundles.isEmpty || !partition.leavingBundles.isEmpty
+                                            || !partition.bundledDeletions.isEmpty)
             try await engine.run(pages: pages, summary: &summary)
             // Bundles are the archives queue: after everything else.
             let bundles = snapshot.bundles
@@ -492,13 +520,23 @@ public struct SyncRun: Sendable {
             if !Task.isCancelled, let failure = await saveCatalog(journal: journal, pairId: pairId, summary: summary, now: now) {
                 summary.incomplete.append(failure)
             }
+            if !Task.isCancelled, let failure = await publishChangeMarker(journal: journal, pairId: pairId, summary: summary, startedAt: now) {
+                summary.incomplete.append(failure)
+            }
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
             // time stays as it was.
             if !Task.isCancelled {
                 try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970,
                                             queueRules: rules.classifier.rulesText)
-                if !snapshot.fromJournal && snapshot.incomplete == nil { try await journal.recordListing(pairId: pairId, at: now) }
-                if pair.mode == .sync && pair.trash.enabled { await purgeTrash(now: now) }
+                if !snapshot.fromJournal && snapshot.relisted == nil && snapshot.incomplete == nil {
+                    try await journal.recordListing(pairId: pairId, at: now)
+                }
+                if let markers = snapshot.markers, snapshot.incomplete == nil {
+                    try await journal.recordSeenChangeMarkers(pairId: pairId, markers.seen)
+                }
+                if pair.mode == .sync && pair.trash.enabled {
+                    await purgeTrash(now: now, remoteToo: snapshot.listedEverything)
+                }
                 if let limit = pair.localLimit, pair.mode != .push {
                     let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
                                                           sink: sink).run(now: Date().timeIntervalSince1970)
@@ -600,13 +638,16 @@ public struct SyncRun: Sendable {
 
     func syncSettings(at now: Double) -> SyncPlanSettings {
         SyncPlanSettings(conflicts: ConflictPolicies(folder: pair.conflict, rules: config.queues),
-                         host: options.hostName ?? SyncPlanSettings.sanitisedHost(ProcessInfo.processInfo.hostName),
+                         host: options.hostName ?? SyncPlanSettings.sanitisedHost(DeviceIdentity.name(stateDirectory: stateDirectory)),
                          stamp: TrashExpiry.stamp(at: now), usesTrash: pair.trash.enabled)
     }
 
     /// Removes trash folders past their retention on both sides. A failure here loses
     /// nothing (the trash stays a little longer), so it is reported and the run goes on.
-    private func purgeTrash(now: Double) async {
+    /// `remoteToo`: the remote trash is listed only in runs that list the remote in full
+    /// (every `remote_check`): retention is days, and a run that learnt from the change
+    /// markers that little changed sends no request for it.
+    private func purgeTrash(now: Double, remoteToo: Bool) async {
         let keep = pair.trash.keepSeconds
         let localFolder = pair.trash.localFolder(root: pair.localRoot)
         do {
@@ -614,6 +655,7 @@ public struct SyncRun: Sendable {
         } catch {
             sink.emit(.skipped(path: localFolder, reason: "cannot empty expired trash: \(error.description)"))
         }
+        guard remoteToo else { return }
         let remoteFolder = pair.trash.remoteFolder(root: pair.remoteRoot)
         do {
             try await TrashExpiry.purgeRemote(remoteFolder, backend: pair.backend, now: now, keepSeconds: keep)
