@@ -77,6 +77,7 @@ bench:
 	python3 scripts/bench-webdav.py
 	python3 scripts/bench-s3.py
 	python3 scripts/bench-bundles.py
+	python3 scripts/bench-devices.py
 
 bench-scale:
 	@bash scripts/bootstrap.sh bench
