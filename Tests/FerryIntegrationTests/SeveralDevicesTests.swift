@@ -129,6 +129,18 @@ enum DeviceEdits {
     static var untouched: [String] { Array(all[19...]) }
     static let addedOnA = (0..<3).map { "folder-\($0)/added-on-a-\($0).txt" }
     static let addedOnB = (0..<3).map { "folder-\($0 + 1)/added-on-b-\($0).txt" }
+    /// Added on C and sent by a run killed with SIGKILL after its first file: what that run
+    /// left (files sent, partial uploads, notes in its journal) is taken up by the next.
+    static let addedOnCKilled = (0..<12).map { "folder-\($0 % 4)/killed-on-c-\($0).bin" }
+    static func fromKilledC(_ path: String) -> String {
+        "\(path): written on device C, whose run was killed\n" + String(repeating: "c", count: 20_000)
+    }
+
+    static func writeKilledRun(in c: String) throws {
+        for path in addedOnCKilled {
+            try SyncMatrix.write(fromKilledC(path), at: c + "/" + path, modified: t0.addingTimeInterval(300))
+        }
+    }
 
     static var t0: Date { SyncMatrix.t0 }
 
@@ -162,6 +174,7 @@ enum DeviceEdits {
         for path in untouched { tree.exact[path] = base(path) }
         for path in editedOnA + addedOnA { tree.exact[path] = fromA(path) }
         for path in editedOnB + addedOnB { tree.exact[path] = fromB(path) }
+        for path in addedOnCKilled { tree.exact[path] = fromKilledC(path) }
         tree.gone = deletedOnC
         for path in editedOnBoth { tree.bothKept[path] = [fromA(path), fromB(path)] }
         return tree
@@ -352,6 +365,17 @@ struct SeveralDevicesTests {
             history.append("together \(device.name): \(Self.outline(result))")
             #expect(result.status == 0, "device \(device.name), syncing with the others at once: \(result.diagnostics)")
         }
+
+        // 3b. C adds files and syncs, throttled, and is killed (SIGKILL: no clean-up) once
+        // its first file is sent; the others go on as if nothing happened.
+        try DeviceEdits.writeKilledRun(in: c.path)
+        let killedRun = try FerryProcess(c.syncArguments(config: config) + ["--transfers", "1", "--bwlimit", "40k"],
+                                         in: work.directory.path, environment: remote.environment)
+        running.append(killedRun)
+        let killed = await when({ killedRun.outputSoFar.contains(#""event":"transferred""#) }, do: { killedRun.killHard() })
+        let killedResult = await killedRun.wait()
+        history.append("killed c: exit \(killedResult.status)")
+        #expect(killed && killedResult.status != 0, "C's run was to be killed mid-way: \(killedResult.diagnostics)")
 
         // 4. Then each in turn, twice: the first round carries every device's changes to
         // the remote and settles the conflicts; the second brings each device what the
