@@ -146,6 +146,8 @@ extension Ferry {
             } catch {
                 throw CommandFailure.runtime("cannot probe \(text): \(error.description)")
             }
+            let concurrency = ConcurrentWriteReport.lines(for: backend, capabilities: capabilities,
+                                                          conditionalWrites: store?.conditionalWrites)
             if json {
                 var object = JSONObject()
                 object.add("remote", backend.displayName)
@@ -160,6 +162,9 @@ extension Ferry {
                     object.add("conditional_writes", store.conditionalWrites)
                     object.add("multipart_etags", store.multipartETags)
                 }
+                var devices = JSONObject()
+                for line in concurrency { devices.add(line.key, line.text) }
+                object.add("several_devices", devices)
                 StandardStreams.output(object.text)
             } else {
                 StandardStreams.output("\(backend.displayName)")
@@ -173,6 +178,10 @@ extension Ferry {
                     StandardStreams.output("  ListObjectsV2: \(store.listObjectsV2 ? "yes" : "no")")
                     StandardStreams.output("  conditional writes (If-None-Match: *): \(store.conditionalWrites ? "yes" : "no")")
                     StandardStreams.output("  multipart ETags checkable: \(store.multipartETags ? "yes" : "no")")
+                }
+                StandardStreams.output("  several devices at once:")
+                for line in concurrency {
+                    StandardStreams.output("    \(line.key.replacingOccurrences(of: "_", with: " ")): \(line.text)")
                 }
             }
         }

@@ -90,6 +90,10 @@ struct WebDAVServerFeatureRunTests {
         #expect(run.status == 0, "\(run.diagnostics)")
         let report = try #require(run.events.first)
         let capabilities = report["capabilities"] as? [String] ?? []
+        let devices = report["several_devices"] as? [String: Any] ?? [:]
+        #expect((devices["new_names"] as? String)?.contains("Overwrite: F") == true, "\(devices)")
+        #expect((devices["replaced_versions"] as? String)?.contains("moved aside") == true, "\(devices)")
+        #expect((devices["changes_from_other_devices"] as? String)?.contains("change markers") == true, "\(devices)")
         switch kind {
         case .apache:
             #expect(capabilities.contains("resumable-upload") && capabilities.contains("mtime"), "\(capabilities)")
