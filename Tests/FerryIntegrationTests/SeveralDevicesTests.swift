@@ -510,6 +510,9 @@ struct SeveralDevicesTests {
             let made = proxy.requests.dropFirst(before).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
             return (result, made)
         }
+        // A has a name of its own, which B shows as where the last change came from.
+        try FileManager.default.createDirectory(atPath: a.state, withIntermediateDirectories: true)
+        try Data("laptop-a\n".utf8).write(to: URL(fileURLWithPath: a.state + "/device-name"))
         _ = try await requests(of: a)
         _ = try await requests(of: b)
         // B's first sync listed everything and saw A's marker; its second vouches on it.
@@ -532,6 +535,9 @@ struct SeveralDevicesTests {
         #expect(changed.requests.count - transfers.count - listings.count <= 6, "\(changed.requests.joined(separator: "\n"))")
         #expect(try String(contentsOfFile: b.path + "/folder-3/f1.txt", encoding: .utf8) == "edited on A, longer\n")
         #expect(try String(contentsOfFile: b.path + "/folder-17/new.txt", encoding: .utf8) == "added on A\n")
+        let status = try await work.ferry(["status", b.folder, "--config", config, "--state", b.state, "--json"])
+        let folder = (status.events.first?["folders"] as? [[String: Any]])?.first
+        #expect((folder?["last_remote_change"] as? [String: Any])?["device"] as? String == "laptop-a", "\(status.diagnostics)")
 
         // A, whose own marker is the only one that moved, has nothing to learn.
         let own = try await requests(of: a)
