@@ -100,7 +100,7 @@ extension TransferExecutor {
     /// Puts another device's version, moved aside by mistake, back under its name; if yet
     /// another version took the name meanwhile, under a conflict copy's name instead, so
     /// that no version is lost either way.
-    private func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
+    func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
         guard let refusal = await moveRefusal(from: aside, to: name) else { return }
         guard refusal.code == .alreadyExists else { throw refusal }
         let copy = planOptions.sync?.conflictPath(for: planned.path) ?? planned.path + ".conflict"

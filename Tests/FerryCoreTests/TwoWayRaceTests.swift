@@ -1,0 +1,86 @@
+import FerryCore
+import FerryPluginAPI
+import FerryTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The shared in-memory remote with another device's moves scripted in: before a given
+/// MOVE reaches it, another device writes a version; a given MOVE fails once before it
+/// reaches it.
+final class ScriptedMoves: WrapsBackend {
+    let inner = InMemoryBackend()
+    private let rules = Mutex<[Rule]>([])
+
+    struct Rule: Sendable {
+        /// Which MOVE: the start of its source and of its target.
+        var sourcePrefix: String
+        var targetPrefix: String
+        /// Another device's version written under `source` just before the MOVE.
+        var writeFirst: String?
+        /// The MOVE fails before it reaches the remote, as with no connection.
+        var fail = false
+    }
+
+    func script(_ rule: Rule) {
+        rules.withLock { $0.append(rule) }
+    }
+
+    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+        let rule = rules.withLock { rules -> Rule? in
+            guard let index = rules.firstIndex(where: {
+                source.string.hasPrefix($0.sourcePrefix) && destination.string.hasPrefix($0.targetPrefix)
+            })
+            else { return nil }
+            return rules.remove(at: index)
+        }
+        if let content = rule?.writeFirst {
+            inner.put(source.string, Data(content.utf8), modifiedNanos: 1_767_300_000_000_000_000)
+        }
+        if rule?.fail == true {
+            throw BackendError(.unreachable, "connection refused (scripted)", path: source.string)
+        }
+        try await inner.move(from: source, to: destination, overwrite: overwrite)
+    }
+
+    func remote(_ path: String) -> String? {
+        inner.files[path].map { String(decoding: $0.data, as: UTF8.self) }
+    }
+
+    /// Every version on the remote outside its trash, by content.
+    var versions: Set<String> {
+        Set(inner.files.filter { !$0.key.hasPrefix(TrashSettings.folderName + "/") }.values.map { String(decoding: $0.data, as: UTF8.self) })
+    }
+}
+
+/// Races between two devices that the several-devices simulation found, each pinned down
+/// with a scripted remote so that it happens the same way on every run, whatever the
+/// simulation's seeds draw.
+@Suite("two-way sync: another device's write between this device's listing and its MOVE")
+struct TwoWayRaceTests {
+    static let t0 = 1_767_225_600.0
+
+    /// Found by the simulation: device A renamed `f` to `g`; device C wrote `f` after A's
+    /// listing. A's MOVE took C's version to `g` and recorded it as A's own file: C's
+    /// version sat under A's new name on every other device, A's stayed on A alone.
+    @Test("a local rename whose old name another device wrote after the listing: that version stays under the old name")
+    func renameOverAnotherWrite() async throws {
+        let work = TemporaryDirectory("ferry-race")
+        let remote = ScriptedMoves()
+        let device = try SimulatedDevice(index: 0, in: work.path)
+        try device.write("the first version\n", at: "d/f.txt", modified: Self.t0)
+        _ = try await device.sync(through: remote, start: Self.t0 + 1000)
+        try device.rename("d/f.txt", to: "d/g.txt")
+        remote.script(.init(sourcePrefix: "d/f.txt", targetPrefix: "d/g.txt", writeFirst: "written by another device\n"))
+
+        let raced = try await device.sync(through: remote, start: Self.t0 + 2000)
+        #expect(raced.changedDuringRun == 1, "the rename is decided again")
+        #expect(remote.remote("d/f.txt") == "written by another device\n")
+        #expect(device.content(of: "d/f.txt") == "written by another device\n", "the old name is downloaded")
+        #expect(device.content(of: "d/g.txt") == "the first version\n")
+
+        _ = try await device.sync(through: remote, start: Self.t0 + 3000)
+        #expect(remote.remote("d/g.txt") == "the first version\n", "the renamed file is uploaded by the next sync")
+        #expect(remote.remote("d/f.txt") == "written by another device\n")
+    }
+}
