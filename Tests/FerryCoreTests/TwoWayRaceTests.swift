@@ -83,4 +83,27 @@ struct TwoWayRaceTests {
         #expect(remote.remote("d/g.txt") == "the first version\n", "the renamed file is uploaded by the next sync")
         #expect(remote.remote("d/f.txt") == "written by another device\n")
     }
+
+    /// Found by the simulation: device B's upload moved A's version (written after B's
+    /// listing) into B's trash, found it was not the version it planned to replace, and
+    /// failed to put it back (no connection). Retried, the upload found the name free and
+    /// took that for a deletion: B's version went up, A's stayed in B's trash alone.
+    @Test("another device's version moved aside whose put-back failed: the retry puts it back and both versions are kept")
+    func failedPutBack() async throws {
+        let work = TemporaryDirectory("ferry-race")
+        let remote = ScriptedMoves()
+        let device = try SimulatedDevice(index: 1, in: work.path)
+        try device.write("the first version\n", at: "f.txt", modified: Self.t0)
+        _ = try await device.sync(through: remote, start: Self.t0 + 1000)
+        try device.write("written by this device\n", at: "f.txt", modified: Self.t0 + 10)
+        let trash = TrashSettings.folderName + "/"
+        remote.script(.init(sourcePrefix: "f.txt", targetPrefix: trash, writeFirst: "written by another device\n"))
+        remote.script(.init(sourcePrefix: trash, targetPrefix: "f.txt", fail: true))
+
+        _ = try await device.sync(through: remote, start: Self.t0 + 2000)
+        _ = try await device.sync(through: remote, start: Self.t0 + 3000)
+        #expect(remote.versions == ["written by this device\n", "written by another device\n"])
+        let local = try device.holdings().files
+        #expect(Set(local.values) == remote.versions, "\(local)")
+    }
 }

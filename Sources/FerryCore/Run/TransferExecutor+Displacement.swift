@@ -57,7 +57,16 @@ extension TransferExecutor {
             case .notFound:
                 // Nothing under the name: moved aside by an earlier attempt whose answer was
                 // lost, or deleted by another device.
-                if let moved = try await pair.backend.stat(target), Self.isDisplaced(moved, expected) { return target }
+                if let moved = try await pair.backend.stat(target), moved.kind == .file {
+                    if Self.isDisplaced(moved, expected) { return target }
+                    // Another version aside and none under the name: an earlier attempt moved
+                    // another device's version aside and failed to put it back. Taken for a
+                    // deletion, the file would be uploaded over the free name, and that
+                    // version left in this device's trash only.
+                    try await putBack(target, to: name, planned: planned)
+                    throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                                 message: "another device wrote the remote file since the listing")
+                }
                 throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
                                              message: "the remote file was deleted since the listing")
             case .alreadyExists:
