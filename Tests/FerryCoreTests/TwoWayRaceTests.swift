@@ -6,11 +6,12 @@ import Synchronization
 import Testing
 
 /// The shared in-memory remote with another device's moves scripted in: before a given
-/// MOVE reaches it, another device writes a version; a given MOVE fails once before it
-/// reaches it.
+/// MOVE or upload reaches it, another device writes a version; a given MOVE fails once
+/// before it reaches it.
 final class ScriptedMoves: WrapsBackend {
     let inner = InMemoryBackend()
     private let rules = Mutex<[Rule]>([])
+    private let uploadWrites = Mutex<[String: String]>([:])
 
     struct Rule: Sendable {
         /// Which MOVE: the start of its source and of its target.
@@ -24,6 +25,19 @@ final class ScriptedMoves: WrapsBackend {
 
     func script(_ rule: Rule) {
         rules.withLock { $0.append(rule) }
+    }
+
+    /// Another device writes `content` under `path` just before this device's next upload
+    /// of it.
+    func write(_ content: String, beforeUploadOf path: String) {
+        uploadWrites.withLock { $0[path] = content }
+    }
+
+    func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        if let content = uploadWrites.withLock({ $0.removeValue(forKey: request.destination.string) }) {
+            inner.put(request.destination.string, Data(content.utf8), modifiedNanos: 1_767_400_000_000_000_000)
+        }
+        return try await inner.upload(request, observer: observer)
     }
 
     func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
@@ -105,5 +119,29 @@ struct TwoWayRaceTests {
         #expect(remote.versions == ["written by this device\n", "written by another device\n"])
         let local = try device.holdings().files
         #expect(Set(local.values) == remote.versions, "\(local)")
+    }
+
+    /// Found by the simulation: a file created on two devices, kept both ways (the remote
+    /// copy renamed to the conflict name), whose winner's upload then found the name taken
+    /// by a third device. Decided again, the file was kept both ways once more, and the
+    /// local loser took the same conflict name as the remote one: two versions under one
+    /// name, a failed download ("the local file changed") and a conflict copy of the
+    /// conflict copy on the next sync.
+    @Test("a file kept both ways twice in one run: the second loser gets a conflict name of its own")
+    func keptBothTwice() async throws {
+        let work = TemporaryDirectory("ferry-race")
+        let remote = ScriptedMoves()
+        let device = try SimulatedDevice(index: 2, in: work.path)
+        remote.inner.put("a.txt", Data("written by device b\n".utf8), modifiedNanos: 1_767_225_600_000_000_000)
+        try device.write("written by device c\n", at: "a.txt", modified: Self.t0 + 100)
+        remote.write("written by device a\n", beforeUploadOf: "a.txt")
+
+        let raced = try await device.sync(through: remote, start: Self.t0 + 2000)
+        #expect(raced.failedFiles == 0, "\(raced.failures)")
+        _ = try await device.sync(through: remote, start: Self.t0 + 3000)
+        let all: Set<String> = ["written by device a\n", "written by device b\n", "written by device c\n"]
+        #expect(remote.versions == all)
+        let local = try device.holdings().files
+        #expect(Set(local.values) == all && local.count == 3, "\(local)")
     }
 }

@@ -148,8 +148,13 @@ extension TransferExecutor {
                 + "run ferry resolve \(planned.path) --keep local|remote|both")
             return record
         }
-        record = Planner.applying(Planner.decide(record, options: planOptions), to: record, options: planOptions,
-                                  now: currentTime())
+        // Decided again, the file may be kept both ways a second time in this run (its plan
+        // renamed the remote loser, then another device wrote the name again): the names
+        // of a re-decision carry its try after the host, so that its loser never takes
+        // the conflict name the first loser has.
+        var options = planOptions
+        options.sync?.host += "-\(tries + 1)"
+        record = Planner.applying(Planner.decide(record, options: options), to: record, options: options, now: currentTime())
         if record.action != nil {
             record.attempts = tries
             record.lastError = RemoteChangedSincePlan.note + change.message
