@@ -34,18 +34,24 @@ struct SeveralDevicesSimulation: Sendable {
     /// folder and its conflict copies).
     static let firstRun = firstWrite + 1_000_000
 
-    /// What the simulation finds that is a known limitation of Ferry, not yet fixed; each
-    /// is recognised only together with what it takes to happen (a crash of the device).
+    /// What the simulation finds that is a known limitation of Ferry, not yet fixed. Each
+    /// follows a crash, and is recognised only together with the crash that caused it: a
+    /// device crashed at a call on the very file.
     enum KnownIssue: String, Sendable, CaseIterable {
         /// A crash between a download's partial file and its placing leaves the partial
         /// file; a later sync continues it while the file is still to be downloaded, but
         /// nothing removes it once the file is deleted or decided otherwise.
         case partialDownloadLeft = "a partial download left by a crash stays once no sync downloads that file any more"
-        /// A crash after an upload reached the remote and before the journal recorded it:
-        /// the remote copy is the device's own, but the next sync cannot tell it from
-        /// another device's change, so a deletion or rename of the file made before that
-        /// sync is undone (the file is downloaded again; nothing is lost).
-        case deletionUndoneAfterCrashedUpload = "a deletion or rename made after a crashed upload landed brings the file back"
+        /// A crash after this device's write (an upload, a rename's MOVE) reached the
+        /// remote and before the journal recorded it: the next sync cannot tell that copy
+        /// from another device's, so a deletion or rename of the file made meanwhile, on
+        /// this device or another, is undone (the file comes back; nothing is lost).
+        case unrecordedWriteComesBack = "a write that reached the remote just before a crash brings back a file deleted or renamed since"
+        /// A crash after this device moved the remote file aside to replace or delete it,
+        /// before it compared what it moved: when that was another device's version,
+        /// written after the listing, it stays in this device's remote trash alone (the
+        /// next sync sees the name empty and takes it for a deletion).
+        case displacedVersionLeftInTrash = "another device's version moved aside just before a crash stays in the remote trash alone"
     }
 
     struct Outcome: Sendable {
@@ -273,17 +279,30 @@ struct SeveralDevicesSimulation: Sendable {
                 story.problems.append(problem)
             }
         }
-        let trash = trees.reduce(into: Set<String>()) { $0.formUnion($1.tree.trash) }
-        story.problems += story.ledger.problems(in: reference, trash: trash, policy: policy)
-        for comeback in story.ledger.comebacks(in: reference) {
-            let afterCrashedUpload = comeback.devices.allSatisfy { device in
-                crashes.contains { crash in
-                    crash.device == device && crash.afterEffect
-                        && (crash.call == "upload \(comeback.path)" || crash.call == "upload \(comeback.path) (new)")
-                }
+        story.problems += story.ledger.problems(in: reference)
+        let trash = trees.reduce(into: Set<String>()) { $0.formUnion($1.tree.trash.values) }
+        let remoteTrash = trees[trees.count - 1].tree.trash
+        for version in story.ledger.lost(in: reference, trash: trash, policy: policy) {
+            let problem = "lost: \(VersionLedger.describe(version))" + (trash.contains(version.content) ? " (only in a trash)" : "")
+            // In the remote trash, put there by a device that crashed at that very name.
+            let aside = remoteTrash.filter { $0.value == version.content }.map { TrashSettings.folderName + "/" + $0.key }
+            let crashedThere = crashes.contains { crash in aside.contains { crash.call.contains($0) } }
+            if crashedThere {
+                story.known.append((.displacedVersionLeftInTrash, problem))
+            } else {
+                story.problems.append(problem)
             }
-            if afterCrashedUpload {
-                story.known.append((.deletionUndoneAfterCrashedUpload, comeback.description))
+        }
+        for comeback in story.ledger.comebacks(in: reference) {
+            // A device crashed at its write of that name (an upload, a rename's MOVE) or at
+            // its look at the name right after.
+            let path = comeback.path
+            let crashedAtWrite = crashes.contains { crash in
+                (crash.afterEffect && (crash.call == "upload \(path)" || crash.call == "upload \(path) (new)"
+                    || crash.call.hasSuffix(" -> \(path)"))) || crash.call == "stat \(path)"
+            }
+            if crashedAtWrite {
+                story.known.append((.unrecordedWriteComesBack, comeback.description))
             } else {
                 story.problems.append(comeback.description)
             }

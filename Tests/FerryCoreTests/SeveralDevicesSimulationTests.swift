@@ -13,11 +13,14 @@ import Testing
 /// A seed is replayed exactly: the same seed gives the same interleaving, the same faults,
 /// the same runs and the same trees. A failure prints its seed and its trace;
 /// `FERRY_SIMULATION_SEED=N` runs that seed alone. `FERRY_SIMULATION_SEEDS=N` asks for more
-/// seeds than the 1,000 of `make test` (`make soak` runs 20,000).
+/// seeds than the 1,000 of `make test` (`make soak` runs 20,000), and
+/// `FERRY_SIMULATION_FIRST_SEED=N` starts them elsewhere than at 1.
 @Suite("several devices: a deterministic simulation")
 struct SeveralDevicesSimulationTests {
     static let environment = ProcessInfo.processInfo.environment
     static let seedCount = environment["FERRY_SIMULATION_SEEDS"].flatMap { Int($0) } ?? 1000
+    /// Where the seeds start: a hunt for new cases starts past the seeds already run.
+    static let firstSeed = environment["FERRY_SIMULATION_FIRST_SEED"].flatMap { UInt64($0) } ?? 1
     static let onlySeed = environment["FERRY_SIMULATION_SEED"].flatMap { UInt64($0) }
     /// Seeds run side by side. A seed runs one device at a time, which waits now and then
     /// for the journal's and the disk's threads: twice as many seeds as cores keep them busy.
@@ -50,7 +53,7 @@ struct SeveralDevicesSimulationTests {
 
     @Test("random interleavings of several devices' calls, faults and crashes: no version lost, no deletion undone, one tree everywhere")
     func simulatedSeeds() async {
-        let seeds = Self.onlySeed.map { [$0] } ?? (1...UInt64(max(1, Self.seedCount))).map { $0 }
+        let seeds = Self.onlySeed.map { [$0] } ?? (0..<UInt64(max(1, Self.seedCount))).map { Self.firstSeed + $0 }
         let outcomes = await SeveralDevicesSimulation.outcomes(of: seeds, width: Self.width, in: Self.base)
         if let only = Self.onlySeed, let outcome = outcomes.first {
             // Asked for by hand: the whole trace, passed or not.

@@ -128,7 +128,8 @@ struct SimulatedDevice: Sendable {
 /// copies) outside the trash and the catalog.
 struct SimulatedTree: Sendable, Equatable {
     var files: [String: String] = [:]
-    var trash: Set<String> = []
+    /// The trash's files, by path below the trash folder.
+    var trash: [String: String] = [:]
     var leftovers: [String] = []
 
     /// Sorts `all` (path → content): the trash folder's files, the catalog's and bundles'
@@ -138,7 +139,7 @@ struct SimulatedTree: Sendable, Equatable {
         for (path, content) in all {
             let first = path.split(separator: "/").first.map(String.init) ?? path
             if first == TrashSettings.folderName {
-                trash.insert(content)
+                trash[String(path.dropFirst(first.count + 1))] = content
             } else if first == RemoteCatalog.folderName || first == BundleNaming.folderName {
                 continue
             } else if path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {

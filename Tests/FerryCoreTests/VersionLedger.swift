@@ -85,13 +85,11 @@ struct VersionLedger: Sendable {
         if versions[content]?.supersededBy == nil { versions[content]?.supersededBy = reason }
     }
 
-    /// One line per way `tree` (path → content) breaks the rules above, but for deletions
-    /// undone (`comebacks`); `trash` holds every content found in a trash, local or remote.
-    func problems(in tree: [String: String], trash: Set<String>, policy: ConflictPolicy) -> [String] {
+    /// One line per way `tree` (path → content) breaks the rules above, but for versions
+    /// lost (`lost`) and deletions undone (`comebacks`).
+    func problems(in tree: [String: String]) -> [String] {
         var problems = strays
-        var found: [String: [String]] = [:]
         for (path, content) in tree.sorted(by: { $0.key < $1.key }) {
-            found[content, default: []].append(path)
             guard let version = versions[content] else {
                 problems.append("\(path) holds \(content.debugDescription), which no device wrote")
                 continue
@@ -101,12 +99,16 @@ struct VersionLedger: Sendable {
                 problems.append("\(path) holds \(Self.describe(version)), not under its name or a conflict copy of it")
             }
         }
-        for version in versions.values.sorted(by: { $0.content < $1.content }) where version.supersededBy == nil {
-            guard found[version.content] == nil else { continue }
-            if policy != .keepBoth && trash.contains(version.content) { continue }
-            problems.append("lost: \(Self.describe(version))" + (trash.contains(version.content) ? " (only in a trash)" : ""))
-        }
         return problems
+    }
+
+    /// The versions that must survive and are not in `tree`; under `newer`, `local` and
+    /// `remote` one in `trash` (every content found in a trash, local or remote) survives.
+    func lost(in tree: [String: String], trash: Set<String>, policy: ConflictPolicy) -> [Version] {
+        let found = Set(tree.values)
+        return versions.values.sorted(by: { $0.content < $1.content }).filter { version in
+            version.supersededBy == nil && !found.contains(version.content) && !(policy != .keepBoth && trash.contains(version.content))
+        }
     }
 
     /// Versions in `tree` under a name they were deleted or renamed away from.
