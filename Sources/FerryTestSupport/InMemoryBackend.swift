@@ -7,6 +7,10 @@ import Synchronization
 /// whole backend goes offline (every call fails as an unreachable server does) until the
 /// test brings it back, and a path's upload can be held at a gate until the test opens it
 /// or the transfer is cancelled.
+///
+/// Writers that share it meet what they meet on a real server: an upload that expects a
+/// new name (`UploadRequest.expectsNewFile`) is refused when the name is taken, as S3's
+/// `If-None-Match: *` is, and a move creates the target's folders, as every backend's does.
 public final class InMemoryBackend: Backend {
     public struct StoredFile: Sendable, Equatable {
         public var data: Data
@@ -86,14 +90,20 @@ public final class InMemoryBackend: Backend {
 
     /// Stores a file as if another client had put it there.
     public func put(_ path: String, _ data: Data, modifiedNanos: Int64) {
-        state.withLock { state in
-            state.files[path] = StoredFile(data: data, modifiedNanos: modifiedNanos, etag: "\"\(state.nextETag)\"")
-            state.nextETag += 1
-            var parent = path
-            while let slash = parent.lastIndex(of: "/") {
-                parent = String(parent[..<slash])
-                state.folders.insert(parent)
-            }
+        state.withLock { Self.store(path, data, modifiedNanos: modifiedNanos, in: &$0) }
+    }
+
+    private static func store(_ path: String, _ data: Data, modifiedNanos: Int64, in state: inout State) {
+        state.files[path] = StoredFile(data: data, modifiedNanos: modifiedNanos, etag: "\"\(state.nextETag)\"")
+        state.nextETag += 1
+        addParents(of: path, in: &state)
+    }
+
+    private static func addParents(of path: String, in state: inout State) {
+        var parent = path
+        while let slash = parent.lastIndex(of: "/") {
+            parent = String(parent[..<slash])
+            state.folders.insert(parent)
         }
     }
 
@@ -159,8 +169,14 @@ public final class InMemoryBackend: Backend {
             throw BackendError(.io, "cannot read the source", path: request.source, cause: "\(error)")
         }
         _ = observer.bytesTransferred(data.count)
-        put(path, data, modifiedNanos: request.modifiedNanos)
-        let stored = state.withLock { $0.files[path]! }
+        // The check and the write are one step, as a conditional write on a server is.
+        let stored = try state.withLock { state throws(BackendError) -> StoredFile in
+            if request.expectsNewFile, state.files[path] != nil {
+                throw BackendError.anotherWriterCreated(path, cause: "the name is taken")
+            }
+            Self.store(path, data, modifiedNanos: request.modifiedNanos, in: &state)
+            return state.files[path]!
+        }
         return UploadResult(entry: RemoteEntry(path: request.destination, kind: .file, size: Int64(data.count),
                                                modifiedNanos: stored.modifiedNanos, etag: stored.etag),
                             bytesSent: Int64(data.count), resumedFrom: 0)
@@ -203,6 +219,7 @@ public final class InMemoryBackend: Backend {
             }
             state.files[source.string] = nil
             state.files[destination.string] = file
+            Self.addParents(of: destination.string, in: &state)
         }
     }
 

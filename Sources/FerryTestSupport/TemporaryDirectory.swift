@@ -4,8 +4,9 @@ import Foundation
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init(_ label: String = "ferry-test") {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    /// `base`: the folder to make it in; nil for `$TMPDIR` (else `/tmp`).
+    public init(_ label: String = "ferry-test", in base: String? = nil) {
+        let base = base ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         var template = Array("\(base)/\(label)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "cannot create a temporary folder under \(base)")

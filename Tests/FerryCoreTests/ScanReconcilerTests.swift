@@ -142,6 +142,36 @@ struct ScanReconcilerTests {
         #expect(requeued == Set(records.keys))
     }
 
+    /// Found by the several-devices simulation: a run planned a download the remote side
+    /// wins (created on both sides, policy `remote`) and stopped before the job; the file
+    /// was edited again. The next plan is the same job, so the row was not written, and the
+    /// job ran with the local version it was first planned with: "the local file changed
+    /// while the remote version was downloading", on every run from then on.
+    @Test("a job of an interrupted run whose local file changed again is written with the new local version")
+    func pendingJobRescanned() throws {
+        var row = FileRecord(pairId: 3, path: "notes/a.txt", queue: "media", status: .localOnly, updatedAt: 1000)
+        row.local = LocalVersion(size: 27, modifiedNanos: Self.t0, inode: 5)
+        row.remote = RemoteVersion(size: 27, modifiedNanos: Self.t0 - 9, etag: "\"2\"")
+        row.plan(.download)
+        row.moveTarget = "20260101-120000/notes/a.txt"
+        let edited = try Self.entry("notes/a.txt", size: 27, modified: Self.t0 + 7, inode: 5)
+        let (merged, requeued) = ScanReconciler.reconcile(records: [row.path: row], scan: Self.scan([edited]), pairId: 3,
+                                                          classifier: Self.classifier, now: 2000, queuesCurrent: true)
+        #expect(requeued == [row.path])
+        let options = PlanOptions(mode: .sync, forceDeletes: true,
+                                  sync: SyncPlanSettings(conflicts: ConflictPolicies(folder: .init(fallback: .remote)),
+                                                         host: "laptop", stamp: "20260101-130000"))
+        let plan = Planner.planPart(pairId: 3, records: merged, remote: [row.path: try #require(row.remote)], options: options,
+                                    classifier: Self.classifier, now: 2000, requeued: requeued)
+        #expect(plan.jobs.map(\.action) == [.download])
+        #expect(plan.changedRecords.map(\.local) == [edited.version], "the journal learns the version the job replaces")
+
+        // A file that vanished since: written too, without its local version.
+        let (gone, goneRows) = ScanReconciler.reconcile(records: [row.path: row], scan: Self.scan([]), pairId: 3,
+                                                        classifier: Self.classifier, now: 2000, queuesCurrent: true)
+        #expect(goneRows == [row.path] && gone[row.path]?.local == nil)
+    }
+
     @Test("under the rules the rows were classified by, only new and changed files are classified again")
     func queuesCurrent() throws {
         var (records, entries) = try Self.baseline()

@@ -53,8 +53,8 @@ public enum Planner {
     /// `records` and `remote` in path order, once each (a merge of sides read in that
     /// order costs less than sorting the keys again). `queuesCurrent`: the rows were
     /// classified by `classifier`'s rules (`ScanReconciler.reconcile`). `requeued`: rows
-    /// whose queue alone the scan changed (new rules, `ScanReconciler`), written even
-    /// when planning changes nothing more.
+    /// whose queue (new rules) or local version the scan changed (`ScanReconciler`),
+    /// written even when planning changes nothing more.
     public static func planPart(
         pairId: Int64, records: [String: FileRecord], remote: [String: RemoteVersion],
         options: PlanOptions, classifier: QueueClassifier, now: Double, order: [String]? = nil,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The engine's sense of time: a monotonic clock in seconds, and a way to wait for a moment
 /// on it. Runs use `SystemRunClock`; tests hand in a clock whose waits return at once and
 /// move its time forward, so retries and outages of minutes run in microseconds.
@@ -6,6 +8,14 @@ public protocol RunClock: Sendable {
     func now() -> Double
     /// Returns once `now()` has reached `deadline`, or when the task is cancelled.
     func sleep(until deadline: Double) async
+    /// Seconds since 1970 now: read once at a run's start, it stamps the run's trash folder
+    /// and its conflict copies' names. The system's clock by default; a simulation that
+    /// replays a run from a seed passes the same moment every time.
+    func wallTime() -> Double
+}
+
+extension RunClock {
+    public func wallTime() -> Double { Date().timeIntervalSince1970 }
 }
 
 /// Real time: `ContinuousClock` and `Task.sleep`.

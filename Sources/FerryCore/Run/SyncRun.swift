@@ -42,8 +42,8 @@ public struct RunOptions: Sendable {
     /// `--full`: list the remote even when a push could trust the journal's view of it
     /// (`remote_check`).
     public var fullListing = false
-    /// The engine's clock: its retry delays, probes and commit deadlines (tests pass one
-    /// that does not wait).
+    /// The engine's clock: its retry delays, probes and commit deadlines, and the run's
+    /// start (`wallTime`). Tests pass one that does not wait.
     public var clock: any RunClock = SystemRunClock()
 
     public init() {}
@@ -145,7 +145,7 @@ public struct SyncRun: Sendable {
         do throws(RunError) {
             try await requireRemoteFolder(firstRun: opened.pairRecord?.lastRunAt == nil)
             let scan = try await scanLocal(ignore: rules.ignore)
-            now = Date().timeIntervalSince1970
+            now = options.clock.wallTime()
             snapshot = try await snapshotRemote(opened: opened, rules: rules, now: now)
             if let incomplete = snapshot.incomplete { summary.incomplete.append(incomplete) }
             plan = try await makePlan(scan: scan, remote: snapshot.takeRemoteSide(), snapshot: snapshot,

@@ -57,7 +57,16 @@ extension TransferExecutor {
             case .notFound:
                 // Nothing under the name: moved aside by an earlier attempt whose answer was
                 // lost, or deleted by another device.
-                if let moved = try await pair.backend.stat(target), Self.isDisplaced(moved, expected) { return target }
+                if let moved = try await pair.backend.stat(target), moved.kind == .file {
+                    if Self.isDisplaced(moved, expected) { return target }
+                    // Another version aside and none under the name: an earlier attempt moved
+                    // another device's version aside and failed to put it back. Taken for a
+                    // deletion, the file would be uploaded over the free name, and that
+                    // version left in this device's trash only.
+                    try await putBack(target, to: name, planned: planned)
+                    throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                                 message: "another device wrote the remote file since the listing")
+                }
                 throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
                                              message: "the remote file was deleted since the listing")
             case .alreadyExists:
@@ -100,7 +109,7 @@ extension TransferExecutor {
     /// Puts another device's version, moved aside by mistake, back under its name; if yet
     /// another version took the name meanwhile, under a conflict copy's name instead, so
     /// that no version is lost either way.
-    private func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
+    func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
         guard let refusal = await moveRefusal(from: aside, to: name) else { return }
         guard refusal.code == .alreadyExists else { throw refusal }
         let copy = planOptions.sync?.conflictPath(for: planned.path) ?? planned.path + ".conflict"
@@ -139,8 +148,13 @@ extension TransferExecutor {
                 + "run ferry resolve \(planned.path) --keep local|remote|both")
             return record
         }
-        record = Planner.applying(Planner.decide(record, options: planOptions), to: record, options: planOptions,
-                                  now: currentTime())
+        // Decided again, the file may be kept both ways a second time in this run (its plan
+        // renamed the remote loser, then another device wrote the name again): the names
+        // of a re-decision carry its try after the host, so that its loser never takes
+        // the conflict name the first loser has.
+        var options = planOptions
+        options.sync?.host += "-\(tries + 1)"
+        record = Planner.applying(Planner.decide(record, options: options), to: record, options: options, now: currentTime())
         if record.action != nil {
             record.attempts = tries
             record.lastError = RemoteChangedSincePlan.note + change.message

@@ -19,11 +19,23 @@ extension TransferExecutor {
     }
 
     /// A file renamed locally: the remote copy is renamed to match, and the new path's row
-    /// records both sides in sync.
+    /// records both sides in sync. The MOVE takes whatever the old name holds: a version
+    /// another device wrote there since the listing is put back (`RemoteChangedSincePlan`),
+    /// so the old name is decided again (changed there, deleted here: a download) and the
+    /// new name waits as a new local file for the next sync's upload. Recorded as moved, the
+    /// other device's version would sit under this device's new name with this device's
+    /// content recorded as its copy: never downloaded here, and this device's version
+    /// never uploaded.
     func moveRemote(_ planned: FileRecord) async throws -> Success {
         guard let target = planned.moveTarget else { return .vanished }
         guard let entry = try await renameOnRemote(planned, to: target, missing: "the renamed file is not on the remote")
         else { return .vanished }
+        if let expected = planned.remote, !Self.isDisplaced(entry, expected) {
+            let name = try remotePath(planned)
+            try await putBack(pair.remoteRoot.appending(try RemotePath(target)), to: name, planned: planned)
+            throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                         message: "another device wrote the remote file since the listing")
+        }
         guard var moved = try await journal.record(pairId: planned.pairId, path: target), let local = moved.local else {
             return .vanished
         }

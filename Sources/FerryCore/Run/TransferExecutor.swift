@@ -69,7 +69,7 @@ struct TransferExecutor: Sendable {
             case .download: return try await decidingAgainOnChange(record) { try await download(record, observer: observer) }
             case .deleteRemote: return try await decidingAgainOnChange(record) { try await deleteRemote(record) }
             case .deleteLocal: return try await deleteLocal(record)
-            case .moveRemote: return try await moveRemote(record)
+            case .moveRemote: return try await decidingAgainOnChange(record) { try await moveRemote(record) }
             case .keepBothLocalLoses: return try await keepBothLocalLoses(record)
             case .keepBothRemoteLoses: return try await keepBothRemoteLoses(record)
             case .compareContent: return try await compareContent(record, observer: observer)

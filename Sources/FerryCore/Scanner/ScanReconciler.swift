@@ -11,9 +11,12 @@ public enum ScanReconciler {
     /// `queuesCurrent`: the rows were classified by `classifier`'s rules (the pair's
     /// `queueRules`), so only new and changed files are classified again. Matching every
     /// path against the queue globs was a twentieth of a no-op push's CPU.
-    /// `requeued`: the rows whose queue alone changed (new rules), which the planner writes
-    /// even when it decides nothing else for them; a changed local version is written by
-    /// the decision it leads to.
+    /// `requeued`: the rows the planner writes even when it decides nothing else for them:
+    /// those whose queue alone changed (new rules), and those whose local version changed
+    /// or vanished. A row waiting with the job of an interrupted run is planned again as
+    /// it was when the new version leads to the same job (a download the remote wins);
+    /// unwritten, the job would run with the version it was first planned with, and fail
+    /// as "the local file changed" on every run.
     public static func reconcile(
         records: [String: FileRecord], scan: ScanResult, pairId: Int64,
         classifier: QueueClassifier, now: Double, unsettled: Set<String> = [], queuesCurrent: Bool = false
@@ -30,7 +33,8 @@ public enum ScanReconciler {
                 if queuesCurrent && record.local == entry.version { continue }
                 let queue = classifier.queue(forPath: path, size: entry.version.size)
                 if record.local == entry.version && record.queue == queue { continue }
-                if record.local != entry.version { record.localHash = nil } else { requeued.insert(path) }
+                if record.local != entry.version { record.localHash = nil }
+                requeued.insert(path)
                 record.local = entry.version
                 record.queue = queue
                 record.updatedAt = now
@@ -49,6 +53,7 @@ public enum ScanReconciler {
             updated.local = nil
             updated.updatedAt = now
             merged[path] = updated
+            requeued.insert(path)
         }
         return (merged, requeued)
     }
