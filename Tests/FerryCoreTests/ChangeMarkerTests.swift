@@ -35,8 +35,8 @@ struct ChangeMarkerTests {
                       "\(Self.a).-1.changes", "\(Self.a)..changes"] {
             #expect(ChangeMarker.parse(fileName: other) == nil, "\(other)")
         }
-        #expect(ChangeMarker.writerName(deviceId: "0123456789ab", localRoot: "/home/me/photos")
-                != ChangeMarker.writerName(deviceId: "0123456789ab", localRoot: "/home/me/music"))
+        #expect(ChangeMarker.writerName(deviceId: "0123456789ab", pairId: 1) == "0123456789ab-1")
+        #expect(ChangeMarker.parse(fileName: ChangeMarker.fileName(writer: "0123456789ab-12", seq: 3))?.writer == "0123456789ab-12")
         #expect(ChangeMarker.folder(of: "a/b/c.jpg") == "a/b")
         #expect(ChangeMarker.folder(of: "c.jpg") == "")
     }

@@ -61,9 +61,10 @@ final class ScriptedMoves: WrapsBackend {
         inner.files[path].map { String(decoding: $0.data, as: UTF8.self) }
     }
 
-    /// Every version on the remote outside its trash, by content.
+    /// Every version on the remote outside its trash and Ferry's records, by content.
     var versions: Set<String> {
-        Set(inner.files.filter { !$0.key.hasPrefix(TrashSettings.folderName + "/") }.values.map { String(decoding: $0.data, as: UTF8.self) })
+        Set(inner.files.filter { !$0.key.hasPrefix(TrashSettings.folderName + "/") && !$0.key.hasPrefix(RemoteCatalog.folderName + "/") }
+            .values.map { String(decoding: $0.data, as: UTF8.self) })
     }
 }
 

@@ -71,15 +71,17 @@ public struct ChangeMarker: Codable, Sendable, Equatable {
         return (String(parts[0]), seq)
     }
 
-    /// A writer's name: the device id and a hash of the local folder (`writerName`).
+    /// A writer's name: the device id and the pair's number in its journal (`writerName`).
     static func isWriterName(_ text: Substring) -> Bool {
         !text.isEmpty && text.count <= 64 && text.allSatisfy { $0.isASCII && ($0.isHexDigit || $0 == "-") }
     }
 
     /// The writer name of a device's folder pair: two folders of one device that share a
-    /// remote folder are two writers, each with sequence numbers of its own.
-    public static func writerName(deviceId: String, localRoot: String) -> String {
-        deviceId.filter { $0.isASCII && $0.isHexDigit } + "-" + TemporaryName.fnv1a64Hex(localRoot)
+    /// remote folder are two writers, each with sequence numbers of its own. The journal
+    /// never gives a pair's number to another (a forgotten pair's comes back as a new one,
+    /// whose markers start over under a name of their own).
+    public static func writerName(deviceId: String, pairId: Int64) -> String {
+        deviceId.filter { $0.isASCII && $0.isHexDigit } + "-" + String(pairId)
     }
 
     /// The folder a relative path lies in, as markers name it ("" for the root).

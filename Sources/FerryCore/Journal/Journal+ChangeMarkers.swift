@@ -56,6 +56,18 @@ extension Journal {
         }
     }
 
+    /// The marker about to be published, its folders still pending: its sequence number
+    /// is not used again even if the run stops before it is written.
+    public func reserveChangeMarker(pairId: Int64, _ marker: ChangeMarker) async throws(JournalError) {
+        let text = String(decoding: marker.encoded(), as: UTF8.self)
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO ownChangeMarker (pairId, marker, pending) VALUES (?, ?, '[]')
+                ON CONFLICT(pairId) DO UPDATE SET marker = excluded.marker
+                """, arguments: [pairId, text])
+        }
+    }
+
     /// The marker as published; the pending folders it announced are no longer pending.
     public func recordPublishedChangeMarker(pairId: Int64, _ marker: ChangeMarker) async throws(JournalError) {
         let text = String(decoding: marker.encoded(), as: UTF8.self)

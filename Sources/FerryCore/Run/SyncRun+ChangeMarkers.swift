@@ -29,10 +29,9 @@ extension SyncRun {
     }
 
     /// This pair's name among the writers of its remote folder.
-    func markerWriterName() throws(RunError) -> String {
+    func markerWriterName(pairId: Int64) throws(RunError) -> String {
         do throws(SystemError) {
-            return ChangeMarker.writerName(deviceId: try DeviceIdentity.id(stateDirectory: stateDirectory),
-                                           localRoot: pair.localRoot)
+            return ChangeMarker.writerName(deviceId: try DeviceIdentity.id(stateDirectory: stateDirectory), pairId: pairId)
         } catch {
             throw RunError(.remoteListing, "cannot keep this device's id in the state folder: \(error.description)")
         }
@@ -56,7 +55,7 @@ extension SyncRun {
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }
-        let own = try markerWriterName()
+        let own = try markerWriterName(pairId: opened.pairId)
         let newest = ChangeMarkerReading.newest(in: folder ?? [])
         let look = ChangeMarkerReading.firstLook(listed: newest, seen: seen, own: own)
         var read: [(listed: ChangeMarkerReading.Listed, marker: ChangeMarker?)] = []
@@ -164,7 +163,7 @@ extension SyncRun {
             // nothing: the others then know that a device here marks its changes.
             let introduces = pair.mode == .sync && own.marker == nil
             guard own.hasPending || introduces else { return nil }
-            let writer = try markerWriterName()
+            let writer = try markerWriterName(pairId: pairId)
             let store = catalogStore(pairId: pairId)
             // A push marks its changes where another device marks its own (one request, in
             // runs that wrote): a two-way device there trusts the markers, and a push that
@@ -179,10 +178,14 @@ extension SyncRun {
             let previous = own.marker?.writer == writer ? own.marker : nil
             let seq = (previous?.seq ?? 0) + 1
             var marker = (previous ?? ChangeMarker(writer: writer, device: "", entries: []))
-                .adding(seq: seq, at: Date().timeIntervalSince1970, folders: own.hasPending ? own.pending : [])
+                .adding(seq: seq, at: options.clock.wallTime(), folders: own.hasPending ? own.pending : [])
             marker.device = DeviceIdentity.name(stateDirectory: stateDirectory)
             let data = marker.encoded()
-            let now = Date().timeIntervalSince1970
+            let now = options.clock.wallTime()
+            // The sequence number is spent before the file is written: a run stopped after
+            // the write and before its record would otherwise write the same name again
+            // with other folders, and a reader that saw the first would never see them.
+            try await journal.reserveChangeMarker(pairId: pairId, marker)
             try await singleOperation.run { () async throws(BackendError) in
                 try await store.put(data, named: ChangeMarker.fileName(writer: writer, seq: seq), now: now)
             }

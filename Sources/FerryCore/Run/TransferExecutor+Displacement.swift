@@ -117,7 +117,7 @@ extension TransferExecutor {
     }
 
     /// A MOVE that never replaces its target; nil when it was done, else why not.
-    private func moveRefusal(from source: RemotePath, to target: RemotePath) async -> BackendError? {
+    func moveRefusal(from source: RemotePath, to target: RemotePath) async -> BackendError? {
         do {
             try await pair.backend.move(from: source, to: target, overwrite: false)
             return nil

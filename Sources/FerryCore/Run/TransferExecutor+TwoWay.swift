@@ -7,17 +7,6 @@ import Glibc
 /// The jobs only a two-way sync plans: moves into the trash, renames detected locally and
 /// done with one MOVE, and the renames that keep both versions of a conflict.
 extension TransferExecutor {
-    /// A MOVE on the remote; false when the source was not there.
-    private func moveOnRemote(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) -> Bool {
-        do {
-            try await pair.backend.move(from: source, to: destination, overwrite: overwrite)
-            return true
-        } catch {
-            guard error.code == .notFound else { throw error }
-            return false
-        }
-    }
-
     /// A file renamed locally: the remote copy is renamed to match, and the new path's row
     /// records both sides in sync. The MOVE takes whatever the old name holds: a version
     /// another device wrote there since the listing is put back (`RemoteChangedSincePlan`),
@@ -107,7 +96,22 @@ extension TransferExecutor {
     private func renameOnRemote(_ planned: FileRecord, to target: String, missing: String) async throws -> RemoteEntry? {
         let source = try remotePath(planned)
         let destination = pair.remoteRoot.appending(try RemotePath(target))
-        let moved = try await moveOnRemote(from: source, to: destination, overwrite: false)
+        var moved = true
+        if let refusal = await moveRefusal(from: source, to: destination) {
+            switch refusal.code {
+            case .notFound:
+                moved = false
+            case .alreadyExists:
+                // An earlier attempt's MOVE went through and its answer was lost: the new
+                // name holds the planned version. Moving again would take whatever another
+                // device has put under the old name since.
+                guard let expected = planned.remote, let there = try await pair.backend.stat(destination),
+                      there.kind == .file, Self.isDisplaced(there, expected) else { throw refusal }
+                return there
+            default:
+                throw refusal
+            }
+        }
         let found = try await pair.backend.stat(destination)
         if !moved && found == nil { return nil }
         guard let entry = found, entry.kind == .file else {
