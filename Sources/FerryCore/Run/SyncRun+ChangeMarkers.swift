@@ -195,11 +195,9 @@ extension SyncRun {
                 try? await store.remove(named: ChangeMarker.fileName(writer: writer, seq: previous.seq))
             }
             return nil
-        } catch let error as BackendError {
-            return "the change marker could not be written (\(error.description)): the other devices see this run's "
-                + "changes at their next full listing, or after this folder's next run"
         } catch {
-            return "the change marker could not be written (\(error)): the other devices see this run's "
+            let cause = (error as? BackendError)?.description ?? "\(error)"
+            return "the change marker could not be written (\(cause)): the other devices see this run's "
                 + "changes at their next full listing, or after this folder's next run"
         }
     }
