@@ -310,8 +310,13 @@ enum ThreeTreeCheck {
                 case (true, true):
                     let localVersion = localFile!.version
                     let remoteVersion = remoteFile!.version
-                    if local == remote && remoteVersion.matches(localVersion) {
-                        // Look-alike copies with equal bytes: compared, recorded in sync.
+                    // Look-alike copies with equal bytes, or a planned transfer's copy under
+                    // another time (sent, then cut short before it was recorded): compared,
+                    // recorded in sync.
+                    let row = initial.journal[path]
+                    let pendingTransfer = (row?.action == .upload || row?.action == .download)
+                        && (row?.status.isPending == true || row?.status == .syncError) && localVersion.size == remoteVersion.size
+                    if local == remote && (remoteVersion.matches(localVersion) || pendingTransfer) {
                         both(path, local!)
                         continue
                     }

@@ -254,7 +254,9 @@ struct ThreeTreeWorld: Sendable {
             record.markConflict(reason: "the remote copy kept changing while this device wrote it")
             return record
         }
-        record = Planner.applying(Planner.decide(record, options: options), to: record, options: options, now: now)
+        var deciding = record
+        deciding.action = nil
+        record = Planner.applying(Planner.decide(deciding, options: options), to: record, options: options, now: now)
         if record.action != nil {
             record.attempts = tries
             record.lastError = note + message
@@ -281,7 +283,10 @@ struct ThreeTreeWorld: Sendable {
             }
         }
         let asideHolds = aside.flatMap { remoteTrashed[$0] }
-        if let aside, let asideHolds {
+        // An empty name with the planned version aside is this job's own earlier move (a
+        // run cut short after it): the resumed job finds it and goes on.
+        let ownEarlierMove = current == nil && asideHolds?.version.map { Self.isDisplaced($0, expected) } == true
+        if let aside, let asideHolds, !ownEarlierMove {
             incidents.append("the remote trash's name \(aside) already holds \(asideHolds)")
         }
         if current == nil || asideHolds != nil {
@@ -295,9 +300,8 @@ struct ThreeTreeWorld: Sendable {
                 return .decidedAgain(decidedAgain(planned, current: current?.version, options: options, now: now,
                                                   message: "another device wrote the remote file since the listing"))
             }
-            if planned.action == .deleteRemote { return .removed }
-            return .decidedAgain(decidedAgain(planned, current: nil, options: options, now: now,
-                                              message: "the remote file was deleted since the listing"))
+            // The name is free: the upload goes under it as a new file.
+            return planned.action == .deleteRemote ? .removed : nil
         }
         guard let current, Self.isDisplaced(current.version, expected) else {
             return .decidedAgain(decidedAgain(planned, current: current?.version, options: options, now: now,

@@ -14,7 +14,8 @@ extension Planner {
 
     /// The decision for look-alike copies, or nil when the copies do not look alike.
     static func lookAlikeDecision(_ record: FileRecord, options: PlanOptions) -> Decision? {
-        guard let local = record.local, let remote = record.remote, remote.matches(local) else { return nil }
+        guard let local = record.local, let remote = record.remote else { return nil }
+        guard remote.matches(local) else { return mayBeUnrecordedTransfer(record) ? .transfer(.compareContent) : nil }
         // Ferry's own transfer of exactly these versions stopped before it was recorded:
         // the bytes on the other side are the ones it sent.
         if record.status == .uploading && record.transferLocal == local { return .adopt }
@@ -24,6 +25,21 @@ extension Planner {
             return decideDiffering(record, options: options, reason: nil)
         }
         return .transfer(.compareContent)
+    }
+
+    /// A transfer of the file was planned when a run was cut short (a crash, `kill -9`), and
+    /// both sides now hold versions of one size that the journal never saw together. That
+    /// is likely the transfer's own copy, sent and not recorded: an upload's on a server
+    /// that lists its own time (Apache, S3) rather than the file's, a download's placed
+    /// before its time was set or where the listing's time is not the one kept. Not looking
+    /// alike, both copies would be kept as a conflict. The bytes are compared first.
+    static func mayBeUnrecordedTransfer(_ record: FileRecord) -> Bool {
+        guard record.action == .upload || record.action == .download,
+              record.status.isPending || record.status == .syncError,
+              let local = record.local, let remote = record.remote, remote.size == local.size else { return false }
+        let remoteKnown = record.syncedRemote?.isSameVersion(as: remote) ?? false
+        let localKnown = record.syncedLocal.map { Planner.sameLocal($0, local) } ?? false
+        return record.action == .upload ? !remoteKnown : !localKnown
     }
 
     /// The decision for look-alike copies whose bytes differ (or could not be compared:

@@ -15,6 +15,9 @@ public struct Plan: Sendable {
     public var adoptedCount: Int
     /// Files present locally (the base of the deletion guard on a pull).
     public var localFileCount: Int = 0
+    /// Files whose pending download was given up by this plan (decided otherwise, or gone):
+    /// their partial files, if a cut-short attempt left any, are removed.
+    public var abandonedDownloads: [String] = []
     /// The most rows (journal rows, scanned files, remote entries) that one part of a paged
     /// plan held at once: bounded by the page size, whatever the size of the tree.
     public var peakPartRows = 0

@@ -67,6 +67,7 @@ public enum Planner {
         var unchanged = 0
         var adopted = 0
         var localFiles = 0
+        var abandonedDownloads: [String] = []
         let paths = order ?? sortedPaths(records: records, remote: remote)
         assert(order == nil || order == sortedPaths(records: records, remote: remote), "planPart: order is not the paths in path order")
 
@@ -96,7 +97,12 @@ public enum Planner {
             record.remote = remoteVersion
 
             if record.local != nil { localFiles += 1 }
-            let decision = decide(record, options: options)
+            var decision = decide(record, options: options)
+            if remoteVersion == nil, let original, let resumed = resumedDisplacement(original, record: record, decision: decision,
+                                                                                   options: options) {
+                (record, decision) = resumed
+            }
+            if let original, leftPartialDownload(original, decision: decision) { abandonedDownloads.append(path) }
             switch decision {
             case .forget:
                 if original != nil { forgotten.append(path) }
@@ -136,7 +142,42 @@ public enum Planner {
         }
 
         return Plan(changedRecords: changed, forgottenPaths: forgotten, jobs: jobs, conflicts: conflicts,
-                    unchangedCount: unchanged, adoptedCount: adopted, localFileCount: localFiles)
+                    unchangedCount: unchanged, adoptedCount: adopted, localFileCount: localFiles,
+                    abandonedDownloads: abandonedDownloads)
+    }
+
+    /// A two-way job that moves the remote version aside before it replaces or deletes it
+    /// (`TransferExecutor.displace`), cut short after the move (a crash, a lost answer):
+    /// the name is empty because of this very job, and the version aside may be another
+    /// device's, written after the listing. Taken for a deletion, that version would stay
+    /// in this device's trash alone. So the job goes on from the version it planned, and
+    /// looks at what it moved aside before the empty name counts for anything.
+    ///
+    /// Only where the empty name would lead to what such a cut-short job leads to anyway
+    /// (its upload, or nothing left to delete); a file the listing makes something else of
+    /// is decided from the listing.
+    static func resumedDisplacement(_ original: FileRecord, record: FileRecord, decision: Decision,
+                                    options: PlanOptions) -> (FileRecord, Decision)? {
+        guard options.mode == .sync, let planned = original.remote, record.remote == nil,
+              original.status.isPending || original.status == .syncError,
+              decision == .forget || decision == .transfer(.upload) else { return nil }
+        let job: Decision
+        switch original.action {
+        case .upload?: job = .transfer(.upload)
+        case .deleteRemote?: job = .delete(.deleteRemote)
+        default: return nil
+        }
+        var resumed = record
+        resumed.remote = planned
+        return decide(resumed, options: options) == job ? (resumed, job) : nil
+    }
+
+    /// A download was pending (it may have left its partial file, `.NAME.ferry-part`, in
+    /// the folder when it was cut short) and the file is no longer to be downloaded: the
+    /// partial file is removed, or nothing would ever remove it.
+    static func leftPartialDownload(_ original: FileRecord, decision: Decision) -> Bool {
+        guard original.action == .download, original.status.isPending || original.status == .syncError else { return false }
+        return decision != .transfer(.download)
     }
 
     /// The mass-deletion guard: refuses a plan that would delete more than the allowed share

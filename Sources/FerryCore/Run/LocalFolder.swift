@@ -88,6 +88,15 @@ struct LocalFolder: Sendable {
         return try BackendError.catching { try trash.metadata(path) }
     }
 
+    /// Removes what a cut-short download of `relative` left beside it (its partial file and
+    /// ledger), once the file is no longer to be downloaded. Nothing there is fine; a
+    /// failure leaves a hidden file every scan passes over, not a wrong one.
+    func removePartialDownload(of relative: String) {
+        let partial = Self.temporary(beside: relative)
+        try? root.removeFile(partial)
+        try? root.removeFile(PartialFileLedger.path(forPartial: partial))
+    }
+
     /// What is at `relative`, without following a link (nil when nothing is there).
     func metadata(_ relative: String) throws(BackendError) -> FileMetadata? {
         try BackendError.catching { try root.metadata(relative) }

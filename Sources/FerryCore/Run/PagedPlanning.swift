@@ -254,6 +254,7 @@ struct PagedPlanning {
                 total.unchangedCount += part.unchangedCount
                 total.adoptedCount += part.adoptedCount
                 total.localFileCount += part.localFileCount
+                total.abandonedDownloads += part.abandonedDownloads
                 let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
                 heldDeletions += part.changedRecords.filter(isDeletion)
                 let written = part.changedRecords.filter { !isDeletion($0) }

@@ -46,8 +46,11 @@ extension TransferExecutor {
     /// its first attempt filled), and returns where it went. Throws
     /// `RemoteChangedSincePlan` (having put back whatever it moved) when the name held
     /// another version, or nothing while no aside name holds the planned version either.
-    /// An earlier attempt that moved the planned version already counts as done.
-    func displace(_ planned: FileRecord, to aside: RemotePath) async throws -> RemotePath {
+    /// An earlier attempt that moved the planned version already counts as done. Nil when
+    /// the name is empty and nothing is aside (another device deleted the file): the name
+    /// is free, and what deciding the file again would make of that is what the job does
+    /// anyway (an upload goes under the free name as a new file; a deletion is done).
+    func displace(_ planned: FileRecord, to aside: RemotePath) async throws -> RemotePath? {
         guard let expected = planned.remote else { return aside }
         let name = try remotePath(planned)
         var target = aside
@@ -67,8 +70,8 @@ extension TransferExecutor {
                     throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
                                                  message: "another device wrote the remote file since the listing")
                 }
-                throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
-                                             message: "the remote file was deleted since the listing")
+                guard let current = try await pair.backend.stat(name) else { return nil }
+                throw RemoteChangedSincePlan(current: current, message: "another device wrote the remote file since the listing")
             case .alreadyExists:
                 // The aside name is taken (by what an earlier attempt moved there). While the
                 // name still holds the planned version, the next name beside it is tried;
@@ -154,7 +157,11 @@ extension TransferExecutor {
         // the conflict name the first loser has.
         var options = planOptions
         options.sync?.host += "-\(tries + 1)"
-        record = Planner.applying(Planner.decide(record, options: options), to: record, options: options, now: currentTime())
+        // Decided as a file with no job: this run's own transfer was refused or not done, so
+        // the other side's copy is not its unrecorded result (`mayBeUnrecordedTransfer`).
+        var deciding = record
+        deciding.action = nil
+        record = Planner.applying(Planner.decide(deciding, options: options), to: record, options: options, now: currentTime())
         if record.action != nil {
             record.attempts = tries
             record.lastError = RemoteChangedSincePlan.note + change.message
