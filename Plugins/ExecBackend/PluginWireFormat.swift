@@ -209,6 +209,8 @@ public struct PluginHello: Sendable {
         case "mtime": capabilities.preservesModificationTime = true
         case "etags": capabilities.listingHasETags = true
         case "atomic-upload": capabilities.atomicUpload = true
+        case "new-file-condition": capabilities.conditionalNewNames = true
+        case "atomic-move": capabilities.atomicMove = true
         default: return false
         }
         return true

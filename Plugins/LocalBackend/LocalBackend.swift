@@ -32,7 +32,8 @@ public struct LocalBackend: Backend {
         acceptsBarePaths: true,
         capabilities: BackendCapabilities(
             resumableUpload: true, rangedDownload: true, rangedRead: true, serverSideMove: true,
-            preservesModificationTime: true, listingHasETags: false, atomicUpload: true, serverSideCopy: true),
+            preservesModificationTime: true, listingHasETags: false, atomicUpload: true, serverSideCopy: true,
+            conditionalNewNames: true, atomicMove: true),
         make: { settings throws(BackendError) in LocalBackend(root: try settings.required("path")) }
     )
 

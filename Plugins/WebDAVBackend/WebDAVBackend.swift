@@ -56,7 +56,8 @@ public struct WebDAVBackend: Backend {
         return BackendCapabilities(
             resumableUpload: features?.rangedPut.isSupported ?? false, rangedDownload: true, rangedRead: true, serverSideMove: true,
             preservesModificationTime: features.map(keepsModificationTime) ?? false, listingHasETags: false,
-            atomicUpload: true, serverSideCopy: true, listingOmitsHiddenNames: features?.hidesDotNames ?? false)
+            atomicUpload: true, serverSideCopy: true, listingOmitsHiddenNames: features?.hidesDotNames ?? false,
+            conditionalNewNames: true, atomicMove: true)
     }
 
     /// Whether uploads keep their modification time on a server with these features.

@@ -26,6 +26,12 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
     /// DeleteObjects: 1,000); 1 means one request per file, and the core sends deletes one
     /// by one.
     public var maxDeleteBatch: Int
+    /// An upload that expects a new name (`UploadRequest.expectsNewFile`) is refused when
+    /// another writer took the name meanwhile, in the same step that writes it.
+    public var conditionalNewNames: Bool
+    /// A move happens in one step on the server: nothing else can write the source or the
+    /// target between its read and its write (not S3's copy and delete).
+    public var atomicMove: Bool
 
     public init(
         resumableUpload: Bool = false,
@@ -37,7 +43,9 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         atomicUpload: Bool = false,
         serverSideCopy: Bool = false,
         listingOmitsHiddenNames: Bool = false,
-        maxDeleteBatch: Int = 1
+        maxDeleteBatch: Int = 1,
+        conditionalNewNames: Bool = false,
+        atomicMove: Bool = false
     ) {
         self.resumableUpload = resumableUpload
         self.rangedDownload = rangedDownload
@@ -49,11 +57,13 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         self.serverSideCopy = serverSideCopy
         self.listingOmitsHiddenNames = listingOmitsHiddenNames
         self.maxDeleteBatch = max(1, maxDeleteBatch)
+        self.conditionalNewNames = conditionalNewNames
+        self.atomicMove = atomicMove
     }
 
     private enum CodingKeys: String, CodingKey {
         case resumableUpload, rangedDownload, rangedRead, serverSideMove, preservesModificationTime, listingHasETags, atomicUpload
-        case serverSideCopy, listingOmitsHiddenNames, maxDeleteBatch
+        case serverSideCopy, listingOmitsHiddenNames, maxDeleteBatch, conditionalNewNames, atomicMove
     }
 
     /// Capabilities written before a flag existed decode with that flag off (and deletes
@@ -66,7 +76,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
                   serverSideMove: try flag(.serverSideMove), preservesModificationTime: try flag(.preservesModificationTime),
                   listingHasETags: try flag(.listingHasETags), atomicUpload: try flag(.atomicUpload),
                   serverSideCopy: try flag(.serverSideCopy), listingOmitsHiddenNames: try flag(.listingOmitsHiddenNames),
-                  maxDeleteBatch: try container.decodeIfPresent(Int.self, forKey: .maxDeleteBatch) ?? 1)
+                  maxDeleteBatch: try container.decodeIfPresent(Int.self, forKey: .maxDeleteBatch) ?? 1,
+                  conditionalNewNames: try flag(.conditionalNewNames), atomicMove: try flag(.atomicMove))
     }
 
     /// Names of the capabilities that are on, for display.
@@ -82,6 +93,8 @@ public struct BackendCapabilities: Hashable, Sendable, Codable {
         if serverSideCopy { names.append("server-side-copy") }
         if listingOmitsHiddenNames { names.append("hides-dot-names") }
         if maxDeleteBatch > 1 { names.append("delete-batches") }
+        if conditionalNewNames { names.append("new-file-condition") }
+        if atomicMove { names.append("atomic-move") }
         return names
     }
 }

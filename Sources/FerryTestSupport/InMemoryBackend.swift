@@ -41,7 +41,8 @@ public final class InMemoryBackend: Backend {
     public init() {}
 
     public var capabilities: BackendCapabilities {
-        BackendCapabilities(serverSideMove: true, preservesModificationTime: true, listingHasETags: true, atomicUpload: true)
+        BackendCapabilities(serverSideMove: true, preservesModificationTime: true, listingHasETags: true, atomicUpload: true,
+                            conditionalNewNames: true, atomicMove: true)
     }
 
     public var displayName: String { "memory" }

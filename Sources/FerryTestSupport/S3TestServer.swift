@@ -72,6 +72,18 @@ public final class S3TestServer: Sendable {
         _ = curl(["-X", "POST", endpoint + "/" + Self.bucket + "/" + key + "?uploads="])
     }
 
+    /// Writes `contents` under `key`: what another tool, or a device Ferry cannot see, put
+    /// there.
+    public func put(key: String, contents: String) {
+        let scratch = TemporaryDirectory("ferry-s3-put")
+        let file = scratch.child("body")
+        guard (try? Data(contents.utf8).write(to: URL(fileURLWithPath: file))) != nil else { return }
+        // Signed: moto refuses an unsigned write over an object a signed one made.
+        _ = curl(["--aws-sigv4", "aws:amz:us-east-1:s3", "--user", Self.accessKey + ":" + Self.secretKey,
+                  "-T", file, endpoint + "/" + Self.bucket + "/" + key])
+        withExtendedLifetime(scratch) {}
+    }
+
     /// For a cluster: the volume ids each volume server holds, by server, as its master
     /// reports them (`/dir/status`).
     public func volumesByServer() -> [String: [Int]] {

@@ -29,6 +29,11 @@ enum ConcurrentWriteReport {
         let markers = "change markers in .ferry-catalog/" + (capabilities.listingOmitsHiddenNames
             ? " (read by name: this server leaves names starting with '.' out of listings, and cataloged hidden files are looked at one by one)"
             : "")
-        return [("new_names", newNames), ("replaced_versions", replaced), ("changes_from_other_devices", markers)]
+        let lease = capabilities.conditionalNewNames && capabilities.atomicMove
+            ? "not needed: the store keeps concurrent writers apart"
+            : "two-way syncs with jobs write one device at a time, holding .ferry-catalog/WRITER.lease "
+                + "(renewed while they write; a crashed holder's is outlived after 2 minutes)"
+        return [("new_names", newNames), ("replaced_versions", replaced), ("changes_from_other_devices", markers),
+                ("write_lease", lease)]
     }
 }

@@ -228,9 +228,13 @@ struct SharedRemote {
                                 environment: [:], webServer: server, store: nil)
         case .seaweedfs, .moto:
             let store = try await S3TestServer(kind == .moto ? .moto : .seaweedfs)
+            // S3's move is a copy and a delete: the devices take a write lease, here one that a
+            // killed holder's is outlived after 10 s rather than 2 minutes.
             return SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: several",
                                            "endpoint: \(store.endpoint)"],
-                                disk: nil, bookkeeping: [], environment: store.environment, webServer: nil, store: store)
+                                disk: nil, bookkeeping: [],
+                                environment: store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "10"]) { $1 },
+                                webServer: nil, store: store)
         }
     }
 
@@ -501,6 +505,60 @@ struct SeveralDevicesTests {
     /// proxy in front of nginx, which logs each request before the client has its answer.
     /// The folder is large enough (300 files in 30 folders) that a full listing could not
     /// hide under the limits.
+    /// S3's move is a copy and a delete, so two-way devices there write one at a time
+    /// (`WriteLease`). The other holder here is a lease file put on the store by hand: one
+    /// renewed all along (a device that writes for a long time), then one left alone (a
+    /// device killed while it held the lease).
+    @Test("on S3 a sync waits for another device's write lease: it gives up naming the holder, and outlives a crashed one")
+    func writeLease() async throws {
+        let work = Workspace()
+        let store = try await S3TestServer(.moto)
+        let environment = store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "2"]) { $1 }
+        let remote = SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: leased",
+                                             "endpoint: \(store.endpoint)"],
+                                  disk: nil, bookkeeping: [], environment: environment, webServer: nil, store: store)
+        let a = Device("a", in: work)
+        try SyncMatrix.write("first\n", at: a.path + "/notes/f.txt", modified: SyncMatrix.t0)
+        let config = work.directory.child("config.yml")
+        try Data(remote.config(for: [a]).utf8).write(to: URL(fileURLWithPath: config))
+        let first = try await work.ferry(a.syncArguments(config: config), environment: environment)
+        #expect(first.status == 0 && first.int("uploaded") == 1, "\(first.diagnostics)")
+
+        let ghost = "leased/.ferry-catalog/ghost-1.lease"
+        store.put(key: ghost, contents: "ferry-lease 1\ndevice the-ghost\nrenewal 0\n")
+        let renewing = Task.detached {
+            var renewal = 0
+            while !Task.isCancelled {
+                renewal += 1
+                store.put(key: ghost, contents: "ferry-lease 1\ndevice the-ghost\nrenewal \(renewal)\n")
+                try? await Task.sleep(for: .milliseconds(300))
+            }
+        }
+        try SyncMatrix.write("second, longer\n", at: a.path + "/notes/f.txt", modified: SyncMatrix.t0.addingTimeInterval(60))
+        let waited = try await work.ferry(a.syncArguments(config: config), environment: environment)
+        renewing.cancel()
+        _ = await renewing.value
+        #expect(waited.status != 0, "\(waited.diagnostics)")
+        #expect(waited.diagnostics.contains("another device (the-ghost) is writing") && waited.diagnostics.contains("write lease"),
+                "\(waited.diagnostics)")
+        #expect(waited.int("uploaded") ?? 0 == 0)
+
+        // The ghost stops renewing: its lease is outlived, and removed.
+        let outlived = try await work.ferry(a.syncArguments(config: config), environment: environment)
+        #expect(outlived.status == 0 && outlived.int("uploaded") == 1, "\(outlived.diagnostics)")
+        let reader = Device("r", in: work)
+        try FileManager.default.createDirectory(atPath: reader.path, withIntermediateDirectories: true)
+        try Data(remote.config(for: [reader]).utf8).write(to: URL(fileURLWithPath: config))
+        let pulled = try await work.ferry(reader.syncArguments(config: config), environment: environment)
+        #expect(pulled.status == 0, "\(pulled.diagnostics)")
+        #expect((try? String(contentsOfFile: reader.path + "/notes/f.txt", encoding: .utf8)) == "second, longer\n")
+        let probe = try await work.ferry(["plugins", "--probe", "s3://\(S3TestServer.bucket)/leased",
+                                          "--json"], environment: environment)
+        let devices = probe.events.first?["several_devices"] as? [String: Any] ?? [:]
+        #expect((devices["write_lease"] as? String)?.contains(".ferry-catalog/WRITER.lease") == true, "\(probe.diagnostics)")
+        withExtendedLifetime(remote) {}
+    }
+
     @Test("an unchanged sync makes 2 requests; after one change on A, B lists only the folders A wrote into")
     func knowingNothingChanged() async throws {
         let work = Workspace()

@@ -45,6 +45,12 @@ public struct RunOptions: Sendable {
     /// The engine's clock: its retry delays, probes and commit deadlines, and the run's
     /// start (`wallTime`). Tests pass one that does not wait.
     public var clock: any RunClock = SystemRunClock()
+    /// How long a write lease lasts without renewal (`WriteLease`); tests shorten it
+    /// (`FERRY_WRITE_LEASE_SECONDS`) to see a crashed holder outlived.
+    public var writeLeaseSeconds: Double = RunOptions.standardWriteLeaseSeconds
+
+    static let standardWriteLeaseSeconds: Double = ProcessInfo.processInfo.environment["FERRY_WRITE_LEASE_SECONDS"]
+        .flatMap(Double.init).map { max(1, $0) } ?? 120
 
     public init() {}
 }
@@ -139,6 +145,61 @@ public struct SyncRun: Sendable {
             withExtendedLifetime(opened.lock) {}
             opened.check?.cancel()
         }
+        var (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)
+        // A store that cannot keep concurrent writers apart (`WriteLease`): the jobs run
+        // while this device holds the folder's write lease. Another device that wrote
+        // between this run's look and the lease announced it in its change marker: the
+        // plan is then made again, holding the lease.
+        var lease: WriteLeaseKeeper?
+        if !options.dryRun, let keeper = try await writeLeaseKeeper(opened: opened) {
+            let listing = try await take(keeper)
+            lease = keeper
+            if Self.otherMarkersMoved(in: listing, since: snapshot.markers, own: try markerWriterName(pairId: opened.pairId)) {
+                summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
+                do {
+                    (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)
+                } catch {
+                    await keeper.release()
+                    throw error
+                }
+            }
+        }
+        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
+                                                rule: config.archive, matcher: rules.archiveMatcher, now: now)
+        if options.dryRun {
+            reportDryRun(plan, partition: partition)
+        } else {
+            if !plan.abandonedDownloads.isEmpty, let local = try? LocalFolder(pair: pair) {
+                for path in plan.abandonedDownloads { local.removePartialDownload(of: path) }
+            }
+            // Every remote_check, and in runs that upload: a run that learnt from the
+            // journal or change markers that nothing changed sends no request for it.
+            if pair.mode != .pull {
+                let hasJobs = (try? await opened.journal?.pendingJobTotals(pairId: opened.pairId).isEmpty) == false
+                if snapshot.listedEverything || hasJobs { await abortAbandonedUploads(opened) }
+            }
+            do {
+                try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, lease: lease,
+                                  summary: &summary)
+            } catch {
+                await lease?.release()
+                throw error
+            }
+            await lease?.release()
+        }
+        // Counted here, on the open journal: the history would otherwise open it again
+        // after the run, a second WAL and checkpoint for one `COUNT(*)`.
+        if !options.dryRun { summary.trackedFiles = try? await opened.journal?.fileCount() }
+        // A held-back file that settled and joined the running push is not waiting any more.
+        if let feed = options.jobFeed { summary.heldBack.removeAll(where: feed.took) }
+        summary.elapsedSeconds = seconds(since: started)
+        sink.emit(.summary(summary))
+        return summary
+    }
+
+    /// The local scan, the remote snapshot and the plan made from them.
+    private func scanListAndPlan(opened: OpenJournal, rules: Rules,
+                                 summary: inout RunSummary) async throws(RunError) -> (RemoteSnapshot, Plan, Double) {
         var snapshot: RemoteSnapshot
         let plan: Plan
         let now: Double
@@ -166,27 +227,7 @@ public struct SyncRun: Sendable {
                 summary.incomplete.append(incomplete)
             }
         }
-        let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
-                                                rule: config.archive, matcher: rules.archiveMatcher, now: now)
-        if options.dryRun {
-            reportDryRun(plan, partition: partition)
-        } else {
-            // Every remote_check, and in runs that upload: a run that learnt from the
-            // journal or change markers that nothing changed sends no request for it.
-            if pair.mode != .pull {
-                let hasJobs = (try? await opened.journal?.pendingJobTotals(pairId: opened.pairId).isEmpty) == false
-                if snapshot.listedEverything || hasJobs { await abortAbandonedUploads(opened) }
-            }
-            try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, summary: &summary)
-        }
-        // Counted here, on the open journal: the history would otherwise open it again
-        // after the run, a second WAL and checkpoint for one `COUNT(*)`.
-        if !options.dryRun { summary.trackedFiles = try? await opened.journal?.fileCount() }
-        // A held-back file that settled and joined the running push is not waiting any more.
-        if let feed = options.jobFeed { summary.heldBack.removeAll(where: feed.took) }
-        summary.elapsedSeconds = seconds(since: started)
-        sink.emit(.summary(summary))
-        return summary
+        return (snapshot, plan, now)
     }
 
     /// Setup: the queue rules, the ignore patterns and the archive rule, checked.
@@ -461,7 +502,7 @@ public struct SyncRun: Sendable {
     /// Execute and bundles: the engine runs the jobs (read back from the journal a page at a
     /// time, or the ones the bundles left), then the bundles, then the run is recorded.
     private func execute(_ partition: BundlePlanner.Partition, snapshot: RemoteSnapshot, opened: OpenJournal, rules: Rules,
-                         now: Double, summary: inout RunSummary) async throws(RunError) {
+                         now: Double, lease: WriteLeaseKeeper?, summary: inout RunSummary) async throws(RunError) {
         guard let journal = opened.journal else { throw RunError(.journal, "internal error: no journal open") }
         let pairId = opened.pairId
         let local: LocalFolder
@@ -480,7 +521,7 @@ public struct SyncRun: Sendable {
                                            freeSpaceReserve: config.transfers.minFreeSpace,
                                            planOptions: planOptions(at: now),
                                            compareMaxSize: config.transfers.compareMaxSize,
-                                           temporaryTag: temporaryTag),
+                                           temporaryTag: temporaryTag, writeLease: lease),
                 writer: writer,
                 classifier: rules.classifier,
                 queueCaps: config.queues.map(\.concurrency),
@@ -502,7 +543,13 @@ public struct SyncRun: Sendable {
             try await notePendingChanges(journal: journal, pairId: pairId,
                                          bundlesChange: !partition.newBundles.isEmpty || !partition.leavingBundles.isEmpty
                                             || !partition.bundledDeletions.isEmpty)
-            try await engine.run(pages: pages, summary: &summary)
+            if let lease {
+                // Renewed while the jobs run; leaving this scope cancels the renewal.
+                async let _: Void = lease.keepRenewing()
+                try await engine.run(pages: pages, summary: &summary)
+            } else {
+                try await engine.run(pages: pages, summary: &summary)
+            }
             // Bundles are the archives queue: after everything else.
             let bundles = snapshot.bundles
             if !Task.isCancelled && options.queues?.contains(BundleStep.queue) ?? true {

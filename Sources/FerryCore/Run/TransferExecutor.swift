@@ -55,6 +55,9 @@ struct TransferExecutor: Sendable {
     /// This device's part of temporary upload names (`UploadRequest.temporaryTag`): set for
     /// two-way sync, where other devices write the same remote folder.
     var temporaryTag: String?
+    /// The write lease this run holds (`WriteLease`), on a store that needs one: a job that
+    /// writes to the remote starts only while it is held.
+    var writeLease: WriteLeaseKeeper?
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
@@ -63,7 +66,11 @@ struct TransferExecutor: Sendable {
     static let resumableSize: Int64 = 1 << 20
 
     func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
-        await Self.outcome(of: record) { () async throws -> Success in
+        if let writeLease, Self.writesRemote(record.action), let loss = await writeLease.loss() {
+            return .failure(.backend(BackendError(.cancelled, loss + "; this device stopped writing to the remote: "
+                                                  + "run the sync again", path: record.path)))
+        }
+        return await Self.outcome(of: record) { () async throws -> Success in
             switch record.action {
             case .upload: return try await decidingAgainOnChange(record) { try await upload(record, observer: observer) }
             case .download: return try await decidingAgainOnChange(record) { try await download(record, observer: observer) }
@@ -76,6 +83,12 @@ struct TransferExecutor: Sendable {
             case nil: return .vanished
             }
         }
+    }
+
+    /// Whether a job of `action` may write to the remote (a download decided again may
+    /// upload a conflict copy).
+    static func writesRemote(_ action: FileAction?) -> Bool {
+        action != nil && action != .deleteLocal
     }
 
     /// `body`, or the file decided again when it found the remote no longer the version the
@@ -327,7 +340,7 @@ struct TransferExecutor: Sendable {
         if let aside = try displacementTarget(for: planned) {
             let displaced = try await displace(planned, to: aside.path)
             await dropDisplaced(displaced, isTrash: aside.isTrash)
-            return .deleted(trashed: aside.isTrash)
+            return .deleted(trashed: aside.isTrash && displaced != nil)
         }
         try await pair.backend.delete(try remotePath(planned))
         return .deleted(trashed: false)

@@ -1,0 +1,49 @@
+import FerryPluginAPI
+import Foundation
+
+/// Write leases for stores that cannot keep concurrent writers apart on their own
+/// (`WriteLease`, docs/two-way-sync.md "Write leases").
+extension SyncRun {
+    /// The keeper of this pair's write lease when this run needs one: a two-way sync with
+    /// jobs, on a store without conditional new names or without an atomic move.
+    func writeLeaseKeeper(opened: OpenJournal) async throws(RunError) -> WriteLeaseKeeper? {
+        guard pair.mode == .sync, let journal = opened.journal else { return nil }
+        let capabilities = pair.backend.capabilities
+        guard !(capabilities.conditionalNewNames && capabilities.atomicMove) else { return nil }
+        let pending: Bool
+        do {
+            pending = !(try await journal.pendingJobTotals(pairId: opened.pairId).isEmpty)
+        } catch {
+            throw RunError(.journal, error.description, cause: .journal(error))
+        }
+        guard pending else { return nil }
+        return WriteLeaseKeeper(store: catalogStore(pairId: opened.pairId), writer: try markerWriterName(pairId: opened.pairId),
+                                device: DeviceIdentity.name(stateDirectory: stateDirectory),
+                                duration: options.writeLeaseSeconds, clock: options.clock)
+    }
+
+    /// Takes the lease (`WriteLeaseKeeper.take`); returns the catalog folder as listed
+    /// holding it.
+    func take(_ keeper: WriteLeaseKeeper) async throws(RunError) -> [RemoteEntry] {
+        do {
+            return try await keeper.take(maxWait: keeper.duration * 2.5)
+        } catch let refusal as WriteLeaseKeeper.Refusal {
+            let holder = refusal.holder.map { "another device (\($0))" } ?? "another device"
+            throw RunError(.execute, "\(holder) is writing to \(pair.remoteLocation) and holds its write lease; "
+                + "waited \(Int(refusal.waited)) s: run the sync again later")
+        } catch let error as BackendError {
+            throw RunError(.execute, "cannot take the write lease in \(pair.remoteLocation): \(error.message)",
+                           cause: .backend(error))
+        } catch {
+            throw RunError(.execute, "stopped while waiting for the write lease", cause: .stopped)
+        }
+    }
+
+    /// Whether another writer's change marker in `listing` differs from what this run's
+    /// first look saw: that writer wrote since, and the plan may not know it.
+    static func otherMarkersMoved(in listing: [RemoteEntry], since view: MarkerView?, own: String) -> Bool {
+        let now = ChangeMarkerReading.newest(in: listing).filter { $0.key != own }.mapValues(\.seq)
+        let before = ChangeMarkerReading.newest(in: view?.catalogFolder ?? []).filter { $0.key != own }.mapValues(\.seq)
+        return now != before
+    }
+}

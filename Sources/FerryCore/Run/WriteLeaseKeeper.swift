@@ -1,0 +1,125 @@
+import FerryPluginAPI
+import Foundation
+
+/// Takes, renews and gives back one writer's write lease (`WriteLease`) for one run.
+actor WriteLeaseKeeper {
+    private let store: RemoteCatalogStore
+    private let writer: String
+    private let device: String
+    /// The lease's length in seconds: a file unchanged this long is a crashed device's.
+    let duration: Double
+    private let clock: any RunClock
+    private var renewals = 0
+    /// When the last write of this writer's file started that the store confirmed
+    /// (`clock.now()`): the lease is this writer's for half a duration from then.
+    private var renewedAt: Double?
+    private var lost: String?
+
+    init(store: RemoteCatalogStore, writer: String, device: String, duration: Double, clock: any RunClock) {
+        self.store = store
+        self.writer = writer
+        self.device = device
+        self.duration = duration
+        self.clock = clock
+    }
+
+    /// Why a wait for the lease ended without it.
+    struct Refusal: Error {
+        /// The device named in the live lease, if it could be read.
+        var holder: String?
+        var waited: Double
+    }
+
+    /// Takes the lease, waiting while another writer holds it for at most `maxWait`
+    /// seconds (and at least one lease's duration, so that a crashed device's file is
+    /// outlived). Returns the catalog folder as listed by the look that found it free.
+    func take(maxWait: Double) async throws -> [RemoteEntry] {
+        let started = clock.now()
+        var firstSeen: [String: Double] = [:]
+        var tries = 0
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            tries += 1
+            let written = clock.now()
+            try await writeOwnFile()
+            let listing = try await store.listFolder() ?? []
+            let now = clock.now()
+            for lease in WriteLease.listed(in: listing) where firstSeen[WriteLease.seenKey(lease)] == nil {
+                firstSeen[WriteLease.seenKey(lease)] = now
+            }
+            let look = WriteLease.look(at: listing, own: writer, firstSeen: firstSeen, now: now, duration: duration)
+            for stale in look.stale {
+                try? await store.remove(named: stale.path.name)
+            }
+            if look.live.isEmpty && look.ownListed {
+                renewedAt = written
+                return listing
+            }
+            // Another writer holds it (or takes it at this moment): step back, so that it
+            // can go on, and try again after a random while.
+            try? await store.remove(named: WriteLease.fileName(writer: writer))
+            if now - started >= max(maxWait, duration * 1.25) {
+                var holder: String?
+                if let live = look.live.first, let entry = listing.first(where: { $0.path == live.path }),
+                   let data = try? await store.fetchData(entry) {
+                    holder = WriteLease.device(in: [UInt8](data))
+                }
+                throw Refusal(holder: holder, waited: now - started)
+            }
+            let pause = min(5.0, 0.5 * Double(min(tries, 10))) * Double.random(in: 0.5...1.5, using: &generator)
+            await clock.sleep(until: clock.now() + pause)
+            if Task.isCancelled { throw CancellationError() }
+        }
+    }
+
+    /// Renews the lease every quarter of its duration until the task is cancelled. A
+    /// renewal that finds this writer's file gone (a waiter took it for a crashed device's)
+    /// loses the lease; so does half a duration without a renewal the store confirmed.
+    func keepRenewing() async {
+        while !Task.isCancelled, lost == nil {
+            await clock.sleep(until: clock.now() + duration / 4)
+            if Task.isCancelled { return }
+            await renew()
+        }
+    }
+
+    /// One renewal: a look that this writer's file is still there, then the file written
+    /// again. A failure is tried again at the next quarter; `loss()` says when it is too late.
+    func renew() async {
+        guard lost == nil else { return }
+        let started = clock.now()
+        do {
+            let listing = try await store.listFolder() ?? []
+            guard WriteLease.look(at: listing, own: writer, firstSeen: [:], now: started, duration: duration).ownListed else {
+                lost = "another device took this device's write lease for a crashed device's"
+                return
+            }
+            try await writeOwnFile()
+            renewedAt = started
+        } catch {
+            return
+        }
+    }
+
+    /// Why this writer must not write now, or nil while it holds the lease.
+    func loss() -> String? {
+        if let lost { return lost }
+        guard let renewedAt else { return "this device does not hold the write lease" }
+        if clock.now() - renewedAt > duration / 2 {
+            lost = "the write lease could not be renewed for \(Int(duration / 2)) s"
+        }
+        return lost
+    }
+
+    /// Gives the lease back: other writers need not wait for it to expire.
+    func release() async {
+        renewedAt = nil
+        try? await store.remove(named: WriteLease.fileName(writer: writer))
+    }
+
+    private func writeOwnFile() async throws {
+        renewals += 1
+        try await store.put(Data(WriteLease.encode(device: device, renewal: renewals)), named: WriteLease.fileName(writer: writer),
+                            now: clock.wallTime())
+    }
+}
