@@ -84,6 +84,30 @@ public final class S3TestServer: Sendable {
         withExtendedLifetime(scratch) {}
     }
 
+    /// Rewrites `key` every 0.2 s, each time with `header` and then a count (`renewal N`),
+    /// from a process of its own (a shell loop running curl), so that a busy test process
+    /// cannot slow it down; until `stop` is called on what it returns.
+    public func keepRewriting(key: String, header: String, scratch: String) throws -> Rewriter {
+        let body = scratch + "/rewritten-body"
+        let text = header.replacingOccurrences(of: "\n", with: "\\n")
+        let loop = "i=0; while :; do i=$((i+1)); printf '\(text)renewal %s\\n' $i > '\(body)'; "
+            + "/usr/bin/curl -s --noproxy '*' --aws-sigv4 aws:amz:us-east-1:s3 --user '\(Self.accessKey):\(Self.secretKey)' "
+            + "-T '\(body)' '\(endpoint)/\(Self.bucket)/\(key)' >/dev/null; sleep 0.2; done"
+        return Rewriter(pid: try ChildProcess.spawn(["/bin/sh", "-c", loop], output: "/dev/null", error: "/dev/null"))
+    }
+
+    /// The process `keepRewriting` started.
+    public final class Rewriter: Sendable {
+        let pid: pid_t
+        init(pid: pid_t) { self.pid = pid }
+
+        /// Stops the rewriting and waits for the process to end.
+        public func stop() {
+            kill(pid, SIGKILL)
+            _ = ChildProcess.wait(pid)
+        }
+    }
+
     /// For a cluster: the volume ids each volume server holds, by server, as its master
     /// reports them (`/dir/status`).
     public func volumesByServer() -> [String: [Int]] {

@@ -154,7 +154,9 @@ struct ScanReconcilerTests {
         row.remote = RemoteVersion(size: 27, modifiedNanos: Self.t0 - 9, etag: "\"2\"")
         row.plan(.download)
         row.moveTarget = "20260101-120000/notes/a.txt"
-        let edited = try Self.entry("notes/a.txt", size: 27, modified: Self.t0 + 7, inode: 5)
+        // Edited to another size: one of the remote's size would be compared first
+        // (`Planner.mayBeUnrecordedTransfer`), as the job's own unrecorded download.
+        let edited = try Self.entry("notes/a.txt", size: 31, modified: Self.t0 + 7, inode: 5)
         let (merged, requeued) = ScanReconciler.reconcile(records: [row.path: row], scan: Self.scan([edited]), pairId: 3,
                                                           classifier: Self.classifier, now: 2000, queuesCurrent: true)
         #expect(requeued == [row.path])

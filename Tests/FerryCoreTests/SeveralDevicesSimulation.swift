@@ -38,20 +38,11 @@ struct SeveralDevicesSimulation: Sendable {
     /// follows a crash, and is recognised only together with the crash that caused it: a
     /// device crashed at a call on the very file.
     enum KnownIssue: String, Sendable, CaseIterable {
-        /// A crash between a download's partial file and its placing leaves the partial
-        /// file; a later sync continues it while the file is still to be downloaded, but
-        /// nothing removes it once the file is deleted or decided otherwise.
-        case partialDownloadLeft = "a partial download left by a crash stays once no sync downloads that file any more"
         /// A crash after this device's write (an upload, a rename's MOVE) reached the
         /// remote and before the journal recorded it: the next sync cannot tell that copy
         /// from another device's, so a deletion or rename of the file made meanwhile, on
         /// this device or another, is undone (the file comes back; nothing is lost).
         case unrecordedWriteComesBack = "a write that reached the remote just before a crash brings back a file deleted or renamed since"
-        /// A crash after this device moved the remote file aside to replace or delete it,
-        /// before it compared what it moved: when that was another device's version,
-        /// written after the listing, it stays in this device's remote trash alone (the
-        /// next sync sees the name empty and takes it for a deletion).
-        case displacedVersionLeftInTrash = "another device's version moved aside just before a crash stays in the remote trash alone"
     }
 
     struct Outcome: Sendable {
@@ -266,32 +257,13 @@ struct SeveralDevicesSimulation: Sendable {
             }
             story.problems.append("\(label) differs from device a: " + differences.joined(separator: "; "))
         }
-        for (index, (label, tree)) in trees.enumerated() where !tree.leftovers.isEmpty {
-            let problem = "\(label) keeps Ferry's files outside its trash: \(tree.leftovers.joined(separator: ", "))"
-            let crashed = index < devices.count && crashes.contains { $0.device == devices[index].name }
-            let partials = tree.leftovers.allSatisfy { path in
-                let name = path.split(separator: "/").last.map(String.init) ?? path
-                return name.hasPrefix(".") && name.hasSuffix(TemporaryName.suffix)
-            }
-            if crashed && partials {
-                story.known.append((.partialDownloadLeft, problem))
-            } else {
-                story.problems.append(problem)
-            }
+        for (label, tree) in trees where !tree.leftovers.isEmpty {
+            story.problems.append("\(label) keeps Ferry's files outside its trash: \(tree.leftovers.joined(separator: ", "))")
         }
         story.problems += story.ledger.problems(in: reference)
         let trash = trees.reduce(into: Set<String>()) { $0.formUnion($1.tree.trash.values) }
-        let remoteTrash = trees[trees.count - 1].tree.trash
         for version in story.ledger.lost(in: reference, trash: trash, policy: policy) {
-            let problem = "lost: \(VersionLedger.describe(version))" + (trash.contains(version.content) ? " (only in a trash)" : "")
-            // In the remote trash, put there by a device that crashed at that very name.
-            let aside = remoteTrash.filter { $0.value == version.content }.map { TrashSettings.folderName + "/" + $0.key }
-            let crashedThere = crashes.contains { crash in aside.contains { crash.call.contains($0) } }
-            if crashedThere {
-                story.known.append((.displacedVersionLeftInTrash, problem))
-            } else {
-                story.problems.append(problem)
-            }
+            story.problems.append("lost: \(VersionLedger.describe(version))" + (trash.contains(version.content) ? " (only in a trash)" : ""))
         }
         for comeback in story.ledger.comebacks(in: reference) {
             // A device crashed at its write of that name (an upload, a rename's MOVE) or at
