@@ -160,6 +160,16 @@ public enum LocalFileSystem {
         }
     }
 
+    /// A new folder of this user's alone (mode 0700, a random name that did not exist, made
+    /// by `mkdtemp`) in `parent`: what is unpacked there cannot be read, or the folder be
+    /// planted beforehand, by another user of a shared `/tmp`.
+    public static func makePrivateTemporaryDirectory(in parent: String, prefix: String) throws(SystemError) -> String {
+        var template = Array(join(parent, prefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
+        guard made != nil else { throw SystemError(errno, "cannot create a private folder", path: parent) }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     public static func rename(_ source: String, to destination: String) throws(SystemError) {
         if Glibc.rename(source, destination) != 0 {
             throw SystemError(errno, "cannot rename to '\(destination)'", path: source)

@@ -2,6 +2,7 @@ import ArchiveCodec
 import ArgumentParser
 import FerryCore
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 extension Ferry {
@@ -37,8 +38,17 @@ extension Ferry {
             } catch {
                 throw CommandFailure.runtime("cannot list \(SecretRedaction.redactingPassword(remote)): \(error.description)")
             }
-            let scratch = FileManager.default.temporaryDirectory.path + "/ferry-ls-\(ProcessInfo.processInfo.processIdentifier)"
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            // Made only when an archive is listed, private to this user (never a name another
+            // user could plant beforehand), removed afterwards.
+            var scratchFolder: String?
+            defer { if let scratchFolder { try? FileManager.default.removeItem(atPath: scratchFolder) } }
+            func scratch() throws(SystemError) -> String {
+                if let scratchFolder { return scratchFolder }
+                let made = try LocalFileSystem.makePrivateTemporaryDirectory(in: FileManager.default.temporaryDirectory.path,
+                                                                              prefix: "ferry-ls-")
+                scratchFolder = made
+                return made
+            }
             var unreadable: [String] = []
             for entry in entries.sorted(by: { $0.path < $1.path }) {
                 let name = entry.path.relative(to: root)?.string ?? entry.path.string
@@ -56,8 +66,14 @@ extension Ferry {
                         + name + (entry.kind == .directory ? "/" : ""))
                 }
                 guard archiveContents, entry.kind == .file, ArchiveContents.isArchiveName(name) else { continue }
+                let folder: String
                 do {
-                    let members = try await ArchiveContents.members(of: entry, backend: backend, scratchDirectory: scratch)
+                    folder = try scratch()
+                } catch {
+                    throw CommandFailure.runtime("cannot make a private folder to read archives in: \(error.description)")
+                }
+                do {
+                    let members = try await ArchiveContents.members(of: entry, backend: backend, scratchDirectory: folder)
                     for member in members { printMember(member, of: name) }
                 } catch {
                     StandardStreams.error("ferry: \(error.message)")

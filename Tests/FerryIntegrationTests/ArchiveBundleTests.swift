@@ -341,8 +341,12 @@ struct ArchiveFileTests {
         try writer.finish()
         try Data("not a zip".utf8).write(to: URL(fileURLWithPath: remote + "/broken.zip"))
 
-        let good = try await work.ferry(["ls", remote + "/sub", "--archive-contents", "--json"])
+        // Its scratch folder goes to TMPDIR, private to the user, and is gone afterwards.
+        let scratch = work.directory.child("tmp")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        let good = try await work.ferry(["ls", remote + "/sub", "--archive-contents", "--json"], environment: ["TMPDIR": scratch])
         #expect(good.status == 0, "\(good.diagnostics)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch) == [])
         let members = good.events.filter { $0["member"] != nil }
         #expect(members.compactMap { $0["member"] as? String } == ["notes/a.txt", "../escape.txt"])
         #expect(members.first?["size"] as? Int == 42)
