@@ -160,6 +160,22 @@ public enum LocalFileSystem {
         }
     }
 
+    /// `makeDirectories` for a folder of this user's alone (the state folder): made 0700,
+    /// and one that exists already with access for others (made 0755 by hand or by an
+    /// older tool) is narrowed to 0700, since a journal in it would be readable by every
+    /// user. One that belongs to another user is refused.
+    public static func makePrivateDirectories(_ path: String) throws(SystemError) {
+        try makeDirectories(path, permissions: 0o700)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemError(errno, "cannot look at folder", path: path) }
+        guard info.st_uid == getuid() else {
+            throw SystemError(EPERM, "the folder belongs to another user; use a state folder of your own", path: path)
+        }
+        if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            throw SystemError(errno, "cannot make the folder private (chmod 700)", path: path)
+        }
+    }
+
     /// A new folder of this user's alone (mode 0700, a random name that did not exist, made
     /// by `mkdtemp`) in `parent`: what is unpacked there cannot be read, or the folder be
     /// planted beforehand, by another user of a shared `/tmp`.

@@ -28,7 +28,7 @@ public final class RunHistory: Sendable {
     public static func open(stateDirectory: String) throws(HistoryError) -> RunHistory {
         let path = path(in: stateDirectory)
         do {
-            try LocalFileSystem.makeDirectories(stateDirectory, permissions: 0o700)
+            try LocalFileSystem.makePrivateDirectories(stateDirectory)
         } catch {
             throw HistoryError(message: "cannot create the state folder: \(error.description)")
         }

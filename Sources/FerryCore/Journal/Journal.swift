@@ -26,7 +26,7 @@ public final class Journal: Sendable {
     /// Opens (creating if needed) the journal at `path`, creating its folder, and migrates it.
     public static func open(at path: String) throws(JournalError) -> Journal {
         do {
-            try LocalFileSystem.makeDirectories(LocalFileSystem.parentPath(path), permissions: 0o700)
+            try LocalFileSystem.makePrivateDirectories(LocalFileSystem.parentPath(path))
         } catch {
             throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
         }
