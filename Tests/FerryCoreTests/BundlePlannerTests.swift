@@ -126,6 +126,22 @@ struct BundlePlannerTests {
         #expect(catalog.refusals.map(\.path) == [path])
     }
 
+    @Test("members the pair ignores (the state folder inside the folder, its patterns) are never planned or restored")
+    func ignoredMembers() throws {
+        var catalog = Self.catalog([])
+        let bundle = try #require(catalog.bundles.values.first)
+        catalog.add(bundle, file: RemoteEntry(path: try RemotePath(".ferry-bundles/" + bundle.name), kind: .file, size: 10,
+                                              modifiedNanos: nil),
+                    members: ["st/api-key", "st/journal.sqlite", "notes/fine.txt", "notes/x.tmp"].map {
+                        BundleMemberRecord(pairId: 1, bundle: bundle.name, path: $0, entryName: $0, size: 300,
+                                           modifiedNanos: 5, sha256: "", stale: false)
+                    })
+        var remote: [String: RemoteEntry] = [:]
+        catalog.addVirtualEntries(to: &remote, root: .root, ignore: try GlobSet(["/st", "/st/**", "*.tmp"]))
+        #expect(remote.keys.sorted() == ["notes/fine.txt"])
+        #expect(catalog.members.keys.sorted() == ["notes/fine.txt"])
+    }
+
     @Test("bundle names and manifest names round-trip; others are not taken for bundles")
     func naming() {
         let name = BundleNaming.newName(format: .tarZstd, at: 1_763_851_501, random: 0xab)

@@ -73,7 +73,13 @@ public struct BundleCatalog: Sendable {
 
     /// Adds a remote entry for every live member that has no plain file on the remote, as
     /// the planner's view of the remote (keyed by path inside the pair, like the listing).
-    public mutating func addVirtualEntries(to remote: inout [String: RemoteEntry], root: RemotePath) {
+    /// Members the pair ignores (its patterns, and the state folder when it lies inside the
+    /// folder) are dropped first, as a plain remote file of that name would be: a manifest
+    /// naming `state/api-key` must never have it restored into the state folder.
+    public mutating func addVirtualEntries(to remote: inout [String: RemoteEntry], root: RemotePath, ignore: GlobSet? = nil) {
+        if let ignore {
+            for path in members.keys where ignore.matches(path) { members[path] = nil }
+        }
         for (path, member) in members where remote[path] == nil {
             guard let relative = try? RemotePath(path) else { continue }
             remote[path] = RemoteEntry(path: root.appending(relative), kind: .file, size: member.size,

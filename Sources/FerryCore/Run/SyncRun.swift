@@ -402,7 +402,7 @@ public struct SyncRun: Sendable {
             catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                     maxMembers: config.listingBounds.maxEntries)
         }
-        catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot)
+        catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot, ignore: rules.ignore)
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
                                                 opened: opened)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes,
