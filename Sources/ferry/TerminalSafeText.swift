@@ -19,13 +19,18 @@ enum TerminalSafeText {
         return result
     }
 
-    /// Controls but tab and line feed (lines may hold several), and the invisible
-    /// characters that reorder text: LRM, RLM, ALM, embeddings, overrides, isolates.
+    /// Controls but tab and line feed (lines may hold several); the invisible characters
+    /// that reorder text: LRM, RLM, ALM, embeddings, overrides, isolates; the line and
+    /// paragraph separators (U+2028, U+2029, which break a line where none shows); and the
+    /// invisible ones that make two names look the same: zero-width space, word joiner and
+    /// the byte-order mark (U+200B, U+2060, U+FEFF). The joiners that emoji and scripts
+    /// need (U+200C, U+200D) are left as they are.
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09, 0x0A: return false
         case 0x00...0x1F, 0x7F...0x9F: return true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x200B, 0x2028, 0x2029, 0x2060, 0xFEFF: return true
         default: return false
         }
     }

@@ -102,7 +102,8 @@ struct HostileRemoteTests {
     @Test("control characters and bidi overrides in remote names are printed escaped; JSON keeps the name")
     func escapedNames() async throws {
         let server = try await TestServer(.nginx)
-        let names = ["invoice\u{202E}fdp.exe", "next\u{0085}line.jpg", "plain.jpg"]
+        let names = ["invoice\u{202E}fdp.exe", "next\u{0085}line.jpg", "plain.jpg", "two\u{2028}lines.jpg",
+                     "zero\u{200B}width.jpg", "\u{FEFF}bom.jpg", "family\u{1F468}\u{200D}\u{1F469}.jpg"]
         try FileManager.default.createDirectory(atPath: server.directory + "/root/names", withIntermediateDirectories: true)
         for name in names {
             try Data("abc".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/names/" + name))
@@ -113,13 +114,16 @@ struct HostileRemoteTests {
         #expect(list.status == 0, "\(list.diagnostics)")
         #expect(list.standardOutput.contains("invoice\\u202efdp.exe") && list.standardOutput.contains("next\\u0085line.jpg"),
                 "\(list.diagnostics)")
+        #expect(list.standardOutput.contains("two\\u2028lines.jpg") && list.standardOutput.contains("zero\\u200bwidth.jpg")
+                && list.standardOutput.contains("\\ufeffbom.jpg"), "\(list.diagnostics)")
+        #expect(list.standardOutput.contains("family\u{1F468}\u{200D}\u{1F469}.jpg"), "an emoji's joiner is printed as it is")
         // The files were put on nginx by the test, not by Ferry: no catalog of hidden names.
         let pull = try await work.ferry(["pull", work.destination, "--from", remote, "--state", work.state, "-v",
                                          "--ignore-hidden-names"])
         #expect(pull.status == 0, "\(pull.diagnostics)")
         #expect(pull.standardOutput.contains("downloaded invoice\\u202efdp.exe"), "\(pull.diagnostics)")
         for output in [list.standardOutput, list.standardError, pull.standardOutput, pull.standardError] {
-            #expect(!output.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x85 }, "raw: \(output)")
+            #expect(!output.unicodeScalars.contains { [0x202E, 0x85, 0x2028, 0x200B, 0xFEFF].contains($0.value) }, "raw: \(output)")
         }
         // The files themselves keep their names; JSON carries them exactly.
         #expect(Set(try TreeComparison.files(in: work.destination).keys) == Set(names))
