@@ -110,14 +110,22 @@ public final class ArchiveReader {
     /// member that declares (or whose manifest gives) 5 bytes cannot fill the disk with the
     /// gigabyte a small compressed archive can hold.
     public func extract(to destination: String, flush: Bool = true, limit: Int64 = .max) throws(ArchiveError) -> ArchiveMemberData {
-        let locale = CArchive_enter_utf8_locale()
-        defer { CArchive_leave_utf8_locale(locale) }
         let file: OpenFile
         do {
             file = try OpenFile(destination, mode: .writeTruncate)
         } catch {
             throw ArchiveError(.io, "cannot create the file", path: destination, cause: error.description)
         }
+        return try extract(into: file, named: destination, flush: flush, limit: limit)
+    }
+
+    /// The same into a file the caller opened (`named` for messages): one created through
+    /// a folder handle that never follows a link, so that a folder swapped for a link
+    /// while a bundle is restored cannot send the bytes elsewhere.
+    public func extract(into file: OpenFile, named destination: String, flush: Bool = true,
+                        limit: Int64 = .max) throws(ArchiveError) -> ArchiveMemberData {
+        let locale = CArchive_enter_utf8_locale()
+        defer { CArchive_leave_utf8_locale(locale) }
         var hash = MemberHash()
         var offset: Int64 = 0
         while true {

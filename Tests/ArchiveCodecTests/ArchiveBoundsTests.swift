@@ -39,6 +39,31 @@ struct ArchiveBoundsTests {
         #expect(try again.extract(to: directory.child("exact"), limit: 8 << 20).bytes == 8 << 20)
     }
 
+    /// Bundle restores open each partial file through a folder handle that never follows a
+    /// link; the bytes must go into that very file, not into whatever its path names by the
+    /// time they are written (a folder swapped for a link to elsewhere meanwhile).
+    @Test("extraction into an opened file writes that file, whatever its path names by then")
+    func extractionIntoOpenedFile() throws {
+        let directory = TemporaryDirectory()
+        let archive = try Self.zeroBundle(in: directory, size: 4096)
+        let reader = try ArchiveReader(path: archive)
+        _ = try #require(try reader.nextEntry())
+        let folder = directory.child("photos")
+        let outside = directory.child("outside")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let opened = try OpenFile(folder + "/.a.jpg.ferry-part", mode: .writeTruncate, permissions: 0o600)
+        // The folder is swapped for a link to another place, holding a file of the same name.
+        try FileManager.default.moveItem(atPath: folder, toPath: directory.child("moved"))
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
+        #expect(FileManager.default.createFile(atPath: outside + "/.a.jpg.ferry-part", contents: nil))
+
+        let data = try reader.extract(into: opened, named: folder + "/.a.jpg.ferry-part", flush: false)
+        #expect(data.bytes == 4096)
+        #expect(try LocalFileSystem.metadata(outside + "/.a.jpg.ferry-part")?.size == 0, "nothing written through the link")
+        #expect(try LocalFileSystem.metadata(directory.child("moved") + "/.a.jpg.ferry-part")?.size == 4096)
+    }
+
     @Test("a bundle is read only as tar or zip, plain or gzip or zstd: other formats and filters are refused")
     func bundlesOnlyInFerrysFormats() throws {
         let directory = TemporaryDirectory()

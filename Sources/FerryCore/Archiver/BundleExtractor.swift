@@ -45,11 +45,13 @@ struct BundleExtractor {
                 }
                 let partial = LocalFolder.temporary(beside: target.path)
                 let created: FileMetadata
+                let partialFile: OpenFile
                 do throws(BackendError) {
-                    created = try BackendError.catching {
+                    (partialFile, created) = try BackendError.catching {
                         try local.makeDirectories(LocalFolder.parent(target.path))
                         try local.removeFile(partial)
-                        return try local.open(partial, .createNew).metadata()
+                        let file = try local.open(partial, .createNew)
+                        return (file, try file.metadata())
                     }
                 } catch {
                     results[target.path] = .failure(error)
@@ -59,7 +61,10 @@ struct BundleExtractor {
                 do throws(ArchiveError) {
                     // Never more than the manifest's size: the byte after it ends the
                     // member (a small compressed bundle can hold a gigabyte of zeros).
-                    data = try reader.extract(to: local.fullPath(partial), flush: false, limit: target.member.size)
+                    // Into the file made above, never reopened by its path (which a folder
+                    // swapped for a link would send elsewhere).
+                    data = try reader.extract(into: partialFile, named: local.fullPath(partial), flush: false,
+                                              limit: target.member.size)
                 } catch {
                     try? local.removeFile(partial)
                     // The archive cannot be read past this point (or, for a member larger
