@@ -51,25 +51,38 @@ public enum TreeComparison {
             if compareModificationTimes && l.modifiedNanos != r.modifiedNanos {
                 problems.append("mtime differs: \(path) (\(l.modifiedNanos) vs \(r.modifiedNanos))")
             }
-            if try !sameContent(left + "/" + path, right + "/" + path) {
-                problems.append("content differs: \(path)")
+            if let offset = try firstDifference(left + "/" + path, right + "/" + path) {
+                problems.append("content differs: \(path) (from byte \(offset) of \(l.size))")
             }
         }
         return problems
     }
 
     public static func sameContent(_ left: String, _ right: String) throws -> Bool {
+        try firstDifference(left, right) == nil
+    }
+
+    /// The offset of the first byte where two files differ (the shorter one's length when
+    /// one is the start of the other); nil when they are the same. Where a copy went wrong
+    /// says how: a tail cut off, a block of zeros, another file's bytes.
+    public static func firstDifference(_ left: String, _ right: String) throws -> Int64? {
         let a = try FileHandle(forReadingFrom: URL(fileURLWithPath: left))
         let b = try FileHandle(forReadingFrom: URL(fileURLWithPath: right))
         defer {
             try? a.close()
             try? b.close()
         }
+        var offset: Int64 = 0
         while true {
             let chunkA = try a.read(upToCount: 1 << 20) ?? Data()
             let chunkB = try b.read(upToCount: 1 << 20) ?? Data()
-            if chunkA != chunkB { return false }
-            if chunkA.isEmpty { return true }
+            if chunkA != chunkB {
+                let index = zip(chunkA, chunkB).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(chunkA.count, chunkB.count)
+                return offset + Int64(index)
+            }
+            if chunkA.isEmpty { return nil }
+            offset += Int64(chunkA.count)
         }
     }
 }
