@@ -56,6 +56,8 @@ enum FolderRunCommand {
         let config = context.config, stateDirectory = context.stateDirectory
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
         let ignoresConditions = transfer.now
+        let destinations = Dictionary(pairs.map { ($0.name, destination($0, typedFolder: folder, typedRemote: remote, config: config)) },
+                                      uniquingKeysWith: { first, _ in first })
         let progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
         let work = Task {
             await withTaskGroup(of: RunOutcome.self) { tasks in
@@ -66,6 +68,7 @@ enum FolderRunCommand {
                             worst = max(worst, await runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
                                              ignoresConditions: ignoresConditions,
                                              options: options, progress: progresses[pair.name] ?? RunProgress(),
+                                             destination: destinations[pair.name] ?? Destination(local: pair.name, remote: ""),
                                              json: json, verbose: verbose, dryRun: dryRun,
                                              showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single))
                         }
@@ -96,6 +99,23 @@ enum FolderRunCommand {
         if outcome == .failed { throw ExitCodeFailure.someFilesFailed }
     }
 
+    /// Where a run's files go, as the person named the two ends: `photos → nas:photos`, or
+    /// for an ad-hoc pair the path and remote as typed (`small → s3://ferry/x`, never
+    /// "ad-hoc"), so a summary always says where the files went.
+    struct Destination: Sendable {
+        var local: String
+        var remote: String
+        var mode: SyncMode = .push
+        var text: String { "\(local) \(PairLabel.arrow(mode)) \(remote)" }
+    }
+
+    static func destination(_ pair: FolderPair, typedFolder: String?, typedRemote: String?, config: Config) -> Destination {
+        let adHoc = typedRemote != nil
+        let local = adHoc ? (typedFolder ?? pair.localRoot) : pair.name
+        let remote = typedRemote.map { SecretRedaction.redactingPassword($0) } ?? PairLabel.remote(pair, config: config)
+        return Destination(local: local, remote: remote, mode: pair.mode)
+    }
+
     /// How a pair's run ended, worst last: the command exits with the worst of its pairs'.
     enum RunOutcome: Int, Comparable {
         case succeeded, failed, configuration
@@ -107,13 +127,14 @@ enum FolderRunCommand {
     /// A single pair's run error is the command's error (`throwsOnError`); with several,
     /// it is reported and the others go on.
     private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String, ignoresConditions: Bool,
-                               options: RunOptions, progress: RunProgress, json: Bool, verbose: Bool, dryRun: Bool, showsProgress: Bool,
-                               namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
+                               options: RunOptions, progress: RunProgress, destination: Destination, json: Bool, verbose: Bool, dryRun: Bool,
+                               showsProgress: Bool, namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
-            ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(pair.name)") : nil
+            ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(destination.local)") : nil
         let sink: any RunEventSink = json
             ? JSONEventPrinter(folder: pair.name)
-            : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil)
+            : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil,
+                               destination: destination.text)
         if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
             sink.emit(.summary(RunConditionGate.waitingSummary(folder: pair.name, mode: mode, reason: waiting)))
             return .succeeded

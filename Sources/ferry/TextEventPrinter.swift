@@ -12,6 +12,16 @@ struct TextEventPrinter: RunEventSink {
     var folder: String?
     /// `--dry-run`: what the plan contains, for the closing "would upload …" line.
     let plan = PlanTally()
+    /// Where the files went, for the summary: `photos → nas:photos`, `small → s3://ferry/x`
+    /// (the folder and remote as the person named them); nil says the folder's name only.
+    var destination: String?
+
+    init(verbose: Bool, display: ProgressDisplay?, folder: String?, destination: String? = nil) {
+        self.verbose = verbose
+        self.display = display
+        self.folder = folder
+        self.destination = destination
+    }
 
     private func report(_ line: String) {
         let line = folder.map { "\($0): " + line } ?? line
@@ -72,9 +82,9 @@ struct TextEventPrinter: RunEventSink {
             if let waiting = summary.waitingFor {
                 line = "\(summary.mode.rawValue) \(summary.folder): \(waiting); nothing moved (--now runs it anyway)"
             } else if summary.dryRun {
-                line = "\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
+                line = "\(summary.mode.rawValue) \(destination ?? summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
             } else {
-                line = Self.line(summary)
+                line = Self.line(summary, destination: destination)
             }
             // On a terminal, broken between its parts rather than wrapped mid-word.
             let width = StandardStreams.outputIsTerminal ? TerminalSize.columns - 1 : nil
@@ -110,7 +120,7 @@ struct TextEventPrinter: RunEventSink {
             + " in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 
-    static func line(_ summary: RunSummary) -> String {
+    static func line(_ summary: RunSummary, destination: String? = nil) -> String {
         var parts: [String] = []
         if summary.uploadedFiles > 0 || summary.mode != .pull {
             parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))")
@@ -134,7 +144,7 @@ struct TextEventPrinter: RunEventSink {
             parts.append("\(summary.evictedFiles) evicted locally (\(ByteFormat.string(summary.evictedBytes)))")
         }
         let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
-        return "\(summary.mode.rawValue) \(summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
+        return "\(summary.mode.rawValue) \(destination ?? summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 }
 
