@@ -83,4 +83,22 @@ struct EverydayUseTests {
         let dryRun = try await work.ferry(["pull", "./pulled", "--from", "elsewhere", "--dry-run", "--state", work.state])
         #expect(dryRun.standardOutput.contains("pull ./pulled ← elsewhere: dry run"), "\(dryRun.diagnostics)")
     }
+
+    // MARK: An unknown host name
+
+    @Test("a host name that does not resolve is said so by push, pull and ls alike, never as a bad libcurl argument")
+    func unknownHostIsSaidToNotResolve() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        // `.invalid` never resolves (RFC 2606).
+        let url = "dav://no-such-host.invalid/dav/x"
+        for command in [["push", "small", "--to", url], ["pull", "small", "--from", url], ["ls", url]] {
+            let result = try await work.ferry(command + ["--state", work.state])
+            #expect(result.status != 0, "\(command): \(result.diagnostics)")
+            #expect(result.standardError.contains("the host name 'no-such-host.invalid' could not be resolved"),
+                    "\(command): \(result.diagnostics)")
+            #expect(!result.standardError.contains("bad argument") && !result.standardError.contains("refused an option"),
+                    "\(command): \(result.diagnostics)")
+        }
+    }
 }
