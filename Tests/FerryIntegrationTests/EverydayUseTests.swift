@@ -158,4 +158,74 @@ struct EverydayUseTests {
         #expect(!later.standardOutput.contains("remoteDiffers") && !later.standardError.contains("remoteDiffers"),
                 "\(later.diagnostics)")
     }
+
+    // MARK: resolve on a pull folder
+
+    /// A pull folder `photos` (./phone ← nas:lib) with a.jpg changed on both sides since
+    /// the last pull: in conflict.
+    private func pullFolderInConflict() async throws -> Workspace {
+        let work = Workspace()
+        let remote = work.directory.child("backup/lib")
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        try Data("version 1".utf8).write(to: URL(fileURLWithPath: remote + "/a.jpg"))
+        try config(work, """
+            remotes:
+              nas:
+                type: local
+                path: ./backup
+            folders:
+              photos:
+                path: ./phone
+                remote: nas
+                remote_path: lib
+                mode: pull
+            """)
+        let first = try await work.ferry(["pull", "--state", work.state])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        try Data("edited here, longer".utf8).write(to: URL(fileURLWithPath: work.directory.child("phone/a.jpg")))
+        try Data("edited on the remote".utf8).write(to: URL(fileURLWithPath: remote + "/a.jpg"))
+        let conflicted = try await work.ferry(["pull", "--state", work.state])
+        #expect(conflicted.status == 1 && conflicted.standardError.contains("conflict: a.jpg"), "\(conflicted.diagnostics)")
+        return work
+    }
+
+    private func contents(_ path: String) -> String? {
+        (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test("resolve on a pull folder: the next pull carries the answer out, and the one after finds nothing to do",
+          arguments: ["remote", "both", "local"])
+    func resolveOnAPullFolderIsCarriedOutByPull(keep: String) async throws {
+        let work = try await pullFolderInConflict()
+        let resolve = try await work.ferry(["resolve", "phone/a.jpg", "--keep", keep, "--state", work.state])
+        #expect(resolve.status == 0, "\(resolve.diagnostics)")
+        #expect(resolve.standardOutput.contains("the next `ferry pull photos` carries it out"), "\(resolve.diagnostics)")
+        let pull = try await work.ferry(["pull", "--state", work.state])
+        #expect(pull.status == 0 && !pull.standardError.contains("changed on both sides"), "\(pull.diagnostics)")
+        let phone = work.directory.child("phone")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: phone).filter { $0.hasPrefix("a.conflict-") }
+        switch keep {
+        case "remote":
+            #expect(contents(phone + "/a.jpg") == "edited on the remote")
+            #expect(copies.isEmpty)
+        case "both":
+            #expect(contents(phone + "/a.jpg") == "edited on the remote")
+            #expect(copies.count == 1 && copies.first.map { contents(phone + "/" + $0) } == "edited here, longer", "\(copies)")
+        default:
+            #expect(contents(phone + "/a.jpg") == "edited here, longer")
+            #expect(contents(work.directory.child("backup/lib/a.jpg")) == "edited on the remote", "a pull never writes the remote")
+        }
+        let again = try await work.ferry(["pull", "--state", work.state])
+        #expect(again.status == 0 && again.standardError.isEmpty, "\(again.diagnostics)")
+        #expect(again.standardOutput.contains("0 downloaded"), "\(again.diagnostics)")
+    }
+
+    @Test("resolve --now on a pull folder runs a pull, not a sync")
+    func resolveNowOnAPullFolderPulls() async throws {
+        let work = try await pullFolderInConflict()
+        let resolve = try await work.ferry(["resolve", "phone/a.jpg", "--keep", "remote", "--now", "--state", work.state])
+        #expect(resolve.status == 0, "\(resolve.diagnostics)")
+        #expect(resolve.standardOutput.contains("pull photos ← nas:lib: 1 downloaded"), "\(resolve.diagnostics)")
+        #expect(contents(work.directory.child("phone/a.jpg")) == "edited on the remote")
+    }
 }
