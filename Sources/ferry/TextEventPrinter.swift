@@ -143,6 +143,7 @@ struct TextEventPrinter: RunEventSink {
         if summary.evictedFiles > 0 {
             parts.append("\(summary.evictedFiles) evicted locally (\(ByteFormat.string(summary.evictedBytes)))")
         }
+        if summary.leftRemoteFiles > 0 { parts.append("\(summary.leftRemoteFiles) left on the remote (local_limit)") }
         let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
         return "\(summary.mode.rawValue) \(destination ?? summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
