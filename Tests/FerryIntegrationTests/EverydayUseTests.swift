@@ -228,4 +228,19 @@ struct EverydayUseTests {
         #expect(resolve.standardOutput.contains("pull photos ← nas:lib: 1 downloaded"), "\(resolve.diagnostics)")
         #expect(contents(work.directory.child("phone/a.jpg")) == "edited on the remote")
     }
+
+    // MARK: Smaller things a user notices
+
+    @Test("a mistyped command gets the nearest one; a word near none lists them", arguments: [
+        ("pul", "unknown command 'pul'; did you mean 'ferry pull'?"),
+        ("stauts", "did you mean 'ferry status'?"),
+        ("frobnicate", "commands: init, push, pull, sync"),
+    ])
+    func mistypedCommandGetsDidYouMean(typed: String, saying: String) async throws {
+        let result = try await Workspace().ferry([typed, "photos"])
+        #expect(result.status == 2, "\(result.diagnostics)")
+        #expect(result.standardError.split(separator: "\n").count == 1 && result.standardError.hasPrefix("ferry: "),
+                "\(result.diagnostics)")
+        #expect(result.standardError.contains(saying), "\(result.diagnostics)")
+    }
 }

@@ -18,11 +18,14 @@ public enum RemoteSpelling {
         if let colon = head.firstIndex(of: ":") {
             let name = String(head[..<colon])
             let rest = String(text[text.index(after: colon)...])
-            if let scheme = nearest(name.lowercased(), among: schemes) {
-                return "'\(text)' is not a URL; did you mean \(url(scheme: scheme, rest: rest))? (\(asPath))"
-            }
-            if let remote = nearest(name, among: remotes) {
+            // A scheme itself (`s3:`), then a configured remote's near miss (`nass:`), then a
+            // scheme's (`htps:`): a remote the person named is the likelier meaning.
+            let scheme = schemes.contains(name.lowercased()) ? name.lowercased() : nil
+            if scheme == nil, let remote = NearestName.among(remotes, for: name) {
                 return "no remote named '\(name)'; did you mean \(remote):\(rest)? (\(asPath))"
+            }
+            if let scheme = scheme ?? NearestName.among(schemes, for: name.lowercased()) {
+                return "'\(text)' is not a URL; did you mean \(url(scheme: scheme, rest: rest))? (\(asPath))"
             }
             return "no remote named '\(name)'" + (remotes.isEmpty ? " (no remote is configured)" : " (remotes: \(remotes.joined(separator: ", ")))")
                 + "; give a configured remote, a URL (" + schemes.map { "\($0)://" }.joined(separator: ", ") + "), or \(asPath)"
@@ -39,14 +42,5 @@ public enum RemoteSpelling {
     static func url(scheme: String, rest: String) -> String {
         let trimmed = rest.drop { $0 == "/" }
         return scheme == "file" ? "file:///\(trimmed)" : "\(scheme)://\(trimmed)"
-    }
-
-    /// The name in `among` equal to `name` or at most one edit from it (two for longer names).
-    static func nearest(_ name: String, among names: [String]) -> String? {
-        if names.contains(name) { return name }
-        guard !name.isEmpty else { return nil }
-        let near = names.map { ($0, ConfigReader.editDistance(name, $0)) }
-            .filter { $0.1 <= ($0.0.count > 4 ? 2 : 1) && $0.1 < $0.0.count }
-        return near.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }?.0
     }
 }
