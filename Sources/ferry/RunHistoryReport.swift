@@ -25,7 +25,9 @@ enum RunHistoryReport {
 
     static func line(_ run: RunRecord) -> String {
         let start = Date(timeIntervalSince1970: run.startedAt)
-        var parts = ["\(StatusWords.time(start))  \(run.folder) \(run.mode) (\(run.trigger.rawValue)): \(run.outcome)"]
+        // An ad-hoc pair by its local folder, never "ad-hoc" (every one would read the same).
+        let folder = run.folder == "ad-hoc" ? run.localRoot : run.folder
+        var parts = ["\(StatusWords.time(start))  \(folder) \(run.mode) (\(run.trigger.rawValue)): \(run.outcome)"]
         let up = run.moved.filter { $0.direction == "upload" }, down = run.moved.filter { $0.direction == "download" }
         if !up.isEmpty {
             parts.append("\(up.reduce(0) { $0 + $1.files }) up (\(ByteFormat.string(up.reduce(0) { $0 + $1.bytes })))")

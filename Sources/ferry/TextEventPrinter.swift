@@ -45,7 +45,9 @@ struct TextEventPrinter: RunEventSink {
         switch event {
         case let .planned(path, queue, action, bytes):
             plan.add(action, bytes: bytes)
-            StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue), \(ByteFormat.string(bytes))]")
+            // A size only for what moves bytes: a deletion or a rename sends nothing ("0 B" read as an empty file).
+            let moves = action == .upload || action == .download
+            StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue)" + (moves ? ", \(ByteFormat.string(bytes))]" : "]"))
         case let .transferred(path, queue, direction, bytes, resumedFrom):
             guard verbose else { return }
             let resumed = resumedFrom > 0 ? ", resumed at \(ByteFormat.string(resumedFrom))" : ""

@@ -243,4 +243,46 @@ struct EverydayUseTests {
                 "\(result.diagnostics)")
         #expect(result.standardError.contains(saying), "\(result.diagnostics)")
     }
+
+    @Test("a dry run shows no size for what moves no bytes (a deletion is not an empty file)")
+    func dryRunDeletionHasNoZeroSize() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        try Data("track".utf8).write(to: URL(fileURLWithPath: work.directory.child("small/walk.gpx")))
+        let push = try await work.ferry(["push", "small", "--to", "backup", "--state", work.state])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        try FileManager.default.removeItem(atPath: work.directory.child("small/walk.gpx"))
+        let dryRun = try await work.ferry(["push", "small", "--to", "backup", "--delete", "--dry-run", "--state", work.state])
+        #expect(dryRun.status == 0, "\(dryRun.diagnostics)")
+        let line = dryRun.standardOutput.split(separator: "\n").first { $0.contains("walk.gpx") }.map(String.init) ?? ""
+        #expect(line.hasPrefix("would delete remote walk.gpx  [") && !line.contains("0 B"), "\(dryRun.diagnostics)")
+    }
+
+    @Test("ad-hoc runs are labelled with their paths in verify and in the run history, never \"ad-hoc\"")
+    func adHocRunsAreLabelledWithTheirPath() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        let push = try await work.ferry(["push", "small", "--to", "backup", "--state", work.state])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        let verify = try await work.ferry(["verify", "small", "--to", "backup", "--state", work.state])
+        #expect(verify.standardOutput.contains("verify small – backup: 1 file, 0 differences"), "\(verify.diagnostics)")
+        let history = try await work.ferry(["status", "--history", "--state", work.state])
+        #expect(history.standardOutput.contains(work.directory.child("small") + " push (manual)"), "\(history.diagnostics)")
+        #expect(!history.standardOutput.contains("ad-hoc"), "\(history.diagnostics)")
+    }
+
+    @Test("the README's exit-code table holds: a missing folder is 1, a usage error 2")
+    func exitCodeTableHolds() async throws {
+        let readme = try String(contentsOfFile: TestServer.repositoryRoot + "/README.md", encoding: .utf8)
+        for code in ["| **0** |", "| **1** |", "| **2** |", "| **130** |"] {
+            #expect(readme.contains(code), "README.md has no row \(code)")
+        }
+        let row = readme.split(separator: "\n").first { $0.hasPrefix("| **1** |") } ?? ""
+        #expect(row.contains("the local folder or the remote folder does not exist"), "\(row)")
+        let work = Workspace()
+        let missing = try await work.ferry(["push", "./no-such-folder", "--to", "backup", "--state", work.state])
+        #expect(missing.status == 1, "\(missing.diagnostics)")
+        let usage = try await work.ferry(["push", "--no-such-option"])
+        #expect(usage.status == 2, "\(usage.diagnostics)")
+    }
 }
