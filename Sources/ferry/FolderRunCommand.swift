@@ -132,7 +132,7 @@ enum FolderRunCommand {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
             ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(destination.local)") : nil
         let sink: any RunEventSink = json
-            ? JSONEventPrinter(folder: pair.name)
+            ? JSONEventPrinter(folder: pair.name, destination: destination)
             : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil,
                                destination: destination.text)
         if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {

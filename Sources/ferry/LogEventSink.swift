@@ -5,6 +5,8 @@ import Logging
 /// conflict, remotes going offline and back, and each run's summary.
 struct LogEventSink: RunEventSink {
     let logger: Logger
+    /// The folder's remote as configured (`nas:media`), for the summary line.
+    var remote: String?
 
     func emit(_ event: RunEvent) {
         switch event {
@@ -38,7 +40,7 @@ struct LogEventSink: RunEventSink {
         case let .summary(summary):
             guard summary.uploadedFiles + summary.downloadedFiles + summary.deletedFiles + summary.failedFiles
                 + summary.conflictFiles > 0 else { return }
-            logger.notice("\(TextEventPrinter.shortLine(summary))")
+            logger.notice("\(TextEventPrinter.shortLine(summary, remote: remote))")
         }
     }
 }

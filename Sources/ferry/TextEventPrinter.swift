@@ -107,9 +107,9 @@ struct TextEventPrinter: RunEventSink {
         }
     }
 
-    /// Only what happened, for log lines (the folder is said by the line's prefix):
-    /// "3 uploaded (146 KiB) in 0.4 s".
-    static func shortLine(_ summary: RunSummary) -> String {
+    /// Only what happened and where, for log lines (the folder is said by the line's prefix):
+    /// "push → nas:media: 3 uploaded (146 KiB) in 0.4 s".
+    static func shortLine(_ summary: RunSummary, remote: String? = nil) -> String {
         var parts: [String] = []
         if summary.uploadedFiles > 0 { parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))") }
         if summary.downloadedFiles > 0 { parts.append("\(summary.downloadedFiles) downloaded (\(ByteFormat.string(summary.downloadedBytes)))") }
@@ -118,7 +118,9 @@ struct TextEventPrinter: RunEventSink {
         if summary.conflictFiles > 0 { parts.append(Plural.count(summary.conflictFiles, "conflict")) }
         if summary.failedFiles > 0 { parts.append("\(summary.failedFiles) failed") }
         if summary.evictedFiles > 0 { parts.append("\(summary.evictedFiles) evicted (\(ByteFormat.string(summary.evictedBytes)))") }
-        return "\(summary.mode.rawValue): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
+        if summary.leftRemoteFiles > 0 { parts.append("\(summary.leftRemoteFiles) left on the remote (local_limit)") }
+        let whereTo = remote.map { " \(PairLabel.arrow(summary.mode)) \($0)" } ?? ""
+        return "\(summary.mode.rawValue)\(whereTo): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
             + " in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 

@@ -80,8 +80,36 @@ struct EverydayUseTests {
         #expect(adHoc.standardOutput.hasPrefix("push small → elsewhere: 1 uploaded"), "\(adHoc.diagnostics)")
         #expect(!adHoc.standardOutput.contains("ad-hoc"), "\(adHoc.diagnostics)")
 
+        let json = try await work.ferry(["push", "small", "--to", "elsewhere", "--json", "--state", work.state])
+        #expect(json.summary?["local"] as? String == "small" && json.summary?["remote"] as? String == "elsewhere",
+                "\(json.diagnostics)")
+
         let dryRun = try await work.ferry(["pull", "./pulled", "--from", "elsewhere", "--dry-run", "--state", work.state])
         #expect(dryRun.standardOutput.contains("pull ./pulled ← elsewhere: dry run"), "\(dryRun.diagnostics)")
+    }
+
+    @Test("ferry watch's run summaries say where the files went too")
+    func watchSummarySaysWhere() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        try config(work, """
+            remotes:
+              nas:
+                type: local
+                path: ./backup
+            folders:
+              media:
+                path: ./small
+                remote: nas
+                remote_path: media
+            """)
+        let watch = try FerryProcess(["watch", "--state", work.state], in: work.directory.path)
+        defer { watch.stopIfRunning() }
+        let logged = await when({ watch.errorSoFar.contains("uploaded") })
+        #expect(logged)
+        watch.stopIfRunning()
+        let result = await watch.wait()
+        #expect(result.standardError.contains("media: push → nas:media: 1 uploaded"), "\(result.diagnostics)")
     }
 
     // MARK: An unknown host name
