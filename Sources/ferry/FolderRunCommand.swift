@@ -106,14 +106,30 @@ enum FolderRunCommand {
         var local: String
         var remote: String
         var mode: SyncMode = .push
+        /// How the journal and the engine's messages name the remote (`webdav:http://nas/dav/#phone`),
+        /// and its backend as a whole (`webdav:http://nas/dav/`), which the person calls `remoteName` (`nas`).
+        var location = ""
+        var backend = ""
+        var remoteName = ""
         var text: String { "\(local) \(PairLabel.arrow(mode)) \(remote)" }
+
+        /// `message` with the remote as the person named it (`nas:phone`), not as the engine
+        /// names it: "cannot list webdav:http://nas/dav/#phone: …" → "cannot list nas:phone: …".
+        func naming(_ message: String) -> String {
+            guard !location.isEmpty, !remote.isEmpty else { return message }
+            let named = message.replacingOccurrences(of: location, with: remote)
+            return backend.isEmpty || remoteName.isEmpty ? named : named.replacingOccurrences(of: backend, with: remoteName)
+        }
     }
 
     static func destination(_ pair: FolderPair, typedFolder: String?, typedRemote: String?, config: Config) -> Destination {
         let adHoc = typedRemote != nil
         let local = adHoc ? (typedFolder ?? pair.localRoot) : pair.name
         let remote = typedRemote.map { SecretRedaction.redactingPassword($0) } ?? PairLabel.remote(pair, config: config)
-        return Destination(local: local, remote: remote, mode: pair.mode)
+        // The backend as a whole: the configured remote's name, or an ad-hoc remote as typed.
+        let remoteName = adHoc ? remote : config.folder(named: pair.name)?.remote ?? ""
+        return Destination(local: local, remote: remote, mode: pair.mode, location: pair.remoteLocation,
+                           backend: pair.backend.displayName, remoteName: remoteName)
     }
 
     /// How a pair's run ended, worst last: the command exits with the worst of its pairs'.
@@ -134,7 +150,7 @@ enum FolderRunCommand {
         let sink: any RunEventSink = json
             ? JSONEventPrinter(folder: pair.name, destination: destination)
             : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil,
-                               destination: destination.text)
+                               destination: destination.text, naming: destination.naming)
         if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
             sink.emit(.summary(RunConditionGate.waitingSummary(folder: pair.name, mode: mode, reason: waiting)))
             return .succeeded
@@ -161,7 +177,8 @@ enum FolderRunCommand {
             }
             // After Ctrl-C the command says "stopped; N files left" for every pair.
             if !(Task.isCancelled && error.isStop) {
-                StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
+                let message = destination.naming(error.message)
+                StandardStreams.error(throwsOnError ? "ferry: \(message)" : "ferry: \(pair.name): \(message)")
             }
             return error.isConfiguration ? .configuration : .failed
         }

@@ -19,7 +19,9 @@ enum LongRunningCommand {
             if json { return JSONEventPrinter() }
             var folderLogger = logger
             folderLogger[metadataKey: "folder"] = "\(pair.name)"
-            return LogEventSink(logger: folderLogger, remote: PairLabel.remote(pair, config: config))
+            let configured = config.folder(named: pair.name).flatMap { $0.localPath == pair.localRoot ? $0.remote : nil }
+            return LogEventSink(logger: folderLogger, remote: PairLabel.remote(pair, config: config), location: pair.remoteLocation,
+                                backend: pair.backend.displayName, remoteName: configured)
         }
     }
 

@@ -15,12 +15,17 @@ struct TextEventPrinter: RunEventSink {
     /// Where the files went, for the summary: `photos → nas:photos`, `small → s3://ferry/x`
     /// (the folder and remote as the person named them); nil says the folder's name only.
     var destination: String?
+    /// Puts the remote's name as the person wrote it into a message that has the engine's
+    /// (`webdav:http://nas/dav/#phone` → `nas:phone`).
+    var naming: @Sendable (String) -> String = { $0 }
 
-    init(verbose: Bool, display: ProgressDisplay?, folder: String?, destination: String? = nil) {
+    init(verbose: Bool, display: ProgressDisplay?, folder: String?, destination: String? = nil,
+         naming: @escaping @Sendable (String) -> String = { $0 }) {
         self.verbose = verbose
         self.display = display
         self.folder = folder
         self.destination = destination
+        self.naming = naming
     }
 
     private func report(_ line: String) {
@@ -61,9 +66,9 @@ struct TextEventPrinter: RunEventSink {
             }
         case let .failed(path, _, message, willRetry, attempt):
             if willRetry {
-                if verbose { report("retrying \(path) (attempt \(attempt) failed): \(message)") }
+                if verbose { report("retrying \(path) (attempt \(attempt) failed): \(naming(message))") }
             } else {
-                report("failed: \(path): \(message)")
+                report("failed: \(path): \(naming(message))")
             }
         case let .conflict(path, _, message):
             report("conflict: \(path): \(message)")
@@ -73,13 +78,13 @@ struct TextEventPrinter: RunEventSink {
             if verbose { report("skipped \(path): \(reason)") }
         case let .remoteOffline(remote, message, nextProbe):
             display?.offline(nextCheck: nextProbe)
-            report("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s")
+            report(naming("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s"))
         case let .remoteOnline(remote, seconds):
             display?.offline(nextCheck: nil)
-            report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
+            report(naming("remote \(remote)") + " is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
-            for note in summary.incomplete { StandardStreams.error("ferry: \(note)") }
+            for note in summary.incomplete { StandardStreams.error("ferry: \(naming(note))") }
             let line: String
             if let waiting = summary.waitingFor {
                 line = "\(summary.mode.rawValue) \(summary.folder): \(waiting); nothing moved (--now runs it anyway)"

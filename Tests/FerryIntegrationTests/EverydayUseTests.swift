@@ -112,6 +112,53 @@ struct EverydayUseTests {
         #expect(result.standardError.contains("media: push → nas:media: 1 uploaded"), "\(result.diagnostics)")
     }
 
+    @Test("messages name the remote as the person wrote it (nas:phone), not by the engine's webdav:http://…#phone")
+    func messagesNameTheRemoteAsWritten() async throws {
+        let server = try await TestServer(.nginx)
+        let work = Workspace()
+        try FileManager.default.createDirectory(atPath: work.directory.child("phone"), withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: work.directory.child("phone/a.jpg")))
+        try config(work, """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav"))
+            folders:
+              photos:
+                path: ./phone
+                remote: nas
+                remote_path: phone
+            retry:
+              offline_wait: 2s
+            """)
+        let first = try await work.ferry(["push", "--state", work.state])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        try await onOwnThread { try server.stop() }
+        try Data("y".utf8).write(to: URL(fileURLWithPath: work.directory.child("phone/b.jpg")))
+        let offline = try await work.ferry(["push", "--state", work.state])
+        #expect(offline.status == 1, "\(offline.diagnostics)")
+        #expect(offline.standardError.contains("remote nas:phone is offline"), "\(offline.diagnostics)")
+        #expect(!offline.standardError.contains("webdav:http"), "\(offline.diagnostics)")
+
+        // A run that cannot list at all says so by the same name.
+        let elsewhere = Workspace()
+        try FileManager.default.createDirectory(atPath: elsewhere.directory.child("phone"), withIntermediateDirectories: true)
+        try config(elsewhere, """
+            remotes:
+              nas:
+                type: webdav
+                url: \(server.url("/dav"))
+            folders:
+              photos:
+                path: ./phone
+                remote: nas
+                remote_path: phone
+            """)
+        let refused = try await elsewhere.ferry(["push", "--state", elsewhere.state])
+        #expect(refused.standardError.contains("cannot list nas:phone:") && !refused.standardError.contains("webdav:http"),
+                "\(refused.diagnostics)")
+    }
+
     // MARK: An unknown host name
 
     @Test("a host name that does not resolve is said so by push, pull and ls alike, never as a bad libcurl argument")
@@ -127,6 +174,7 @@ struct EverydayUseTests {
                     "\(command): \(result.diagnostics)")
             #expect(!result.standardError.contains("bad argument") && !result.standardError.contains("refused an option"),
                     "\(command): \(result.diagnostics)")
+            #expect(!result.standardError.contains("webdav:http"), "named as typed: \(command): \(result.diagnostics)")
         }
     }
 
