@@ -347,6 +347,20 @@ struct EverydayUseTests {
         #expect(!history.standardOutput.contains("ad-hoc"), "\(history.diagnostics)")
     }
 
+    @Test("the run history's line of a --delete run says what it deleted")
+    func historyLineShowsDeletions() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        try Data("track".utf8).write(to: URL(fileURLWithPath: work.directory.child("small/walk.gpx")))
+        let push = try await work.ferry(["push", "small", "--to", "backup", "--state", work.state])
+        #expect(push.status == 0, "\(push.diagnostics)")
+        try FileManager.default.removeItem(atPath: work.directory.child("small/walk.gpx"))
+        let mirror = try await work.ferry(["push", "small", "--to", "backup", "--delete", "--state", work.state])
+        #expect(mirror.status == 0 && mirror.standardOutput.contains("1 deleted"), "\(mirror.diagnostics)")
+        let history = try await work.ferry(["status", "--history", "--limit", "1", "--state", work.state])
+        #expect(history.standardOutput.contains("1 deleted on the remote"), "\(history.diagnostics)")
+    }
+
     @Test("the README's exit-code table holds: a missing folder is 1, a usage error 2")
     func exitCodeTableHolds() async throws {
         let readme = try String(contentsOfFile: TestServer.repositoryRoot + "/README.md", encoding: .utf8)
