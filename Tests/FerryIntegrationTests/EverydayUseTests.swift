@@ -159,6 +159,36 @@ struct EverydayUseTests {
                 "\(refused.diagnostics)")
     }
 
+    @Test("the daemon's \"since\" is when it started, kept across a reload (SIGHUP)")
+    func daemonSinceSurvivesAReload() async throws {
+        let work = Workspace()
+        try smallFolder(work)
+        let folders = "remotes:\n  nas:\n    type: local\n    path: ./backup\nfolders:\n  media:\n    path: ./small\n    remote: nas\n"
+        try config(work, folders)
+        let statusFile = work.state + "/daemon-status.json"
+        @Sendable func startedAt() -> String? {
+            guard let data = FileManager.default.contents(atPath: statusFile),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            return object["started_at"] as? String
+        }
+        let daemon = try FerryProcess(["daemon", "--state", work.state, "--log-level", "info"], in: work.directory.path)
+        defer { daemon.stopIfRunning() }
+        #expect(await when({ startedAt() != nil }))
+        let before = startedAt()
+        // The file keeps whole seconds: the reload comes in a later second than the start.
+        let startSecond = Int(Date().timeIntervalSince1970)
+        await when({ Int(Date().timeIntervalSince1970) > startSecond })
+        // A second folder, so that the status the reloaded daemon writes can be told apart.
+        try FileManager.default.createDirectory(atPath: work.directory.child("vids"), withIntermediateDirectories: true)
+        try config(work, folders + "  videos:\n    path: ./vids\n    remote: nas\n    remote_path: videos\n")
+        daemon.send(SIGHUP)
+        #expect(await when({ daemon.errorSoFar.contains("config reloaded") }))
+        #expect(await when({ ((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "").contains("\"videos\"") }))
+        #expect(startedAt() == before, "the daemon's start moved with the reload: \(String(describing: before)) → \(String(describing: startedAt()))")
+        daemon.send(SIGTERM)
+        _ = await daemon.wait()
+    }
+
     // MARK: An unknown host name
 
     @Test("a host name that does not resolve is said so by push, pull and ls alike, never as a bad libcurl argument")
