@@ -34,7 +34,7 @@ STATIC_STDLIB := --static-swift-stdlib
 # fresh machine: `make bench-scale` stopped there).
 RELEASE_BUILD := $(SWIFT) build -c release $(STATIC_STDLIB) --product ferry
 
-.PHONY: run build test test-control-api test-unit flake-hunt deps test-deps bench bench-scale fuzz soak hostile clean install uninstall
+.PHONY: run build test test-control-api test-unit flake-hunt deps test-deps install-deps bench bench-scale fuzz soak hostile clean install uninstall
 
 deps:
 	@bash scripts/bootstrap.sh build
@@ -114,7 +114,11 @@ INSTALLED := $(BINDIR)/ferry $(DATADIR)/bash-completion/completions/ferry $(DATA
 CONFIGURATION ?= release
 BUILT := .build/$(CONFIGURATION)/ferry
 
-install: deps
+# install-deps: the build's packages and bash-completion, which loads the completion.
+install-deps:
+	@bash scripts/bootstrap.sh install
+
+install: install-deps
 	$(SWIFT) build -c $(CONFIGURATION) $(if $(filter release,$(CONFIGURATION)),$(STATIC_STDLIB)) --product ferry
 	install -Dm755 $(BUILT) $(DESTDIR)$(BINDIR)/ferry
 	@mkdir -p .build/completions
@@ -130,6 +134,7 @@ install: deps
 	sed 's|%h/.local/bin/ferry|$(BINDIR)/ferry|; s|%h/.local/share/doc/ferry|$(DATADIR)/doc/ferry|' contrib/ferry.service \
 		| install -Dm644 /dev/stdin $(DESTDIR)$(SYSTEMD_USER_DIR)/ferry.service
 	@echo "installed ferry into $(BINDIR); man ferry; start the daemon with: systemctl --user daemon-reload && systemctl --user enable --now ferry"
+	@$(if $(DESTDIR),true,bash scripts/install-hints.sh "$(BINDIR)" "$(DATADIR)")
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ferry needs to build, run and test.
-# Usage: scripts/bootstrap.sh [build|test|bench]   (default: build)
+# Usage: scripts/bootstrap.sh [build|install|test|bench]   (default: build)
 # Installs only what is missing, so a second call costs a few dpkg queries.
 set -euo pipefail
 
@@ -8,9 +8,11 @@ profile="${1:-build}"
 packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev libssl-dev pkg-config)
 case "$profile" in
   build) ;;
+  # `make install`: bash loads the completion it installs only through bash-completion.
+  install) packages+=(bash-completion) ;;
   test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux chromium chromium-driver) ;;
   bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3) ;;
-  *) echo "bootstrap: unknown profile '$profile' (expected build, test or bench)" >&2; exit 2 ;;
+  *) echo "bootstrap: unknown profile '$profile' (expected build, install, test or bench)" >&2; exit 2 ;;
 esac
 
 # The control API's tests: the status page in a real browser (selenium drives Debian's

@@ -57,8 +57,14 @@ final class CurlEasyHandle {
         set(CURLOPT_FOLLOWLOCATION, 1)
         set(CURLOPT_MAXREDIRS, settings.maxRedirects)
         set(CURLOPT_USERAGENT, settings.userAgent)
-        set(CURLOPT_BUFFERSIZE, 512 * 1024)
-        set(CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
+        // Buffer sizes are a hint: libcurl 7.88 refuses CURLOPT_BUFFERSIZE with
+        // CURLE_BAD_FUNCTION_ARGUMENT while it still holds the previous transfer's buffer,
+        // which a transfer that failed before connecting (a host name that does not
+        // resolve) leaves behind, and `curl_easy_reset` keeps. Refused, the handle goes on
+        // with the buffer it has; counted as a failure, it hid the real error ("could not
+        // resolve host") behind "a libcurl function was given a bad argument".
+        _ = CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 512 * 1024)
+        _ = CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
         set(CURLOPT_TCP_KEEPALIVE, 1)
         if let caFile = settings.caFile { set(CURLOPT_CAINFO, caFile) }
         if settings.insecure {
@@ -177,7 +183,11 @@ final class CurlEasyHandle {
         let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
         let path = Self.redacted(request.url)
         switch code {
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+        case CURLE_COULDNT_RESOLVE_HOST:
+            let host = URL(string: request.url)?.host.map { "'\($0)'" } ?? "of the server"
+            return BackendError(.unreachable, "the host name \(host) could not be resolved; check its spelling in the URL, "
+                                + "or the network's DNS", path: path, cause: detail)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return BackendError(.unreachable, "cannot reach the server; check that it is up and the URL is right", path: path, cause: detail)
         case CURLE_OPERATION_TIMEDOUT:
             return BackendError(.timeout, "the transfer stalled or the server did not answer in time", path: path, cause: detail)

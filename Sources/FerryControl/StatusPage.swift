@@ -117,11 +117,12 @@ enum StatusPage {
       for (const child of children) if (child) node.append(child);
       return node;
     }
+    // Binary units and three significant digits, as the ferry command shows sizes.
     function bytes(n) {
       if (!n) return "0 B";
-      const units = ["B", "kB", "MB", "GB", "TB"]; let i = 0;
-      while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
-      return (i ? n.toFixed(n < 10 ? 1 : 0) : n) + " " + units[i];
+      const units = ["B", "KiB", "MiB", "GiB", "TiB"]; let i = 0;
+      while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+      return (i ? n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0) : Math.round(n)) + " " + units[i];
     }
     function duration(s) {
       if (s === null || s === undefined) return "";
@@ -130,7 +131,21 @@ enum StatusPage {
       if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
       return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
     }
-    function when(iso) { return iso ? new Date(iso).toLocaleString() : ""; }
+    // "2026-12-05 08:40:12 +0100": 24 hours and the zone, as the ferry command shows times.
+    function when(iso) {
+      if (!iso) return "";
+      const t = new Date(iso), two = (n) => String(n).padStart(2, "0");
+      const offset = -t.getTimezoneOffset(), sign = offset < 0 ? "-" : "+", abs = Math.abs(offset);
+      return t.getFullYear() + "-" + two(t.getMonth() + 1) + "-" + two(t.getDate()) + " " + two(t.getHours()) + ":"
+        + two(t.getMinutes()) + ":" + two(t.getSeconds()) + " " + sign + two(Math.floor(abs / 60)) + two(abs % 60);
+    }
+    // Why a run is under way, in words: "start" is the daemon's first run of the folder.
+    function why(reason) {
+      const words = { start: "first run since the daemon started", watch: "files settled", poll: "checking the remote",
+                      rescan: "rescan", retry: "retrying failed files" };
+      return reason.split(", ").map((part) => part.startsWith("schedule") ? "scheduled" + part.slice("schedule".length)
+        : part.startsWith("api") ? "asked for" + part.slice("api".length) : (words[part] || part)).join(", ");
+    }
     function say(text, bad) { const m = document.getElementById("message"); m.textContent = text; m.className = bad ? "error" : "muted"; }
 
     async function api(method, path, body) {
@@ -207,7 +222,8 @@ enum StatusPage {
         else if (f.waiting_for) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Waiting: " + f.waiting_for; }
         else p.banner.hidden = true;
         p.pause.textContent = f.paused ? "Resume" : "Pause";
-        let line = f.state === "running" ? "Running" + (f.reason ? " (" + f.reason + ")" : "") : f.state === "idle" ? "Idle" : f.state[0].toUpperCase() + f.state.slice(1);
+        let line = f.state === "running" ? "Running" + (f.reason ? " (" + why(f.reason) + ")" : "")
+          : f.state === "idle" ? (f.waiting_for ? "Waiting for its run conditions" : "Idle") : f.state[0].toUpperCase() + f.state.slice(1);
         if (f.state === "running") {
           line += " · " + bytes(f.rate_bytes_per_second) + "/s";
           if (f.eta_seconds !== null) line += " · " + duration(f.eta_seconds) + " left";
@@ -312,7 +328,7 @@ enum StatusPage {
             rect.setAttribute("y", String(y)); rect.setAttribute("height", String(Math.max(1, value)));
             rect.setAttribute("fill", color);
             const title = document.createElementNS(ns, "title");
-            title.textContent = new Date(h.hour).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + ": " + h.files + " files, " + bytes(h.bytes_up) + " sent, " + bytes(h.bytes_down) + " received";
+            title.textContent = when(h.hour).slice(0, 16) + ": " + h.files + " files, " + bytes(h.bytes_up) + " sent, " + bytes(h.bytes_down) + " received";
             rect.append(title);
             svg.append(rect);
           }

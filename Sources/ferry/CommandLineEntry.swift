@@ -1,10 +1,15 @@
 import ArgumentParser
+import FerryCore
 import Foundation
 
 /// Runs the parsed command and maps every way out to Ferry's exit codes:
 /// 0 all done, 1 some files failed, 2 usage or configuration error.
 enum CommandLineEntry {
     static func run(_ arguments: [String]) async -> Int32 {
+        if let unknown = unknownCommand(arguments) {
+            StandardStreams.error("ferry: \(unknown)")
+            return 2
+        }
         do {
             var command = try Ferry.parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -31,6 +36,20 @@ enum CommandLineEntry {
             StandardStreams.error(message.hasPrefix("Error: ") ? "ferry: " + message.dropFirst("Error: ".count) : message)
             return 2
         }
+    }
+}
+
+extension CommandLineEntry {
+    /// `ferry pul`: the first word names no command. ArgumentParser says only "Unexpected
+    /// argument 'pul'"; this names the command meant, or lists them.
+    static func unknownCommand(_ arguments: [String]) -> String? {
+        guard let word = arguments.first, !word.hasPrefix("-") else { return nil }
+        let names = Ferry.configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return nil }
+        if let near = NearestName.among(names, for: word.lowercased()) {
+            return "unknown command '\(word)'; did you mean 'ferry \(near)'?"
+        }
+        return "unknown command '\(word)'; commands: \(names.filter { $0 != "help" }.joined(separator: ", ")) (ferry --help)"
     }
 }
 

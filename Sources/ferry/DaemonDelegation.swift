@@ -60,7 +60,11 @@ enum DaemonDelegation {
                 }
                 guard started else { continue }
                 if let error = object["error"] as? String { throw CommandFailure.runtime(error) }
-                if !json, let summary { StandardStreams.output(Self.summaryLine(summary, mode: mode)) }
+                if !json, let summary {
+                    let remote = configured.remotePath.isRoot ? configured.remote : configured.remote + ":" + configured.remotePath.string
+                    StandardStreams.output(Self.summaryLine(summary, mode: mode,
+                                                            destination: "\(folder) \(PairLabel.arrow(mode)) \(remote)"))
+                }
                 let failed = (summary?["failed"] as? Int ?? 0) + (summary?["conflicts"] as? Int ?? 0)
                 if failed > 0 { throw ExitCodeFailure.someFilesFailed }
                 return true
@@ -89,7 +93,8 @@ enum DaemonDelegation {
         }
     }
 
-    static func summaryLine(_ summary: [String: Any], mode: SyncMode) -> String {
+    /// `destination`: the folder and its remote (`photos → nas:photos`).
+    static func summaryLine(_ summary: [String: Any], mode: SyncMode, destination: String) -> String {
         let up = summary["uploaded"] as? Int ?? 0, down = summary["downloaded"] as? Int ?? 0
         let bytes = Int64(summary["uploaded_bytes"] as? Int ?? 0) + Int64(summary["downloaded_bytes"] as? Int ?? 0)
         var parts: [String] = []
@@ -97,7 +102,7 @@ enum DaemonDelegation {
         if mode != .push || down > 0 { parts.append("\(Plural.count(down, "file")) downloaded") }
         if let failed = summary["failed"] as? Int, failed > 0 { parts.append("\(failed) failed") }
         if let conflicts = summary["conflicts"] as? Int, conflicts > 0 { parts.append("\(conflicts) in conflict") }
-        return "\(mode.rawValue) \(summary["folder"] as? String ?? ""): " + parts.joined(separator: ", ") + " (\(ByteFormat.string(bytes))), by the daemon"
+        return "\(mode.rawValue) \(destination): " + parts.joined(separator: ", ") + " (\(ByteFormat.string(bytes))), by the daemon"
     }
 
     static func escape(_ name: String) -> String {

@@ -56,6 +56,8 @@ enum FolderRunCommand {
         let config = context.config, stateDirectory = context.stateDirectory
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
         let ignoresConditions = transfer.now
+        let destinations = Dictionary(pairs.map { ($0.name, destination($0, typedFolder: folder, typedRemote: remote, config: config)) },
+                                      uniquingKeysWith: { first, _ in first })
         let progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
         let work = Task {
             await withTaskGroup(of: RunOutcome.self) { tasks in
@@ -66,6 +68,7 @@ enum FolderRunCommand {
                             worst = max(worst, await runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
                                              ignoresConditions: ignoresConditions,
                                              options: options, progress: progresses[pair.name] ?? RunProgress(),
+                                             destination: destinations[pair.name] ?? Destination(local: pair.name, remote: ""),
                                              json: json, verbose: verbose, dryRun: dryRun,
                                              showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single))
                         }
@@ -96,6 +99,39 @@ enum FolderRunCommand {
         if outcome == .failed { throw ExitCodeFailure.someFilesFailed }
     }
 
+    /// Where a run's files go, as the person named the two ends: `photos → nas:photos`, or
+    /// for an ad-hoc pair the path and remote as typed (`small → s3://ferry/x`, never
+    /// "ad-hoc"), so a summary always says where the files went.
+    struct Destination: Sendable {
+        var local: String
+        var remote: String
+        var mode: SyncMode = .push
+        /// How the journal and the engine's messages name the remote (`webdav:http://nas/dav/#phone`),
+        /// and its backend as a whole (`webdav:http://nas/dav/`), which the person calls `remoteName` (`nas`).
+        var location = ""
+        var backend = ""
+        var remoteName = ""
+        var text: String { "\(local) \(PairLabel.arrow(mode)) \(remote)" }
+
+        /// `message` with the remote as the person named it (`nas:phone`), not as the engine
+        /// names it: "cannot list webdav:http://nas/dav/#phone: …" → "cannot list nas:phone: …".
+        func naming(_ message: String) -> String {
+            guard !location.isEmpty, !remote.isEmpty else { return message }
+            let named = message.replacingOccurrences(of: location, with: remote)
+            return backend.isEmpty || remoteName.isEmpty ? named : named.replacingOccurrences(of: backend, with: remoteName)
+        }
+    }
+
+    static func destination(_ pair: FolderPair, typedFolder: String?, typedRemote: String?, config: Config) -> Destination {
+        let adHoc = typedRemote != nil
+        let local = adHoc ? (typedFolder ?? pair.localRoot) : pair.name
+        let remote = typedRemote.map { SecretRedaction.redactingPassword($0) } ?? PairLabel.remote(pair, config: config)
+        // The backend as a whole: the configured remote's name, or an ad-hoc remote as typed.
+        let remoteName = adHoc ? remote : config.folder(named: pair.name)?.remote ?? ""
+        return Destination(local: local, remote: remote, mode: pair.mode, location: pair.remoteLocation,
+                           backend: pair.backend.displayName, remoteName: remoteName)
+    }
+
     /// How a pair's run ended, worst last: the command exits with the worst of its pairs'.
     enum RunOutcome: Int, Comparable {
         case succeeded, failed, configuration
@@ -107,13 +143,14 @@ enum FolderRunCommand {
     /// A single pair's run error is the command's error (`throwsOnError`); with several,
     /// it is reported and the others go on.
     private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String, ignoresConditions: Bool,
-                               options: RunOptions, progress: RunProgress, json: Bool, verbose: Bool, dryRun: Bool, showsProgress: Bool,
-                               namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
+                               options: RunOptions, progress: RunProgress, destination: Destination, json: Bool, verbose: Bool, dryRun: Bool,
+                               showsProgress: Bool, namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
-            ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(pair.name)") : nil
+            ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(destination.local)") : nil
         let sink: any RunEventSink = json
-            ? JSONEventPrinter(folder: pair.name)
-            : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil)
+            ? JSONEventPrinter(folder: pair.name, destination: destination)
+            : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil,
+                               destination: destination.text, naming: destination.naming)
         if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
             sink.emit(.summary(RunConditionGate.waitingSummary(folder: pair.name, mode: mode, reason: waiting)))
             return .succeeded
@@ -140,7 +177,8 @@ enum FolderRunCommand {
             }
             // After Ctrl-C the command says "stopped; N files left" for every pair.
             if !(Task.isCancelled && error.isStop) {
-                StandardStreams.error(throwsOnError ? "ferry: \(error.message)" : "ferry: \(pair.name): \(error.message)")
+                let message = destination.naming(error.message)
+                StandardStreams.error(throwsOnError ? "ferry: \(message)" : "ferry: \(pair.name): \(message)")
             }
             return error.isConfiguration ? .configuration : .failed
         }

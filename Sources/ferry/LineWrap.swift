@@ -22,4 +22,25 @@ enum LineWrap {
         if !current.isEmpty { lines.append(current) }
         return lines
     }
+
+    /// A line broken between words to fit (a log line: `12:00:01 media: push → nas:media:
+    /// 16 uploaded (768 KiB) in 32.9 s` on 60 columns); continuation lines are indented by
+    /// two spaces, and a word longer than the width stays whole.
+    static func words(_ line: String, width: Int?) -> [String] {
+        guard let width, line.count > width, width > 10 else { return [line] }
+        var lines: [String] = []
+        var current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            if current.isEmpty {
+                current = (lines.isEmpty ? "" : "  ") + word
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = "  " + word
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
 }

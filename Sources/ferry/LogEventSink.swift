@@ -5,6 +5,20 @@ import Logging
 /// conflict, remotes going offline and back, and each run's summary.
 struct LogEventSink: RunEventSink {
     let logger: Logger
+    /// The folder's remote as configured (`nas:media`), for the summary line and, in place
+    /// of `location` (the engine's name for it, `webdav:http://nas/dav/#media`), in messages.
+    var remote: String?
+    var location: String?
+    /// The backend as a whole (`webdav:http://nas/dav/`) and the remote's name (`nas`).
+    var backend: String?
+    var remoteName: String?
+
+    private func naming(_ text: String) -> String {
+        guard let remote, let location, !location.isEmpty else { return text }
+        let named = text.replacingOccurrences(of: location, with: remote)
+        guard let backend, let remoteName, !backend.isEmpty, !remoteName.isEmpty else { return named }
+        return named.replacingOccurrences(of: backend, with: remoteName)
+    }
 
     func emit(_ event: RunEvent) {
         switch event {
@@ -22,7 +36,7 @@ struct LogEventSink: RunEventSink {
             ])
         case let .failed(path, queue, message, willRetry, attempt):
             logger.log(level: willRetry ? .info : .warning, willRetry ? "retrying" : "failed", metadata: [
-                "path": "\(path)", "queue": "\(queue)", "error": "\(message)", "attempt": "\(attempt)",
+                "path": "\(path)", "queue": "\(queue)", "error": "\(naming(message))", "attempt": "\(attempt)",
             ])
         case let .conflict(path, _, message):
             logger.warning("conflict", metadata: ["path": "\(path)", "reason": "\(message)"])
@@ -31,14 +45,14 @@ struct LogEventSink: RunEventSink {
         case let .skipped(path, reason):
             logger.debug("skipped", metadata: ["path": "\(path)", "reason": "\(reason)"])
         case let .remoteOffline(remote, message, nextProbe):
-            logger.warning("remote offline", metadata: ["remote": "\(remote)", "error": "\(message)",
+            logger.warning("remote offline", metadata: ["remote": "\(naming(remote))", "error": "\(naming(message))",
                                                         "next_probe_seconds": "\(Int(nextProbe))"])
         case let .remoteOnline(remote, seconds):
-            logger.notice("remote back online", metadata: ["remote": "\(remote)", "offline_seconds": "\(Int(seconds))"])
+            logger.notice("remote back online", metadata: ["remote": "\(naming(remote))", "offline_seconds": "\(Int(seconds))"])
         case let .summary(summary):
             guard summary.uploadedFiles + summary.downloadedFiles + summary.deletedFiles + summary.failedFiles
                 + summary.conflictFiles > 0 else { return }
-            logger.notice("\(TextEventPrinter.shortLine(summary))")
+            logger.notice("\(TextEventPrinter.shortLine(summary, remote: remote))")
         }
     }
 }

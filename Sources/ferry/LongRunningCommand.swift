@@ -14,12 +14,14 @@ enum LongRunningCommand {
     }
 
     /// `--json`: run events as JSON lines on stdout; otherwise as log lines on stderr.
-    static func sink(json: Bool, logger: Logger) -> @Sendable (FolderPair) -> any RunEventSink {
+    static func sink(json: Bool, logger: Logger, config: Config) -> @Sendable (FolderPair) -> any RunEventSink {
         { pair in
             if json { return JSONEventPrinter() }
             var folderLogger = logger
             folderLogger[metadataKey: "folder"] = "\(pair.name)"
-            return LogEventSink(logger: folderLogger)
+            let configured = config.folder(named: pair.name).flatMap { $0.localPath == pair.localRoot ? $0.remote : nil }
+            return LogEventSink(logger: folderLogger, remote: PairLabel.remote(pair, config: config), location: pair.remoteLocation,
+                                backend: pair.backend.displayName, remoteName: configured)
         }
     }
 
@@ -37,6 +39,6 @@ enum LongRunningCommand {
         return DaemonRuntime(config: config, selection: selection, pairs: pairs, stateDirectory: context.stateDirectory,
                              options: options, command: command, logger: context.logger, control: control,
                              liveRuns: liveTable(json: json, textLogs: textLogs) ? TerminalRunTable() : nil,
-                             makeSink: sink(json: json, logger: context.logger))
+                             makeSink: sink(json: json, logger: context.logger, config: config))
     }
 }

@@ -22,6 +22,9 @@ enum OnDemandFetch {
                   let pair = try await journal.folderPairs().first(where: { $0.localRoot == folder.localPath }), let id = pair.id else {
                 throw CommandFailure.usage("\(name) has not run yet: nothing is evicted; run ferry pull \(name)")
             }
+            if let limit = folder.localLimit {
+                try await refuseOverBudget(journal: journal, pairId: id, paths: relative, folder: name, limit: limit)
+            }
             if dryRun { return }
             // Marked under the pair's lock: a run under way (the daemon's) writes the rows it
             // planned when it ends, and would undo a mark made meanwhile.
@@ -38,6 +41,32 @@ enum OnDemandFetch {
         } catch let error as JournalError {
             throw CommandFailure.runtime(error.description)
         }
+    }
+
+    /// Files asked for that the folder's cache budget could never hold, even with every
+    /// other file evicted, are refused before anything is fetched (the run would fetch them
+    /// and then have to evict them, or leave the folder over its budget).
+    private static func refuseOverBudget(journal: Journal, pairId: Int64, paths: [String], folder: String,
+                                         limit: LocalLimit) async throws {
+        var bytes: Int64 = 0
+        var files = 0
+        for path in paths {
+            var after: String?
+            while true {
+                let page = try await journal.records(pairId: pairId, statuses: [.remoteOnly], prefix: path, after: after, limit: 2_000)
+                for record in page where record.isEvicted && (path.isEmpty || record.path == path || record.path.hasPrefix(path + "/")) {
+                    bytes += record.remote?.size ?? 0
+                    files += 1
+                }
+                guard page.count == 2_000, let last = page.last else { break }
+                after = last.path
+            }
+        }
+        guard limit.isExceeded(bytes: bytes, files: files) else { return }
+        let budget = [limit.maxBytes.map { ByteFormat.string($0) }, limit.maxFiles.map { Plural.count($0, "file") }]
+            .compactMap { $0 }.joined(separator: ", ")
+        throw CommandFailure.usage("\(Plural.count(files, "file")) (\(ByteFormat.string(bytes))) asked for is more than "
+            + "\(folder)'s local_limit holds (\(budget)); nothing fetched: ask for fewer files, or raise local_limit in config.yml")
     }
 
     /// The pair's lock, waited for (once a second) while a run holds it.

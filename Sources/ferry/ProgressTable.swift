@@ -53,7 +53,8 @@ struct ProgressTable: Equatable {
         let limit = max(20, width - 1)
         var title = "\(self.title)  \(ByteFormat.duration(elapsedSeconds))"
         if let next = offlineNextCheck {
-            title += "  offline, next check in \(ByteFormat.duration(max(0, next)))"
+            // Once the check is due it is under way (up to the connect timeout): "0:00" would stand still.
+            title += next < 1 ? "  offline, checking again now" : "  offline, next check in \(ByteFormat.duration(next))"
         }
         let shown = rows.count > 1 ? rows + [total] : rows
         return [Self.fit(title, limit)] + table(shown, limit: limit)

@@ -11,7 +11,7 @@ extension Ferry {
                 With no FOLDER, every configured folder whose mode is pull.
 
                 REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
-                http://, https://, file://) or a local path.
+                http://, https://, s3://, file://) or a local path.
 
                 With PATH…, files (or folders) of FOLDER that its cache budget (local_limit) \
                 evicted are fetched on demand, and count as the most recently used.

@@ -11,7 +11,7 @@ extension Ferry {
                 With no FOLDER, every configured folder whose mode is push.
 
                 REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
-                http://, https://, file://) or a local path.
+                http://, https://, s3://, file://) or a local path.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --to).")

@@ -18,7 +18,9 @@ extension Ferry {
                 --keep both: both stay, the loser as NAME.conflict-DATE-HOST.EXT. \
                 A replaced version goes to the trash.
 
-                The next `ferry sync` of the folder carries the answer out, or at once with --now.
+                The folder's next run (`ferry sync`, or `ferry pull` or `ferry push` in its mode) carries the \
+                answer out, or at once with --now. On a pull folder --keep local, and on a push folder \
+                --keep remote, leave both sides as they are and settle the conflict.
                 """)
 
         enum Keep: String, ExpressibleByArgument, CaseIterable {
@@ -78,22 +80,31 @@ extension Ferry {
                     } else {
                         for path in paths { StandardStreams.output("resolved \(path): keep \(keep.rawValue)") }
                         if !now {
-                            StandardStreams.output("the next `ferry sync \(pair.name == "ad-hoc" ? pair.localRoot : pair.name)` carries it out (or add --now)")
+                            // The folder's own mode: a pull folder's next pull carries it out too.
+                            let next = configuredMode(pair, context: context).map { "`ferry \($0.rawValue) \(pair.name)`" }
+                                ?? "run of \(pair.localRoot) (push, pull or sync)"
+                            StandardStreams.output("the next \(next) carries it out (or add --now)")
                         }
                     }
                 }
                 if now {
                     for (pair, _) in resolved {
-                        guard context.config.folder(named: pair.name)?.localPath == pair.localRoot else {
+                        guard let mode = configuredMode(pair, context: context) else {
                             throw CommandFailure.usage("--now runs configured folders only; run ferry sync \(pair.localRoot) --to REMOTE")
                         }
-                        try await FolderRunCommand.run(mode: .sync, folder: pair.name, remote: nil, global: global,
+                        try await FolderRunCommand.run(mode: mode, folder: pair.name, remote: nil, global: global,
                                                        transfer: try TransferOptions.parse([]), mirror: false, loaded: context)
                     }
                 }
             } catch let error as JournalError {
                 throw CommandFailure.runtime(error.description)
             }
+        }
+
+        /// The mode of the configured folder this journal pair is; nil for an ad-hoc pair.
+        private func configuredMode(_ pair: FolderPairRecord, context: CommandContext) -> SyncMode? {
+            guard let folder = context.config.folder(named: pair.name), folder.localPath == pair.localRoot else { return nil }
+            return folder.mode
         }
     }
 }

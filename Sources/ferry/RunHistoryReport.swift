@@ -25,7 +25,9 @@ enum RunHistoryReport {
 
     static func line(_ run: RunRecord) -> String {
         let start = Date(timeIntervalSince1970: run.startedAt)
-        var parts = ["\(StatusWords.time(start))  \(run.folder) \(run.mode) (\(run.trigger.rawValue)): \(run.outcome)"]
+        // An ad-hoc pair by its local folder, never "ad-hoc" (every one would read the same).
+        let folder = run.folder == "ad-hoc" ? run.localRoot : run.folder
+        var parts = ["\(StatusWords.time(start))  \(folder) \(run.mode) (\(run.trigger.rawValue)): \(run.outcome)"]
         let up = run.moved.filter { $0.direction == "upload" }, down = run.moved.filter { $0.direction == "download" }
         if !up.isEmpty {
             parts.append("\(up.reduce(0) { $0 + $1.files }) up (\(ByteFormat.string(up.reduce(0) { $0 + $1.bytes })))")
@@ -33,6 +35,11 @@ enum RunHistoryReport {
         if !down.isEmpty {
             parts.append("\(down.reduce(0) { $0 + $1.files }) down (\(ByteFormat.string(down.reduce(0) { $0 + $1.bytes })))")
         }
+        // A --delete run (or a sync) deletes too; a deletion moves no bytes.
+        let deletedRemote = run.moved.filter { $0.direction == "delete-remote" }.reduce(0) { $0 + $1.files }
+        let deletedLocal = run.moved.filter { $0.direction == "delete-local" }.reduce(0) { $0 + $1.files }
+        if deletedRemote > 0 { parts.append("\(deletedRemote) deleted on the remote") }
+        if deletedLocal > 0 { parts.append("\(deletedLocal) deleted locally") }
         if run.files == 0 { parts.append("nothing moved") }
         if run.permanentFailures > 0 { parts.append("\(run.permanentFailures) failed") }
         if run.retriedFailures > 0 { parts.append("\(run.retriedFailures) retried") }

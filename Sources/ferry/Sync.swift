@@ -11,7 +11,7 @@ extension Ferry {
                 With no FOLDER, every configured folder whose mode is sync.
 
                 REMOTE is a configured remote (nas, or nas:some/path), a URL (dav://, davs://, \
-                http://, https://, file://) or a local path.
+                http://, https://, s3://, file://) or a local path.
 
                 A file changed on both sides since the last sync is a conflict, settled by the \
                 folder's conflict policy (default keep-both: nothing is lost).

@@ -12,6 +12,21 @@ struct TextEventPrinter: RunEventSink {
     var folder: String?
     /// `--dry-run`: what the plan contains, for the closing "would upload …" line.
     let plan = PlanTally()
+    /// Where the files went, for the summary: `photos → nas:photos`, `small → s3://ferry/x`
+    /// (the folder and remote as the person named them); nil says the folder's name only.
+    var destination: String?
+    /// Puts the remote's name as the person wrote it into a message that has the engine's
+    /// (`webdav:http://nas/dav/#phone` → `nas:phone`).
+    var naming: @Sendable (String) -> String = { $0 }
+
+    init(verbose: Bool, display: ProgressDisplay?, folder: String?, destination: String? = nil,
+         naming: @escaping @Sendable (String) -> String = { $0 }) {
+        self.verbose = verbose
+        self.display = display
+        self.folder = folder
+        self.destination = destination
+        self.naming = naming
+    }
 
     private func report(_ line: String) {
         let line = folder.map { "\($0): " + line } ?? line
@@ -35,7 +50,9 @@ struct TextEventPrinter: RunEventSink {
         switch event {
         case let .planned(path, queue, action, bytes):
             plan.add(action, bytes: bytes)
-            StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue), \(ByteFormat.string(bytes))]")
+            // A size only for what moves bytes: a deletion or a rename sends nothing ("0 B" read as an empty file).
+            let moves = action == .upload || action == .download
+            StandardStreams.output("would \(Self.verb(action)) \(path)  [\(queue)" + (moves ? ", \(ByteFormat.string(bytes))]" : "]"))
         case let .transferred(path, queue, direction, bytes, resumedFrom):
             guard verbose else { return }
             let resumed = resumedFrom > 0 ? ", resumed at \(ByteFormat.string(resumedFrom))" : ""
@@ -49,9 +66,9 @@ struct TextEventPrinter: RunEventSink {
             }
         case let .failed(path, _, message, willRetry, attempt):
             if willRetry {
-                if verbose { report("retrying \(path) (attempt \(attempt) failed): \(message)") }
+                if verbose { report("retrying \(path) (attempt \(attempt) failed): \(naming(message))") }
             } else {
-                report("failed: \(path): \(message)")
+                report("failed: \(path): \(naming(message))")
             }
         case let .conflict(path, _, message):
             report("conflict: \(path): \(message)")
@@ -61,20 +78,20 @@ struct TextEventPrinter: RunEventSink {
             if verbose { report("skipped \(path): \(reason)") }
         case let .remoteOffline(remote, message, nextProbe):
             display?.offline(nextCheck: nextProbe)
-            report("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s")
+            report(naming("remote \(remote) is offline (\(message)); waiting for it, next check in \(String(format: "%.0f", nextProbe)) s"))
         case let .remoteOnline(remote, seconds):
             display?.offline(nextCheck: nil)
-            report("remote \(remote) is back after \(String(format: "%.0f", seconds)) s offline; continuing")
+            report(naming("remote \(remote)") + " is back after \(String(format: "%.0f", seconds)) s offline; continuing")
         case let .summary(summary):
             display?.stop()
-            for note in summary.incomplete { StandardStreams.error("ferry: \(note)") }
+            for note in summary.incomplete { StandardStreams.error("ferry: \(naming(note))") }
             let line: String
             if let waiting = summary.waitingFor {
                 line = "\(summary.mode.rawValue) \(summary.folder): \(waiting); nothing moved (--now runs it anyway)"
             } else if summary.dryRun {
-                line = "\(summary.mode.rawValue) \(summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
+                line = "\(summary.mode.rawValue) \(destination ?? summary.folder): dry run, nothing changed; \(plan.line(mode: summary.mode))"
             } else {
-                line = Self.line(summary)
+                line = Self.line(summary, destination: destination)
             }
             // On a terminal, broken between its parts rather than wrapped mid-word.
             let width = StandardStreams.outputIsTerminal ? TerminalSize.columns - 1 : nil
@@ -95,9 +112,9 @@ struct TextEventPrinter: RunEventSink {
         }
     }
 
-    /// Only what happened, for log lines (the folder is said by the line's prefix):
-    /// "3 uploaded (146 KiB) in 0.4 s".
-    static func shortLine(_ summary: RunSummary) -> String {
+    /// Only what happened and where, for log lines (the folder is said by the line's prefix):
+    /// "push → nas:media: 3 uploaded (146 KiB) in 0.4 s".
+    static func shortLine(_ summary: RunSummary, remote: String? = nil) -> String {
         var parts: [String] = []
         if summary.uploadedFiles > 0 { parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))") }
         if summary.downloadedFiles > 0 { parts.append("\(summary.downloadedFiles) downloaded (\(ByteFormat.string(summary.downloadedBytes)))") }
@@ -106,11 +123,13 @@ struct TextEventPrinter: RunEventSink {
         if summary.conflictFiles > 0 { parts.append(Plural.count(summary.conflictFiles, "conflict")) }
         if summary.failedFiles > 0 { parts.append("\(summary.failedFiles) failed") }
         if summary.evictedFiles > 0 { parts.append("\(summary.evictedFiles) evicted (\(ByteFormat.string(summary.evictedBytes)))") }
-        return "\(summary.mode.rawValue): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
+        if summary.leftRemoteFiles > 0 { parts.append("\(summary.leftRemoteFiles) left on the remote (local_limit)") }
+        let whereTo = remote.map { " \(PairLabel.arrow(summary.mode)) \($0)" } ?? ""
+        return "\(summary.mode.rawValue)\(whereTo): " + (parts.isEmpty ? "nothing to do" : parts.joined(separator: ", "))
             + " in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 
-    static func line(_ summary: RunSummary) -> String {
+    static func line(_ summary: RunSummary, destination: String? = nil) -> String {
         var parts: [String] = []
         if summary.uploadedFiles > 0 || summary.mode != .pull {
             parts.append("\(summary.uploadedFiles) uploaded (\(ByteFormat.string(summary.uploadedBytes)))")
@@ -133,8 +152,9 @@ struct TextEventPrinter: RunEventSink {
         if summary.evictedFiles > 0 {
             parts.append("\(summary.evictedFiles) evicted locally (\(ByteFormat.string(summary.evictedBytes)))")
         }
+        if summary.leftRemoteFiles > 0 { parts.append("\(summary.leftRemoteFiles) left on the remote (local_limit)") }
         let prefix = summary.dryRun ? "dry run, nothing changed: " : ""
-        return "\(summary.mode.rawValue) \(summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
+        return "\(summary.mode.rawValue) \(destination ?? summary.folder): \(prefix)\(parts.joined(separator: ", ")) in \(String(format: "%.1f", summary.elapsedSeconds)) s"
     }
 }
 

@@ -21,7 +21,11 @@ struct TextLogHandler: LogHandler {
         if here != "/" { line = line.replacingOccurrences(of: here + "/", with: "./") }
         // On a terminal, start at the line's beginning and clear it: Ctrl-C's echoed "^C"
         // would otherwise stand in front of the next line.
-        StandardStreams.error(line, prefix: StandardStreams.errorIsTerminal ? "\r\u{1B}[K" : "")
+        // On a terminal, broken between words to fit its width (a live table below counts on it).
+        let terminal = StandardStreams.errorIsTerminal
+        for part in LineWrap.words(line, width: terminal ? TerminalSize.columns - 1 : nil) {
+            StandardStreams.error(part, prefix: terminal ? "\r\u{1B}[K" : "")
+        }
     }
 
     /// Metadata left out of text lines: repeated elsewhere on the line, or noise at zero.

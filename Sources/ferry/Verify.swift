@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryPluginAPI
 import Foundation
 
 extension Ferry {
@@ -79,7 +80,10 @@ extension Ferry {
                     for finding in report.findings {
                         StandardStreams.output("\(finding.kind.rawValue): \(finding.path): \(finding.detail)")
                     }
-                    var line = "verify \(report.folder): \(Plural.count(report.checkedFiles, "file")), "
+                    // An ad-hoc pair by the path and remote as typed, never "ad-hoc".
+                    let label = report.folder == "ad-hoc" && to != nil ? "\(folder ?? "") – \(SecretRedaction.redactingPassword(to ?? ""))"
+                        : report.folder
+                    var line = "verify \(label): \(Plural.count(report.checkedFiles, "file")), "
                         + Plural.count(report.findings.count, "difference")
                     if hash { line += ", \(report.hashedFiles) hashed" }
                     if repair {

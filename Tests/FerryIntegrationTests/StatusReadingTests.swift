@@ -87,7 +87,7 @@ import Testing
         let dryRun = try await work.ferry(["push", "--dry-run"])
         #expect(dryRun.status == 0)
         let last = dryRun.standardOutput.split(separator: "\n").last.map(String.init)
-        #expect(last == "push photos: dry run, nothing changed; would upload 3 files (33 B), delete 0", "\(dryRun.standardOutput)")
+        #expect(last == "push photos → nas:phone: dry run, nothing changed; would upload 3 files (33 B), delete 0", "\(dryRun.standardOutput)")
     }
 
     @Test func resolveTakesThePathAsPrintedAndNowCarriesItOut() async throws {

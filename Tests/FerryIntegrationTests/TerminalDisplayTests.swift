@@ -84,8 +84,8 @@ import Testing
         #expect(Set(Self.uploaded(end)).count == Self.files, "per-file lines lost:\n\(end.joined(separator: "\n"))")
         #expect(!end.contains(where: Self.isTitle), "the table was left on screen")
         // The summary, broken between its parts where the terminal is narrow.
-        #expect(end.contains { $0.hasPrefix("push media: \(Self.files) uploaded") }, "\(end.joined(separator: "\n"))")
-        #expect(end.contains { $0.hasSuffix(" s") && ($0.hasPrefix("push media: ") || $0.hasPrefix("  ")) })
+        #expect(end.contains { $0.hasPrefix("push media → store: \(Self.files) uploaded") }, "\(end.joined(separator: "\n"))")
+        #expect(end.contains { $0.hasSuffix(" s") && ($0.hasPrefix("push media → store: ") || $0.hasPrefix("  ")) })
         // No frame went into the scrollback either (a clear from the top-left corner does
         // that in tmux).
         let history = try await terminal.screenWithHistory()

@@ -17,6 +17,8 @@ struct CacheEviction: Sendable {
     /// symbolic link.
     let folder: AnchoredFolder
     let sink: any RunEventSink
+    /// Files this run fetched on demand: never evicted by the run that fetched them.
+    var keep: Set<String> = []
 
     struct Result: Sendable, Equatable {
         var files = 0
@@ -37,7 +39,7 @@ struct CacheEviction: Sendable {
                 guard let local = record.local else { continue }
                 heldBytes += local.size
                 heldFiles += 1
-                guard EvictionChoice.isCandidate(record, limit: limit) else { continue }
+                guard EvictionChoice.isCandidate(record, limit: limit), !keep.contains(record.path) else { continue }
                 let accessed = limit.order == .leastRecentlyUsed ? (try? folder.accessedNanos(record.path)) ?? nil : nil
                 candidates.append(EvictionChoice.Candidate(
                     path: record.path, size: local.size,
@@ -63,7 +65,7 @@ struct CacheEviction: Sendable {
 
     /// Evicts one file if it is still the in-sync version the journal knows; its size, or
     /// nil when it was left in place.
-    private func evict(_ path: String, now: Double) async throws(JournalError) -> Int64? {
+    func evict(_ path: String, now: Double) async throws(JournalError) -> Int64? {
         guard var record = try await journal.record(pairId: pairId, path: path),
               EvictionChoice.isCandidate(record, limit: limit), let version = record.local else { return nil }
         // The file as it is now: changed since the scan, it is no longer known to be on the

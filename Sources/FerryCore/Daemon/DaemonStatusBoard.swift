@@ -34,7 +34,10 @@ public final class DaemonStatusBoard: Sendable {
     private let state = Mutex(State())
     private let path: String
     private let command: String
-    private let startedAt = Date()
+    /// When the process's first board was made: a reload (SIGHUP) makes a new board, and
+    /// "since" must still say when the daemon started, not when its config was last read.
+    private static let processStartedAt = Date()
+    private let startedAt = DaemonStatusBoard.processStartedAt
     /// Hook for media items: returns how many items are `filesPending` (derived from the
     /// journal by the items work). Nil leaves the field out.
     public let itemsProvider: (@Sendable () async -> Int?)?

@@ -190,6 +190,8 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         syncedLocal = local
         syncedRemote = remote
         syncedAt = time
+        // A person's answer to a conflict is settled with it (`--keep local` on a pull).
+        resolution = nil
         clearFailure()
     }
 

@@ -312,6 +312,7 @@ public enum Planner {
             switch options.mode {
             case .push:
                 if record.syncedRemote != nil && !remoteUnchanged && (localUnchanged || record.syncedLocal != nil) {
+                    if let answer = oneWayAnswer(record, options: options) { return answer }
                     return .conflict(localUnchanged
                         ? "the remote copy changed since the last sync; pull it or remove one copy"
                         : "changed on both sides since the last sync")
@@ -319,6 +320,7 @@ public enum Planner {
                 return .transfer(.upload)
             case .pull, .sync:
                 if record.syncedLocal != nil && !localUnchanged && (remoteUnchanged || record.syncedRemote != nil) {
+                    if let answer = oneWayAnswer(record, options: options) { return answer }
                     return .conflict(remoteUnchanged
                         ? "the local copy changed since the last sync; push it or remove one copy"
                         : "changed on both sides since the last sync")
@@ -343,6 +345,26 @@ public enum Planner {
             }
         case (nil, nil):
             return .forget
+        }
+    }
+
+    /// A push or pull carries out a person's answer to a conflict (`ferry resolve`) as far as
+    /// its direction allows, as a sync would: a pull takes the remote version (`--keep
+    /// remote`) or keeps both, the local one renamed to its conflict copy; a push sends the
+    /// local version (`--keep local`). The answer that would need the other direction
+    /// (`--keep local` on a pull, `--keep remote` on a push) leaves both sides as they are
+    /// and records them in sync, so the conflict is settled and the next change on either
+    /// side is carried as usual. Nil: no answer (or keep both on a push), still a conflict.
+    static func oneWayAnswer(_ record: FileRecord, options: PlanOptions) -> Decision? {
+        guard let resolution = record.resolution else { return nil }
+        switch (options.mode, resolution) {
+        case (.pull, .remote): return .transfer(.download)
+        case (.push, .local): return .transfer(.upload)
+        case (.pull, .local), (.push, .remote): return .adopt
+        case (.pull, .keepBoth):
+            guard let sync = options.sync else { return nil }
+            return .move(.keepBothLocalLoses, target: sync.conflictPath(for: record.path))
+        default: return nil
         }
     }
 

@@ -142,6 +142,11 @@ public struct FolderSelection: Sendable {
                 throw SelectionError(Self.naming(shown, error.description))
             }
         }
+        // Never a folder named `s3:` or `dav` by mistake (the run would report success).
+        if let refusal = RemoteSpelling.refusal(SecretRedaction.redactingPassword(text), remotes: config.remotes.map(\.name),
+                                                schemes: registry.plugins.flatMap(\.urlSchemes)) {
+            throw SelectionError(refusal)
+        }
         let looksLikePath = text.hasPrefix("/") || text.hasPrefix(".") || text.hasPrefix("~") || text.contains("/")
         guard looksLikePath || !text.contains(":"), let plugin = registry.barePathPlugin else {
             let known = config.remotes.map(\.name)

@@ -95,6 +95,7 @@ extension RunEvent {
             object.add("evicted", summary.evictedFiles)
             object.add("evicted_bytes", summary.evictedBytes)
         }
+        if summary.leftRemoteFiles > 0 { object.add("left_remote", summary.leftRemoteFiles) }
         if let waiting = summary.waitingFor { object.add("waiting_for", waiting) }
         object.add("elapsed_seconds", summary.elapsedSeconds)
         object.add("failures", summary.failures.map { failure in

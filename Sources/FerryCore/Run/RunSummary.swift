@@ -25,6 +25,9 @@ public struct RunSummary: Sendable, Codable, Equatable {
     /// Files the cache budget removed locally after the run (`local_limit:`), and their bytes.
     public var evictedFiles = 0
     public var evictedBytes: Int64 = 0
+    /// New remote files the cache budget left on the remote instead of fetching them
+    /// (newer files fill `local_limit:`); `ferry pull FOLDER PATH` fetches them.
+    public var leftRemoteFiles = 0
     public var conflictFiles = 0
     /// Two-way sync: files another device wrote between this run's listing and its write to
     /// them, decided again instead of overwritten (docs/two-way-sync.md, "Several devices").

@@ -514,6 +514,15 @@ public struct SyncRun: Sendable {
         let temporaryTag = try deviceTag()
         do {
             try await journal.confirmScan(pairId: pairId, at: now)
+            // A cache budget decides which new files fit before any is fetched.
+            var admission = CacheAdmissionStep.Result()
+            if let limit = pair.localLimit, pair.mode != .push {
+                admission = try await CacheAdmissionStep(limit: limit, journal: journal, pairId: pairId, folder: local.root,
+                                                         sink: sink, folderName: pair.name).run(now: now)
+                summary.evictedFiles += admission.evicted.files
+                summary.evictedBytes += admission.evicted.bytes
+                summary.leftRemoteFiles = admission.leftRemote.count
+            }
 
             let writer = RunJournalWriter(journal: journal, sink: sink)
             let engine = TransferEngine(
@@ -537,7 +546,9 @@ public struct SyncRun: Sendable {
             // Without bundles in play the engine reads its jobs back from the journal, a
             // page at a time; with them, it takes what the bundles left.
             let pages = keepsJobs(snapshot)
-                ? PendingJobPages(jobs: partition.engineJobs.filter { options.queues?.contains($0.queue) ?? true },
+                ? PendingJobPages(jobs: partition.engineJobs.filter {
+                                      (options.queues?.contains($0.queue) ?? true) && !admission.leftRemote.contains($0.path)
+                                  },
                                   classifier: rules.classifier)
                 : try await PendingJobPages(journal: journal, pairId: pairId, classifier: rules.classifier, queues: options.queues)
             try await notePendingChanges(journal: journal, pairId: pairId,
@@ -586,9 +597,9 @@ public struct SyncRun: Sendable {
                 }
                 if let limit = pair.localLimit, pair.mode != .push {
                     let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
-                                                          sink: sink).run(now: Date().timeIntervalSince1970)
-                    summary.evictedFiles = evicted.files
-                    summary.evictedBytes = evicted.bytes
+                                                          sink: sink, keep: admission.onDemand).run(now: Date().timeIntervalSince1970)
+                    summary.evictedFiles += evicted.files
+                    summary.evictedBytes += evicted.bytes
                     if evicted.stillOver {
                         sink.emit(.skipped(path: pair.localRoot, reason: "still over local_limit: the files left are not "
                             + "yet on the remote, pending, or in a kept queue"))
