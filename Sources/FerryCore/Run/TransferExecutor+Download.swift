@@ -243,7 +243,16 @@ extension TransferExecutor {
             // A remote file deleted since the listing is not an error: there is nothing to
             // fetch. "Not found" may be the local partial file (a folder on its path swapped
             // away meanwhile) as well as the remote file: only a remote file that is gone vanished.
-            guard error.code == .notFound else { throw error }
+            guard error.code == .notFound else {
+                // A download that failed for good (a tampered encrypted file, a refusal)
+                // leaves nothing behind; one that may be retried keeps its partial file to
+                // continue from.
+                if !error.isRetryable {
+                    try? folder.removeFile(start.partial)
+                    try? folder.removeFile(start.ledger)
+                }
+                throw error
+            }
             if try await pair.backend.stat(start.source) != nil {
                 throw BackendError(.io, "the download could not write its partial file (\(error.description))",
                                    path: start.final, retryable: true)
