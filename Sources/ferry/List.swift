@@ -20,6 +20,9 @@ extension Ferry {
         @Flag(help: "Also list the members of archive files (.zip, .tar.*, .7z, Ferry's bundles), read with libarchive.")
         var archiveContents = false
 
+        @Flag(help: "Answer from what Ferry last saw of the remote (the journal), without asking the server.")
+        var cached = false
+
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -32,11 +35,32 @@ extension Ferry {
             } catch {
                 throw CommandFailure.usage(error.message)
             }
-            let entries: [RemoteEntry]
-            do {
-                entries = recursive ? try await backend.listTree(root, bounds: context.config.listingBounds) : try await backend.list(root)
-            } catch {
-                throw CommandFailure.runtime("cannot list \(SecretRedaction.redactingPassword(remote)): \(error.description)")
+            let shown = SecretRedaction.redactingPassword(remote)
+            var entries: [RemoteEntry]
+            // Set when the answer comes from the journal: since when it holds.
+            var asOf: Double??
+            if cached {
+                guard let answer = try await Self.fromJournal(backend, root, recursive: recursive, context: context) else {
+                    throw CommandFailure.usage("the journal knows nothing of \(shown): no folder syncs with it; list it without --cached")
+                }
+                (entries, asOf) = (answer.entries, .some(answer.asOf))
+            } else {
+                do {
+                    entries = recursive ? try await backend.listTree(root, bounds: context.config.listingBounds) : try await backend.list(root)
+                } catch {
+                    // A server out of reach: what Ferry last saw of it, said to be that.
+                    guard error.suggestsOutage || error.code == .unreachable,
+                          let answer = try await Self.fromJournal(backend, root, recursive: recursive, context: context) else {
+                        throw CommandFailure.runtime("cannot list \(shown): \(error.description)")
+                    }
+                    StandardStreams.error("ferry: \(shown) cannot be reached (\(error.message)); listing what Ferry last saw of it")
+                    (entries, asOf) = (answer.entries, .some(answer.asOf))
+                }
+            }
+            if let asOf {
+                let when = asOf.map { Date(timeIntervalSince1970: $0).ISO8601Format() } ?? "an unknown time"
+                StandardStreams.error("ferry: as of \(when) (\(cached ? "from the journal" : "offline")); "
+                    + "files added or changed on the remote since are not shown")
             }
             // Made only when an archive is listed, private to this user (never a name another
             // user could plant beforehand), removed afterwards.
@@ -59,13 +83,17 @@ extension Ferry {
                     object.add("size", entry.size)
                     object.add("modified", entry.modifiedNanos.map(Self.time))
                     object.add("etag", entry.etag)
+                    if let asOf {
+                        object.add("cached", true)
+                        object.add("as_of", asOf.map { Date(timeIntervalSince1970: $0).ISO8601Format() })
+                    }
                     StandardStreams.output(object.text)
                 } else {
                     let size = entry.kind == .directory ? "-" : ByteFormat.string(entry.size)
                     StandardStreams.output(size.leftPadded(11) + "  " + (entry.modifiedNanos.map(Self.time) ?? "-") + "  "
                         + name + (entry.kind == .directory ? "/" : ""))
                 }
-                guard archiveContents, entry.kind == .file, ArchiveContents.isArchiveName(name) else { continue }
+                guard archiveContents, asOf == nil, entry.kind == .file, ArchiveContents.isArchiveName(name) else { continue }
                 let folder: String
                 do {
                     folder = try scratch()
@@ -108,6 +136,17 @@ extension Ferry {
             if let target = member.linkTarget { line += " -> " + target }
             if let refusal { line += "  (\(refusal))" }
             StandardStreams.output(line)
+        }
+
+        /// What the journal holds of that place, or nil when no folder syncs with it.
+        private static func fromJournal(_ backend: any Backend, _ root: RemotePath, recursive: Bool,
+                                        context: CommandContext) async throws -> CachedListing.Answer? {
+            do {
+                return try await CachedListing.answer(backend: backend, root: root, recursive: recursive,
+                                                      stateDirectory: context.stateDirectory)
+            } catch {
+                throw CommandFailure.runtime("cannot read the journal: \(error.description)")
+            }
         }
 
         private static func time(_ nanos: Int64) -> String {
