@@ -13,7 +13,7 @@ enum CachedListing {
         var asOf: Double?
     }
 
-    /// Nil when no pair of the journal syncs with that place.
+    /// Nil when no pair of the journal that finished a run syncs with that place.
     static func answer(backend: any Backend, root: RemotePath, recursive: Bool,
                        stateDirectory: String) async throws(JournalError) -> Answer? {
         guard let journal = try Journal.openForReading(at: StateLocation.journalPath(in: stateDirectory)) else { return nil }
@@ -21,7 +21,9 @@ enum CachedListing {
         var asOf: Double?
         var matched = false
         for pair in try await journal.folderPairs() {
-            guard let id = pair.id, let pairRoot = Self.root(of: pair.remoteLocation, on: backend) else { continue }
+            // A pair that never finished a run knows nothing of the remote worth showing.
+            guard let id = pair.id, let seen = pair.lastListedAt ?? pair.lastRunAt,
+                  let pairRoot = Self.root(of: pair.remoteLocation, on: backend) else { continue }
             let prefix: String
             if let inside = root.relative(to: pairRoot) {
                 prefix = inside.isRoot ? "" : inside.string + "/"
@@ -31,7 +33,7 @@ enum CachedListing {
                 continue
             }
             matched = true
-            if let seen = pair.lastListedAt ?? pair.lastRunAt { asOf = max(asOf ?? seen, seen) }
+            asOf = max(asOf ?? seen, seen)
             for file in try await journal.knownFiles(pairId: id, prefix: prefix, keep: { _ in true }) {
                 guard let size = file.remoteSize, let relative = try? RemotePath(file.path) else { continue }
                 let path = pairRoot.appending(relative)

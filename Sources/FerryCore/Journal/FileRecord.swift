@@ -213,7 +213,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         resolution = .keepBoth
     }
 
-    /// A person answered a conflict (`ferry resolve`): the next sync carries it out.
+    /// A person answered a conflict (`ferry resolve`): the folder's next run carries it out.
     public mutating func resolve(keep resolution: ConflictPolicy, note: String, at time: Double) {
         self.resolution = resolution
         action = resolution == .remote ? .download : .upload

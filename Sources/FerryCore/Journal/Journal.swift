@@ -359,7 +359,8 @@ public final class Journal: Sendable {
     }
 
     /// Records a person's answer to the conflicts of a pair at `path` (a file, or a folder
-    /// for every conflict below it; empty for all): the next sync settles them that way.
+    /// for every conflict below it; empty for all): the folder's next run (a sync, or a
+    /// pull or push as far as its direction allows) settles them that way.
     /// The rows leave `conflict` for the pending status of the side that wins. Returns the
     /// paths answered.
     public func resolveConflicts(pairId: Int64, path: String, keep resolution: ConflictPolicy,
@@ -370,7 +371,7 @@ public final class Journal: Sendable {
                 .order(Column("path")).fetchAll(db)
             for var record in conflicts where path.isEmpty || record.path == path || record.path.hasPrefix(path + "/") {
                 record.resolve(keep: resolution, note: "resolved: keep \(resolution == .keepBoth ? "both" : resolution.rawValue); "
-                               + "the next sync carries it out", at: time)
+                               + "the folder's next run carries it out", at: time)
                 try record.write(db)
                 resolved.append(record.path)
             }
