@@ -6,21 +6,7 @@ enum LineWrap {
     static func lines(_ line: String, width: Int?) -> [String] {
         guard let width, line.count > width, width > 10 else { return [line] }
         let parts = line.components(separatedBy: ", ")
-        var lines: [String] = []
-        var current = ""
-        for (index, part) in parts.enumerated() {
-            let piece = index < parts.count - 1 ? part + "," : part
-            if current.isEmpty {
-                current = (lines.isEmpty ? "" : "  ") + piece
-            } else if current.count + 1 + piece.count <= width {
-                current += " " + piece
-            } else {
-                lines.append(current)
-                current = "  " + piece
-            }
-        }
-        if !current.isEmpty { lines.append(current) }
-        return lines
+        return pack(parts.enumerated().map { index, part in index < parts.count - 1 ? part + "," : part }, width: width)
     }
 
     /// A line broken between words to fit (a log line: `12:00:01 media: push → nas:media:
@@ -28,16 +14,22 @@ enum LineWrap {
     /// two spaces, and a word longer than the width stays whole.
     static func words(_ line: String, width: Int?) -> [String] {
         guard let width, line.count > width, width > 10 else { return [line] }
+        return pack(line.split(separator: " ", omittingEmptySubsequences: false).map(String.init), width: width)
+    }
+
+    /// Pieces joined by spaces into lines of at most `width` (a piece longer stays whole),
+    /// continuation lines indented by two spaces.
+    private static func pack(_ pieces: [String], width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
-        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+        for piece in pieces {
             if current.isEmpty {
-                current = (lines.isEmpty ? "" : "  ") + word
-            } else if current.count + 1 + word.count <= width {
-                current += " " + word
+                current = (lines.isEmpty ? "" : "  ") + piece
+            } else if current.count + 1 + piece.count <= width {
+                current += " " + piece
             } else {
                 lines.append(current)
-                current = "  " + word
+                current = "  " + piece
             }
         }
         if !current.isEmpty { lines.append(current) }
