@@ -137,7 +137,7 @@ struct ThreeTreeWorld: Sendable {
         for path in plan.forgottenPaths { journal[path] = nil }
         var jobs = plan.jobs
         if options.mode == .sync {
-            let renames = RenameDetection.renames(in: jobs)
+            let renames = RenameDetection.renames(in: jobs, notRenamed: Set(plan.resumedDisplacements))
             if !renames.isEmpty {
                 jobs = RenameDetection.applying(renames, to: jobs)
                 for move in RenameDetection.applying(renames, to: renames.map(\.from)) { journal[move.path] = move }

@@ -98,6 +98,11 @@ struct ThreeTreePlannerPropertyTests {
         // Created on both sides, the remote side winning: the local version, which never
         // left this device, went the same way.
         ThreeTreeScenario(spec: [(0, 7, 0, 0, 0, 0, 0)], policy: .remote, remote: .s3, interrupt: (1, 1)),
+        // A synced file renamed locally onto a name only the remote has; the run is killed
+        // after the remote copy went into the trash, unrecorded. The resumed deletion must
+        // not be taken for the rename's source (its remote copy is in the trash now).
+        ThreeTreeScenario(spec: [(0, 0, 0, 0, 0, 0, 0), (7, 7, 6, 0, 0, 0, 0), (1, 0, 0, 4, 0, 0, 0)], policy: .keepBoth,
+                          remote: .nanos, rename: (1, 7), interrupt: (3, 2)),
         // Every kind of change at once, under `ask`, each answer in turn.
         ThreeTreeScenario(spec: [(0, 0, 4, 4, 0, 0, 7), (1, 0, 0, 4, 0, 0, 8), (2, 0, 7, 0, 0, 0, 9),
                                  (3, 0, 4, 7, 0, 0, 0), (4, 7, 0, 0, 0, 2, 0), (5, 7, 0, 6, 0, 0, 0)],

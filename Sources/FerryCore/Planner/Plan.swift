@@ -18,6 +18,10 @@ public struct Plan: Sendable {
     /// Files whose pending download was given up by this plan (decided otherwise, or gone):
     /// their partial files, if a cut-short attempt left any, are removed.
     public var abandonedDownloads: [String] = []
+    /// Remote deletions and replacements resumed after a crash from the version they
+    /// planned, with the name now empty (`Planner.resumedDisplacement`): never a rename's
+    /// source, since their remote copy may already be in the trash.
+    public var resumedDisplacements: [String] = []
     /// The most rows (journal rows, scanned files, remote entries) that one part of a paged
     /// plan held at once: bounded by the page size, whatever the size of the tree.
     public var peakPartRows = 0

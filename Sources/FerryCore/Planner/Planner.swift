@@ -68,6 +68,7 @@ public enum Planner {
         var adopted = 0
         var localFiles = 0
         var abandonedDownloads: [String] = []
+        var resumedDisplacements: [String] = []
         let paths = order ?? sortedPaths(records: records, remote: remote)
         assert(order == nil || order == sortedPaths(records: records, remote: remote), "planPart: order is not the paths in path order")
 
@@ -101,6 +102,7 @@ public enum Planner {
             if remoteVersion == nil, let original, let resumed = resumedDisplacement(original, record: record, decision: decision,
                                                                                    options: options) {
                 (record, decision) = resumed
+                resumedDisplacements.append(path)
             }
             if let original, leftPartialDownload(original, decision: decision) { abandonedDownloads.append(path) }
             switch decision {
@@ -143,7 +145,7 @@ public enum Planner {
 
         return Plan(changedRecords: changed, forgottenPaths: forgotten, jobs: jobs, conflicts: conflicts,
                     unchangedCount: unchanged, adoptedCount: adopted, localFileCount: localFiles,
-                    abandonedDownloads: abandonedDownloads)
+                    abandonedDownloads: abandonedDownloads, resumedDisplacements: resumedDisplacements)
     }
 
     /// A two-way job that moves the remote version aside before it replaces or deletes it

@@ -38,11 +38,15 @@ public enum RenameDetection {
 
     public static func mayBeRenamedAway(_ job: FileRecord) -> Bool { key(vanished: job) != nil }
 
-    public static func renames(in jobs: [FileRecord]) -> [Rename] {
+    /// `notRenamed`: deletions that are no rename's source whatever matches them, the jobs
+    /// resumed after a crash whose remote copy may already be in the trash
+    /// (`Plan.resumedDisplacements`).
+    public static func renames(in jobs: [FileRecord], notRenamed: Set<String> = []) -> [Rename] {
         var vanished: [Key: [FileRecord]] = [:]
         var appeared: [Key: [String]] = [:]
         for job in jobs {
             if let key = key(vanished: job) {
+                if notRenamed.contains(job.path) { continue }
                 vanished[key, default: []].append(job)
             } else if let key = key(appeared: job) {
                 appeared[key, default: []].append(job.path)

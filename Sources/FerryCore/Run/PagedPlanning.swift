@@ -249,7 +249,11 @@ struct PagedPlanning {
                 }
                 remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
                 localDeletions += part.jobs.count { $0.action == .deleteLocal }
-                if options.mode == .sync { vanished += part.jobs.filter(RenameDetection.mayBeRenamedAway) }
+                if options.mode == .sync {
+                    let resumed = Set(part.resumedDisplacements)
+                    vanished += part.jobs.filter { RenameDetection.mayBeRenamedAway($0) && !resumed.contains($0.path) }
+                }
+                total.resumedDisplacements += part.resumedDisplacements
                 total.conflicts += part.conflicts
                 total.unchangedCount += part.unchangedCount
                 total.adoptedCount += part.adoptedCount
@@ -282,7 +286,7 @@ struct PagedPlanning {
         try await finishWriting()
 
         if !vanished.isEmpty {
-            let renames = try await findRenames(of: vanished, plannedJobs: total.jobs)
+            let renames = try await findRenames(of: vanished, plannedJobs: total.jobs, resumed: Set(total.resumedDisplacements))
             if !renames.isEmpty {
                 total.jobs = RenameDetection.applying(renames, to: total.jobs)
                 remoteDeletions -= renames.count
@@ -357,9 +361,12 @@ struct PagedPlanning {
     /// The renames among the plan's jobs: new local files (upload jobs) with a vanished
     /// file's size, time and inode. A written plan's jobs are in the journal: they are read
     /// back a page per queue, keeping only those that match a vanished file.
-    private func findRenames(of vanished: [FileRecord], plannedJobs: [FileRecord]) async throws(Failure) -> [RenameDetection.Rename] {
+    private func findRenames(of vanished: [FileRecord], plannedJobs: [FileRecord],
+                             resumed: Set<String>) async throws(Failure) -> [RenameDetection.Rename] {
         // A plan that is not written holds every job, the vanished ones among them.
-        guard writesChanges, let journal else { return RenameDetection.renames(in: plannedJobs) }
+        guard writesChanges, let journal else {
+            return RenameDetection.renames(in: plannedJobs, notRenamed: resumed)
+        }
         let keys = Set(vanished.compactMap(RenameDetection.key(vanished:)))
         var candidates: [FileRecord] = []
         do {
