@@ -90,7 +90,7 @@ actor WriteLeaseKeeper {
         let started = clock.now()
         do {
             let listing = try await store.listFolder() ?? []
-            guard WriteLease.look(at: listing, own: writer, firstSeen: [:], now: started, duration: duration).ownListed else {
+            guard WriteLease.listed(in: listing).contains(where: { $0.writer == writer }) else {
                 lost = "another device took this device's write lease for a crashed device's"
                 return
             }
