@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Strict checking everywhere: Swift 6 language mode is the package default, and
@@ -19,9 +19,15 @@ let package = Package(
         // SHA-256 for `ferry verify --hash`.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // The daemon's control API: a small HTTP server with no SwiftNIO underneath (its clean
-        // build measured at about a tenth of Hummingbird's; docs/decisions.md), and metrics.
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The daemon's control API: HummingbirdCore on swift-nio (bounded parsing, idle
+        // timeouts, no thread per connection), TLS through swift-nio-ssl, and the daemon's
+        // own client over its Unix socket on swift-nio. Hummingbird's traits are off: its
+        // configuration-file support and full Foundation are not used.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Property-based tests in Swift Testing, with shrinking and replayable seeds (tests only).
@@ -33,9 +39,6 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
                        providers: [.apt(["libarchive-dev"])]),
-        // TLS for the control API on a non-loopback address (FerryControl only).
-        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
 
         // What a backend plugin depends on: the protocol, values, errors, registry.
         .target(
@@ -122,15 +125,20 @@ let package = Package(
         ),
 
         // The daemon's control API: HTTP on a Unix socket (and TCP), the status page, SSE,
-        // Prometheus metrics. Only this module knows the HTTP server library.
+        // Prometheus metrics. Only this module knows the HTTP server library and swift-nio.
         .target(
             name: "FerryControl",
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
-                "COpenSSL",
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),

@@ -5,12 +5,12 @@
 set -euo pipefail
 
 profile="${1:-build}"
-packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev libssl-dev pkg-config)
+packages=(libcurl4-openssl-dev libarchive-dev libsqlite3-dev pkg-config)
 case "$profile" in
   build) ;;
   # `make install`: bash loads the completion it installs only through bash-completion.
   install) packages+=(bash-completion) ;;
-  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl python3 tmux chromium chromium-driver) ;;
+  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl openssl python3 tmux chromium chromium-driver) ;;
   bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3) ;;
   *) echo "bootstrap: unknown profile '$profile' (expected build, install, test or bench)" >&2; exit 2 ;;
 esac

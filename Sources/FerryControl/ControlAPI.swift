@@ -1,26 +1,30 @@
 import FerryCore
 import FerryPluginAPI
-import FlyingFox
 import Foundation
 
 /// The API's resources and actions (docs/api.md, docs/openapi.yaml). JSON under `/v1`,
 /// the event stream at `/v1/events`, Prometheus text at `/metrics`, the page at `/`.
+/// Made for each request, on the runtime that runs then.
 struct ControlAPI: Sendable {
     let control: DaemonControl
     let metrics: MetricsExporter
     let version: String
-    let rates = RateMeter()
+    /// The process's: rates are measured across requests.
+    let rates: RateMeter
+    /// For the event stream, which outlives the runtime it started on.
+    let slot: DaemonControlSlot
 
-    func respond(to request: HTTPRequest, headers: [String: String]) async -> HTTPResponse {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let method = request.method.rawValue.uppercased()
-        let query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    func respond(to request: APIRequest) async -> APIResponse {
+        let segments = request.segments
+        let method = request.method
+        let query = request.query
+        let headers = request.headers
         do {
             switch (method, segments) {
             case ("GET", []), ("GET", ["index.html"]):
                 return APIResponse.text(StatusPage.html, contentType: "text/html; charset=utf-8")
             case ("GET", ["favicon.ico"]):
-                return HTTPResponse(statusCode: .noContent)
+                return APIResponse(status: 204)
             case ("GET", ["metrics"]):
                 return APIResponse.text(await metrics.exposition(control: control, api: self),
                                         contentType: "text/plain; version=0.0.4; charset=utf-8")
@@ -50,7 +54,7 @@ struct ControlAPI: Sendable {
             case ("GET", ["v1", "events", "batch"]):
                 return APIResponse.json(try await eventBatch(query))
             case ("GET", ["v1", "events"]):
-                return EventStream(control: control, api: self).response(lastEventId: headers["last-event-id"])
+                return EventStream(events: control.events, slot: slot, api: self).response(lastEventId: headers["last-event-id"])
             case ("POST", ["v1", "pause"]):
                 try await control.pause(nil)
                 return APIResponse.json(await statusObject())
@@ -58,11 +62,11 @@ struct ControlAPI: Sendable {
                 try await control.resume(nil)
                 return APIResponse.json(await statusObject())
             case ("POST", _) where segments.count == 4 && segments[0] == "v1" && segments[1] == "folders":
-                return try await act(segments[3], folder: segments[2], body: try await Self.body(request))
+                return try await act(segments[3], folder: segments[2], body: try Self.body(request))
             default:
                 if Self.knows(segments) {
                     var response = APIResponse.error(405, "\(method) is not allowed on \(request.path)")
-                    response.headers[HTTPHeader("Allow")] = segments.count == 4 || segments == ["v1", "pause"] || segments == ["v1", "resume"] ? "POST" : "GET"
+                    response.headers.append(("Allow", segments.count == 4 || segments == ["v1", "pause"] || segments == ["v1", "resume"] ? "POST" : "GET"))
                     return response
                 }
                 return APIResponse.error(404, "no such resource: \(request.path); see docs/api.md")
@@ -92,7 +96,7 @@ struct ControlAPI: Sendable {
 
     // MARK: Actions
 
-    private func act(_ action: String, folder name: String, body: [String: Any]) async throws -> HTTPResponse {
+    private func act(_ action: String, folder name: String, body: [String: Any]) async throws -> APIResponse {
         _ = try control.folder(name)
         var object = JSONObject()
         object.add("folder", name)
@@ -154,10 +158,9 @@ struct ControlAPI: Sendable {
     }
 
     /// A POST's JSON object (an empty body is an empty object).
-    static func body(_ request: HTTPRequest) async throws -> [String: Any] {
-        let data = try await request.bodyData
-        guard !data.isEmpty else { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+    static func body(_ request: APIRequest) throws -> [String: Any] {
+        guard !request.body.isEmpty else { return [:] }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
             throw ControlError(.invalid, "the body must be a JSON object")
         }
         return object

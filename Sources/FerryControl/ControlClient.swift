@@ -1,9 +1,10 @@
 import FerryCore
 import FerryPluginAPI
 import FerrySystem
-import FlyingFox
-import FlyingSocks
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 
 /// Talks to a running daemon over its Unix socket: `ferry status` reads its status, and
 /// `ferry push FOLDER` asks it to run a folder it owns and follows its events.
@@ -40,21 +41,47 @@ public struct ControlClient: Sendable {
         return await BlockingIO.run { () throws(Never) -> Bool in Self.answers(socket: path) }
     }
 
+    /// An answer larger than this is a daemon gone wrong, not one to read on.
+    static let answerLimit = 16 * 1024 * 1024
+
     /// GET or POST `path`; the status code and the body parsed as a JSON object.
     public func request(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> (Int, [String: Any]) {
-        var client = HTTPClient()
-        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
-        let query = (parts.count > 1 ? parts[1] : "").split(separator: "&").map { pair in
-            let field = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            return HTTPRequest.QueryItem(name: field[0], value: field.count > 1 ? field[1] : "")
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(unixDomainSocketPath: socketPath) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let (status, answer) = try await channel.executeThenClose { inbound, outbound in
+            var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: path)
+            head.headers.add(name: "Host", value: "localhost")
+            head.headers.add(name: "Content-Type", value: "application/json")
+            head.headers.add(name: "Content-Length", value: "\(payload.count)")
+            head.headers.add(name: "Connection", value: "close")
+            try await outbound.write(.head(head))
+            if !payload.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: payload)))) }
+            try await outbound.write(.end(nil))
+            var status = 0
+            var answer = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case let .head(response):
+                    status = Int(response.status.code)
+                case var .body(chunk):
+                    guard answer.readableBytes + chunk.readableBytes <= Self.answerLimit else {
+                        throw ControlServerError("the daemon's answer to \(path) is over \(Self.answerLimit / 1024 / 1024) MiB")
+                    }
+                    answer.writeBuffer(&chunk)
+                case .end:
+                    return (status, answer)
+                }
+            }
+            throw ControlServerError("the daemon closed the connection before answering \(path)")
         }
-        var request = HTTPRequest(method: HTTPMethod(method), version: .http11, path: parts.first ?? path, query: query,
-                                  headers: [.host: "localhost", .contentType: "application/json"], body: Data())
-        if let body { request.setBodyData(try JSONSerialization.data(withJSONObject: body)) }
-        let response = try await client.sendHTTPRequest(request, to: sockaddr_un.unix(path: socketPath))
-        let data = try await response.bodyData
-        let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-        return (response.statusCode.code, object)
+        let object = (try? JSONSerialization.jsonObject(with: Data(answer.readableBytesView)) as? [String: Any]) ?? [:]
+        return (status, object)
     }
 
     /// The daemon's events from now on (name and JSON text), read by long polls of

@@ -26,14 +26,14 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
             let options = try LongRunningCommand.options(transfer, mirror: mirror.delete, command: "daemon")
-            // The control API: one event log, one set of pauses and one metrics registry for
-            // the process, kept across a reload.
+            // The control API: one server, event log, set of pauses and metrics registry for
+            // the process; a reload hands the server the new runtime through the slot, so its
+            // listeners, event streams and clients stay.
             let metrics = MetricsExporter.bootstrap()
             let logger = context.logger
-            let control = ControlService(events: DaemonEventLog(), pauses: DaemonPauses()) { handle in
-                await ControlServer(stateDirectory: handle.stateDirectory, settings: handle.config.control, logger: logger,
-                                    metrics: metrics, version: Ferry.version).serve(handle)
-            }
+            let control = ControlService(events: DaemonEventLog(), pauses: DaemonPauses(), slot: DaemonControlSlot())
+            let server = ControlServer(stateDirectory: context.stateDirectory, settings: context.config.control, logger: logger,
+                                       metrics: metrics, version: Ferry.version)
             let textLogs = process.logFormat == .text
             let runtime = try Self.runtime(context: context, options: options, json: global.json, textLogs: textLogs,
                                            control: control)
@@ -49,11 +49,21 @@ extension Ferry {
                 StandardStreams.error("daemon running, \(Plural.count(schedules, "schedule")); ferry status shows it; Ctrl-C stops it")
             }
             defer { if announces { StandardStreams.errorAfterInterrupt("daemon stopped") } }
-            try await LongRunningProcess.run(runtime, logger: context.logger) {
+            defer {
+                control.slot.close()
+                control.events.close()
+            }
+            let listening = context.config.control
+            try await LongRunningProcess.run(runtime, logger: context.logger, beside: { await server.serve(control.slot) }) {
                 var reloadOptions = global
                 reloadOptions.config = configPath ?? global.config
                 let fresh = try CommandContext.reload(reloadOptions)
-                return try Self.runtime(context: fresh, options: options, json: global.json, textLogs: textLogs, control: control)
+                let runtime = try Self.runtime(context: fresh, options: options, json: global.json, textLogs: textLogs,
+                                               control: control)
+                if fresh.config.control != listening {
+                    logger.warning("daemon: settings (listen, TLS, API key, allowed hosts) take effect when the daemon restarts; the API keeps its current ones")
+                }
+                return runtime
             }
         }
 

@@ -28,20 +28,23 @@ enum DaemonDelegation {
         var asked = false
         var started = false
         var summary: [String: Any]?
+        /// Asks the daemon to run the folder; the runs to let pass first (one under way).
+        func ask() async throws -> Int {
+            let (_, now) = try await client.request("GET", "/v1/folders/" + Self.escape(folder))
+            let (status, answer) = try await client.request("POST", "/v1/folders/\(Self.escape(folder))/run",
+                                                           body: ["mode": mode.rawValue])
+            guard status == 202 else {
+                throw CommandFailure.runtime("the daemon did not take the run: \(answer["error"] as? String ?? "HTTP \(status)")")
+            }
+            // The run under way ends first; ours is the one after it.
+            return now["state"] as? String == "running" ? 1 : 0
+        }
         for try await event in client.events() {
             let object = (try? JSONSerialization.jsonObject(with: Data(event.json.utf8)) as? [String: Any]) ?? [:]
             if !asked {
                 // The stream is open (its first event is the status): now ask, so no event is missed.
                 guard event.name == "status" else { continue }
-                let folders = object["folders"] as? [[String: Any]] ?? []
-                if folders.first(where: { $0["name"] as? String == folder })?["state"] as? String == "running" {
-                    skipRuns = 1 // the run under way ends first; ours is the one after it
-                }
-                let (status, answer) = try await client.request("POST", "/v1/folders/\(Self.escape(folder))/run",
-                                                               body: ["mode": mode.rawValue])
-                guard status == 202 else {
-                    throw CommandFailure.runtime("the daemon did not take the run: \(answer["error"] as? String ?? "HTTP \(status)")")
-                }
+                skipRuns = try await ask()
                 asked = true
                 if !json {
                     let pid = (object["daemon"] as? [String: Any])?["pid"] as? Int
@@ -49,11 +52,28 @@ enum DaemonDelegation {
                 }
                 continue
             }
+            if event.name == "reload" {
+                // The daemon read its config again: runs under way stopped at a resumable
+                // point, and the runtime that asked for ours is gone. Ask the new one.
+                guard object["folders"].map({ ($0 as? [String])?.contains(folder) ?? false }) ?? true else {
+                    throw CommandFailure.runtime("the daemon reloaded its config and \(folder) is no longer in it")
+                }
+                started = false
+                summary = nil
+                skipRuns = try await ask()
+                if !json { StandardStreams.error("the daemon reloaded its config; \(folder) runs again under it") }
+                continue
+            }
             guard object["folder"] as? String == folder else { continue }
             switch event.name {
+            case "paused":
+                throw CommandFailure.runtime("\(folder) was paused in the daemon before the run ended; resume it (POST /v1/folders/\(folder)/resume) and run the command again")
             case "run_started":
                 if skipRuns == 0 { started = true }
             case "run_ended":
+                // A run cut short by a reload is followed by the `reload` event, or by the
+                // end of the stream when the daemon stops: neither is the end of ours.
+                if object["stopped"] as? Bool == true { continue }
                 if skipRuns > 0 {
                     skipRuns -= 1
                     continue

@@ -16,6 +16,9 @@ struct LongRunningProcess: Service, CustomStringConvertible {
     let logger: Logger
     /// Builds the runtime from a freshly read config.yml; nil means "not reloadable".
     let reload: (@Sendable () throws -> DaemonRuntime)?
+    /// Runs for the whole process beside the runtimes (the control API), and is stopped
+    /// after the last runtime has stopped, so clients see the stop through to its end.
+    let beside: (@Sendable () async -> Void)?
 
     /// How service-lifecycle's logs name it (the default would print the whole config).
     var description: String { "ferry \(initial.command)" }
@@ -44,8 +47,12 @@ struct LongRunningProcess: Service, CustomStringConvertible {
     func run() async throws {
         let initial = self.initial
         let reload = self.reload
+        let beside = self.beside
         let logger = self.logger
         let hangups: UnixSignalsSequence? = reload == nil ? nil : await UnixSignalsSequence(trapping: .sighup)
+        // Detached: it must not see the graceful shutdown, which would close the API's
+        // listeners while runs are still stopping; it is cancelled once they have.
+        let companion = beside.map { beside in Task.detached { await beside() } }
         await cancelWhenGracefulShutdown {
             let current = Current(Task { await initial.run() })
             await withTaskCancellationHandler {
@@ -74,6 +81,8 @@ struct LongRunningProcess: Service, CustomStringConvertible {
                 current.cancel()
             }
         }
+        companion?.cancel()
+        await companion?.value
     }
 
     static func describe(_ error: any Error) -> String {
@@ -82,9 +91,9 @@ struct LongRunningProcess: Service, CustomStringConvertible {
     }
 
     /// Runs the process until SIGTERM/SIGINT; returns after the graceful stop.
-    static func run(_ runtime: DaemonRuntime, logger: Logger,
+    static func run(_ runtime: DaemonRuntime, logger: Logger, beside: (@Sendable () async -> Void)? = nil,
                     reload: (@Sendable () throws -> DaemonRuntime)? = nil) async throws {
-        let service = LongRunningProcess(initial: runtime, logger: logger, reload: reload)
+        let service = LongRunningProcess(initial: runtime, logger: logger, reload: reload, beside: beside)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

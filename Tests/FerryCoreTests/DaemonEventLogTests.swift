@@ -45,3 +45,24 @@ struct DaemonEventLogTests {
         #expect(await log.entries(after: 1, wait: .zero).isEmpty)
     }
 }
+
+/// A subscriber that does not keep up is ended, never skipped silently.
+@Suite("Daemon event log, slow subscribers")
+struct DaemonEventLogBackpressureTests {
+    @Test("a subscriber `capacity` events behind is ended with what it had; others go on")
+    func fallenBehind() async {
+        let log = DaemonEventLog(capacity: 4)
+        let (_, slow) = log.subscribe(after: nil)
+        let (_, keeping) = log.subscribe(after: nil)
+        var keepingUp = keeping.makeAsyncIterator()
+        for index in 1...6 {
+            log.publish(name: "e\(index)", object: DaemonEventLogTests.event("e\(index)"))
+            #expect(await keepingUp.next()?.id == index)
+        }
+        var seen: [Int] = []
+        for await entry in slow { seen.append(entry.id) }
+        #expect(seen == [1, 2, 3, 4])
+        log.publish(name: "e7", object: DaemonEventLogTests.event("e7"))
+        #expect(await keepingUp.next()?.id == 7)
+    }
+}

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import GUARD, Daemon, free_port, held_store_remote, wait_for, write
+from conftest import GUARD, Daemon, EventStream, free_port, held_store_remote, wait_for, write
 
 KiB = 1024
 
@@ -171,57 +171,6 @@ def test_a_paused_folder_moves_no_file(daemon):
     assert all("with every folder" in f["paused_reason"] for f in everything["folders"])
     status, everything = daemon.post("/v1/resume")
     assert status == 200 and not any(f["paused"] for f in everything["folders"])
-
-
-class EventStream:
-    """`/v1/events` read over the Unix socket, frame by frame."""
-
-    def __init__(self, daemon, last_event_id=None):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(GUARD)
-        self.sock.connect(daemon.socket_path)
-        extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id is not None else ""
-        self.sock.sendall(f"GET /v1/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
-        self.buffer = b""
-        head = self._until(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 200"), head
-        assert b"text/event-stream" in head
-        self.text = ""
-
-    def _until(self, marker):
-        while marker not in self.buffer:
-            data = self.sock.recv(65536)
-            assert data, "the stream closed"
-            self.buffer += data
-        head, self.buffer = self.buffer.split(marker, 1)
-        return head
-
-    def _chunk(self):
-        size = int(self._until(b"\r\n"), 16)
-        while len(self.buffer) < size + 2:
-            data = self.sock.recv(65536)
-            assert data, "the stream closed"
-            self.buffer += data
-        chunk, self.buffer = self.buffer[:size], self.buffer[size + 2:]
-        return chunk.decode()
-
-    def next(self):
-        """The next event as (id, name, data)."""
-        while "\n\n" not in self.text:
-            self.text += self._chunk()
-        block, self.text = self.text.split("\n\n", 1)
-        fields = {}
-        for line in block.split("\n"):
-            if line.startswith(":") or ":" not in line:
-                continue
-            name, value = line.split(":", 1)
-            fields[name] = value.lstrip(" ")
-        if "event" not in fields:
-            return self.next()
-        return (int(fields["id"]) if "id" in fields else None, fields["event"], json.loads(fields.get("data", "{}")))
-
-    def close(self):
-        self.sock.close()
 
 
 def test_the_event_stream_resumes_with_last_event_id(daemon):

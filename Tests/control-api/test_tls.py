@@ -1,4 +1,4 @@
-"""The control API over TLS: the daemon terminates HTTPS itself (OpenSSL) when
+"""The control API over TLS: the daemon terminates HTTPS itself (swift-nio-ssl) when
 `tls_certificate` and `tls_key` are set. Checked on loopback with a certificate made for
 the test: the key is still needed, the Origin must be https, plain HTTP gets nowhere."""
 import http.client

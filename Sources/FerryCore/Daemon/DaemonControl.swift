@@ -184,16 +184,17 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The control API, as the runtime starts it: the process-wide event log and pauses (they
-/// outlive a reload), and the server to run beside the folders until the runtime stops.
+/// The control API's process-wide parts, handed to every runtime the process starts: the
+/// event log and pauses (they outlive a reload), and the slot through which the API, which
+/// runs beside the runtimes for the whole process, reaches the one that runs now.
 public struct ControlService: Sendable {
     public var events: DaemonEventLog
     public var pauses: DaemonPauses
-    public var serve: @Sendable (DaemonControl) async -> Void
+    public var slot: DaemonControlSlot
 
-    public init(events: DaemonEventLog, pauses: DaemonPauses, serve: @escaping @Sendable (DaemonControl) async -> Void) {
+    public init(events: DaemonEventLog, pauses: DaemonPauses, slot: DaemonControlSlot) {
         self.events = events
         self.pauses = pauses
-        self.serve = serve
+        self.slot = slot
     }
 }

@@ -30,14 +30,22 @@ public final class DaemonEventLog: Sendable {
     }
 
     public func publish(name: String, object: JSONObject) {
-        state.withLock { state in
-            guard !state.closed else { return }
+        let fallenBehind = state.withLock { state -> [AsyncStream<Entry>.Continuation] in
+            guard !state.closed else { return [] }
             let entry = Entry(id: state.nextId, name: name, json: object.text)
             state.nextId += 1
             state.kept.append(entry)
             if state.kept.count > capacity { state.kept.removeFirst(state.kept.count - capacity) }
-            for continuation in state.subscribers.values { continuation.yield(entry) }
+            var fallenBehind: [AsyncStream<Entry>.Continuation] = []
+            for continuation in state.subscribers.values {
+                if case .dropped = continuation.yield(entry) { fallenBehind.append(continuation) }
+            }
+            return fallenBehind
         }
+        // A subscriber `capacity` events behind is ended rather than skipped silently: it
+        // reconnects with its last id and is told (`reset`) what it can no longer replay.
+        // Outside the lock: ending a stream runs its termination handler, which takes it.
+        for continuation in fallenBehind { continuation.finish() }
     }
 
     /// A run's event, with its folder.
@@ -50,7 +58,7 @@ public final class DaemonEventLog: Sendable {
     /// closes or the stream is dropped. `missed` is true when events after `lastId` were
     /// already let go.
     public func subscribe(after lastId: Int?) -> (missed: Bool, events: AsyncStream<Entry>) {
-        let (stream, continuation) = AsyncStream<Entry>.makeStream(bufferingPolicy: .bufferingNewest(capacity))
+        let (stream, continuation) = AsyncStream<Entry>.makeStream(bufferingPolicy: .bufferingOldest(capacity))
         let (missed, key) = state.withLock { state -> (Bool, Int?) in
             var missed = false
             if let lastId {

@@ -105,16 +105,23 @@ public struct DaemonRuntime: Sendable {
             return found
         }
 
+        let handle = control.map { control in
+            DaemonControl(config: config, stateDirectory: stateDirectory, board: board, events: control.events,
+                          runners: runners, selection: selection, pauses: control.pauses)
+        }
+        if let control, let handle, control.slot.install(handle) {
+            // After the old runtime has stopped and this one serves: a client that had a
+            // run under way asks again now, and is answered by this runtime.
+            var event = JSONObject()
+            event.add("event", "reload")
+            event.add("folders", config.folders.map(\.name))
+            event.add("schedules", config.schedules.count)
+            control.events.publish(name: "reload", object: event)
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await board.run() }
             group.addTask { await bandwidth.run() }
             group.addTask { await schedule.run() }
-            if let control {
-                let handle = DaemonControl(config: config, stateDirectory: stateDirectory, board: board,
-                                           events: control.events, runners: runners, selection: selection,
-                                           pauses: control.pauses)
-                group.addTask { await control.serve(handle) }
-            }
             for pair in pairs {
                 let runner = await runners.runner(for: pair)
                 group.addTask {
@@ -147,6 +154,8 @@ public struct DaemonRuntime: Sendable {
             }
             await group.waitForAll()
         }
+        // Requests from now on wait for the next runtime (a reload) or get none (a stop).
+        if let control, let handle { control.slot.remove(handle) }
 
         logger.info("stopping at a resumable point",
                     metadata: ["within": "\(config.watch.stopTimeout)"])

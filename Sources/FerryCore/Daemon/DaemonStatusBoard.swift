@@ -104,7 +104,9 @@ public final class DaemonStatusBoard: Sendable {
         events?.publish(name: "run_started", object: object)
     }
 
-    func runEnded(pair: String, summary: RunSummary?, error: String?) {
+    /// `stopped`: the run was cut short at a resumable point (the daemon stops or reloads);
+    /// what it left is done by the next run.
+    func runEnded(pair: String, summary: RunSummary?, error: String?, stopped: Bool = false) {
         liveRuns?.runEnded(folder: pair)
         state.withLock { state in
             state.folders[pair]?.running = nil
@@ -116,6 +118,7 @@ public final class DaemonStatusBoard: Sendable {
         object.add("event", "run_ended")
         object.add("folder", pair)
         object.add("error", error)
+        object.add("stopped", stopped)
         events?.publish(name: "run_ended", object: object)
     }
 

@@ -205,7 +205,7 @@ public actor PairRunner {
             // must still hear of it.
             let cancelled = Task.isCancelled
             await Task { await recorder.finish(summary: summary, error: nil, stopped: cancelled) }.value
-            board.runEnded(pair: pair.name, summary: summary, error: nil)
+            board.runEnded(pair: pair.name, summary: summary, error: nil, stopped: cancelled)
             logger.info("run ended", metadata: [
                 "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
                 "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
@@ -219,7 +219,7 @@ public actor PairRunner {
         } catch {
             let stopped = Task.isCancelled || stopping
             await Task { await recorder.finish(summary: nil, error: error.message, stopped: stopped) }.value
-            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message)
+            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message, stopped: stopped)
             guard !stopped else { return nil }
             // A run that could not happen is tried again with the retry backoff, so the
             // daemon catches up by itself when a server comes back or a disk is mounted.
