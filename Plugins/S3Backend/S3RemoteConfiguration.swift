@@ -88,6 +88,11 @@ public struct S3RemoteConfiguration: Sendable, Equatable {
             throw BackendError(.invalidName, "not an S3 URL: '\(url)' (expected s3://BUCKET/PREFIX)")
         }
         let rest = url.dropFirst(5)
+        // Keys never travel in the URL (they would show in logs, `ps` and shell history);
+        // the refusal must not print the secret it refuses either.
+        if let at = rest.firstIndex(of: "@"), !rest[..<at].contains("/") {
+            throw BackendError(.invalidName, "'\(SecretRedaction.redactingPassword(url))' carries credentials; an S3 URL takes none: give the keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, or the remote options access_key_env and secret_key_env")
+        }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let bucket = String(rest[..<slash])
         let prefix = slash < rest.endIndex ? String(rest[rest.index(after: slash)...]) : ""

@@ -101,6 +101,14 @@ struct S3RemoteConfigurationTests {
         #expect(throws: BackendError.self) { try resolve(["url": url]) }
     }
 
+    @Test(arguments: ["s3://AKIAUSER:supersecret@bucket/x", "s3://AKIAUSER:supersecret@127.0.0.1:9000/bucket"])
+    func credentialsInTheURLAreRefusedWithoutShowingThem(_ url: String) {
+        let error = #expect(throws: BackendError.self) { try resolve(["url": url]) }
+        #expect(error?.message.contains("supersecret") == false)
+        #expect(error?.message.contains("AKIAUSER:***@") == true)
+        #expect(error?.message.contains("AWS_ACCESS_KEY_ID") == true)
+    }
+
     @Test(arguments: ["Bad_Upper", "ab", "a/b"])
     func badBucketNamesAreRefused(_ bucket: String) {
         #expect(throws: BackendError.self) { try resolve(["bucket": bucket, "endpoint": "http://h:1"]) }
