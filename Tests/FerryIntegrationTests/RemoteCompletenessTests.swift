@@ -237,4 +237,48 @@ struct RemoteCompletenessTests {
         #expect(again.standardError.contains("does not exist"), "\(again.diagnostics)")
         #expect(FileManager.default.fileExists(atPath: work.source + "/a.jpg"))
     }
+
+    /// A catalog of `count` hidden paths named after `writer`, as another device would write it.
+    static func plantCatalog(in remote: String, writer: String, count: Int) throws {
+        var text = #"{"entries":["#
+        for index in 0..<count {
+            if index > 0 { text += "," }
+            text += #"{"modifiedNanos":1700000000000000000,"path":".thumbnails/\#(writer)-\#(index).jpg","size":1}"#
+        }
+        text += #"],"version":1}"#
+        try FileManager.default.createDirectory(atPath: remote + "/.ferry-catalog", withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: remote + "/.ferry-catalog/\(writer)-0000000000000000.json"))
+    }
+
+    @Test("remote catalogs past their size or path limit stop a pull with one line naming the file, not with memory without bound; --ignore-hidden-names runs without them")
+    func oversizedCatalogsAreRefused() async throws {
+        let work = Workspace()
+        try TreeGenerator.write(at: work.source + "/a.jpg", size: 100, seed: 5)
+        #expect(try await work.push().status == 0)
+        let pull = ["pull", work.directory.child("restored"), "--from", work.destination, "--state", work.directory.child("s2")]
+
+        // Three writers with 100,000 hidden paths each: over the 250,000 read at most.
+        for writer in ["phone", "tablet", "laptop"] { try Self.plantCatalog(in: work.destination, writer: writer, count: 100_000) }
+        let tooMany = try await work.ferry(pull)
+        #expect(tooMany.status == 1, "\(tooMany.diagnostics)")
+        #expect(tooMany.standardError.contains("over 250000 hidden paths"), "\(tooMany.diagnostics)")
+        #expect(tooMany.standardError.contains("--ignore-hidden-names"), "\(tooMany.diagnostics)")
+        #expect(!FileManager.default.fileExists(atPath: work.directory.child("restored") + "/a.jpg"))
+
+        // One file past the size limit is refused before it is fetched.
+        try FileManager.default.removeItem(atPath: work.destination + "/.ferry-catalog")
+        try FileManager.default.createDirectory(atPath: work.destination + "/.ferry-catalog", withIntermediateDirectories: true)
+        let huge = work.destination + "/.ferry-catalog/intruder-0000000000000000.json"
+        _ = FileManager.default.createFile(atPath: huge, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+        try handle.truncate(atOffset: 33 << 20)
+        try handle.close()
+        let tooLarge = try await work.ferry(pull)
+        #expect(tooLarge.status == 1, "\(tooLarge.diagnostics)")
+        #expect(tooLarge.standardError.contains(".ferry-catalog/intruder-0000000000000000.json is 33 MiB"), "\(tooLarge.diagnostics)")
+
+        let ignoring = try await work.ferry(pull + ["--ignore-hidden-names"])
+        #expect(ignoring.status == 0, "\(ignoring.diagnostics)")
+        #expect(FileManager.default.fileExists(atPath: work.directory.child("restored") + "/a.jpg"))
+    }
 }

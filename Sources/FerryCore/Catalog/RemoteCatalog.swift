@@ -24,8 +24,13 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     }
 
     public static let folderName = ".ferry-catalog"
-    /// A catalog larger than this is refused as hostile: a million hidden paths fit in it.
-    public static let maxSize: Int64 = 128 << 20
+    /// A catalog file larger than this is refused: 250,000 hidden paths fit in about 15 MiB.
+    public static let maxSize: Int64 = 32 << 20
+    /// At most this many paths across every writer's catalog. Each one is looked at with a
+    /// request of its own (`mergeCatalog`), and held in memory until the plan is made: four
+    /// catalogs of 40 MiB once took a pull to 775 MB. Past it, the run stops and says why
+    /// rather than read on or leave hidden files out unsaid.
+    public static let maxEntries = 250_000
     static let currentVersion = 1
 
     public var version: Int

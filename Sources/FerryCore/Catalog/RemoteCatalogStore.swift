@@ -39,20 +39,34 @@ struct RemoteCatalogStore: Sendable {
         }
     }
 
-    /// The catalogs among `files` (the catalog folder's listing), merged.
+    /// The catalogs among `files` (the catalog folder's listing), merged. A catalog over
+    /// the size limit, or catalogs over the path limit together, are an error that names
+    /// the file: reading on would cost memory without bound, and leaving them out would
+    /// leave hidden files out of a run that exits 0.
     func load(listed files: [RemoteEntry]?) async throws(BackendError) -> RemoteCatalog? {
         guard let files else { return nil }
         var merged: [String: RemoteCatalog.Entry] = [:]
         var found = false
-        for file in files where file.kind == .file && file.path.name.hasSuffix(".json") && file.size <= RemoteCatalog.maxSize {
+        for file in files where file.kind == .file && file.path.name.hasSuffix(".json") {
+            guard file.size <= RemoteCatalog.maxSize else {
+                throw Self.tooLarge(file.path.name, "is \(file.size >> 20) MiB, over the \(RemoteCatalog.maxSize >> 20) MiB a catalog may be")
+            }
             guard let catalog = try await fetch(file) else { continue }
             found = true
             for entry in catalog.entries {
                 if let known = merged[entry.path], (known.modifiedNanos ?? .min) >= (entry.modifiedNanos ?? .min) { continue }
                 merged[entry.path] = entry
             }
+            guard merged.count <= RemoteCatalog.maxEntries else {
+                throw Self.tooLarge(file.path.name, "brings the catalogs to over \(RemoteCatalog.maxEntries) hidden paths")
+            }
         }
         return found ? RemoteCatalog(entries: Array(merged.values)) : nil
+    }
+
+    static func tooLarge(_ name: String, _ what: String) -> BackendError {
+        BackendError(.protocolViolation, "\(RemoteCatalog.folderName)/\(name) \(what); remove it there if no device of "
+            + "yours writes it (its name is the writer's host), or pass --ignore-hidden-names to run without the catalogs")
     }
 
     private func fetch(_ file: RemoteEntry) async throws(BackendError) -> RemoteCatalog? {
@@ -76,10 +90,9 @@ struct RemoteCatalogStore: Sendable {
         } catch where error.code == .notFound {
             return nil
         }
-        let data = try await BlockingIO.run { () throws(BackendError) -> [UInt8] in
-            try BackendError.catching { try OpenFile(scratch, mode: .read).readAll() }
+        return try await BlockingIO.run { () throws(BackendError) -> Data in
+            try BackendError.catching { Data(try OpenFile(scratch, mode: .read).readAll()) }
         }
-        return Data(data)
     }
 
     /// Writes this writer's catalog of `entries` unless the same catalog was written last.

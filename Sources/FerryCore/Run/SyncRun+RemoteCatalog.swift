@@ -45,7 +45,9 @@ extension SyncRun {
     /// which knows its remote side from the journal).
     /// `markers`: the change markers' look, whose listing of the catalog folder is reused.
     func loadCatalog(pairId: Int64, markers: MarkerView?) async throws(RunError) -> RemoteCatalog? {
-        guard pair.mode != .push else { return nil }
+        // With --ignore-hidden-names the person has said the catalogs do not matter: not
+        // even a damaged or oversized one stops the run.
+        guard pair.mode != .push, !pair.ignoresHiddenNames, !options.ignoresHiddenNames else { return nil }
         do {
             let store = catalogStore(pairId: pairId)
             if let markers {
