@@ -15,9 +15,15 @@ extension S3Backend {
 
         // Conditional create: the first PUT creates, the second must be refused.
         var conditional = false
+        var userMetadata = false
+        let sentTime = S3ModificationTime.header(nanos: 1_700_000_000_123_456_789)
         let created = try await send("PUT", url: addressing.objectURL(key: key),
-                                     headers: [("If-None-Match", "*"), ("Content-MD5", digest.base64EncodedString())], body: .data(body))
+                                     headers: [("If-None-Match", "*"), ("Content-MD5", digest.base64EncodedString()),
+                                               ("x-amz-meta-mtime", sentTime)], body: .data(body))
         if created.isSuccess {
+            // User metadata: the time sent must come back.
+            let head = try await send("HEAD", url: addressing.objectURL(key: key), responseBody: .discard)
+            userMetadata = head.status == 200 && head.header("x-amz-meta-mtime") == sentTime
             let again = try await send("PUT", url: addressing.objectURL(key: key),
                                        headers: [("If-None-Match", "*"), ("Content-MD5", digest.base64EncodedString())], body: .data(body))
             conditional = again.status == 412
@@ -50,6 +56,7 @@ extension S3Backend {
         }
         try? await deleteKey(key, path: path)
         try? await deleteKey(multipartKey, path: path)
-        return S3StoreFeatures(listObjectsV2: listsV2, conditionalWrites: conditional, multipartETags: multipartETags)
+        return S3StoreFeatures(listObjectsV2: listsV2, conditionalWrites: conditional, multipartETags: multipartETags,
+                               userMetadata: userMetadata)
     }
 }

@@ -11,7 +11,10 @@ extension S3Backend {
     public func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult {
         if request.size >= directUploadLimit {
             try await checkSource(request)
-            return try await uploadInParts(request, observer: observer)
+            let result = try await uploadInParts(request, observer: observer)
+            let backend = self
+            await BlockingIO.run { () throws(Never) in backend.checkUserMetadataNow(request.destination) }
+            return result
         }
         let backend = self
         return try await BlockingIO.run { () throws(BackendError) in try backend.putNow(request, observer: observer) }
@@ -49,9 +52,20 @@ extension S3Backend {
             throw BackendError(.protocolViolation, "the store's ETag is not the MD5 of the bytes sent", path: path.description,
                                cause: "ETag \(etag), MD5 \(digest.hex)", retryable: true)
         }
+        checkUserMetadataNow(path)
         return UploadResult(entry: RemoteEntry(path: path, kind: .file, size: request.size, modifiedNanos: request.modifiedNanos,
                                                etag: etag ?? ETag.normalized(digest.hex)),
                             bytesSent: response.bytesSent, resumedFrom: 0, verifiedSource: true)
+    }
+
+    /// After the process's first upload: one `HEAD` tells whether the store kept the time
+    /// (`UserMetadataCheck`). A failed read-back decides nothing; the next upload tries.
+    func checkUserMetadataNow(_ path: RemotePath) {
+        guard userMetadata.claim() else { return }
+        let head = request("HEAD", url: addressing.objectURL(key: addressing.key(path)), responseBody: .discard)
+        let response = try? transport.performNow(head, observer: NullTransferObserver())
+        let kept = response.flatMap { $0.status == 200 ? $0.header("x-amz-meta-mtime") != nil : nil }
+        userMetadata.record(kept: kept, remote: displayName, path: path.description)
     }
 
 

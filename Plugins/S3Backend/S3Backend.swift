@@ -26,6 +26,8 @@ public struct S3Backend: Backend {
     let knownFolders = KnownFolders()
     /// Set once the store refuses DeleteObjects; deletes go one key at a time after that.
     let deleteObjectsRefusal = DeleteObjectsRefusal()
+    /// Whether the store keeps `x-amz-meta-mtime`: read back after the first upload.
+    let userMetadata = UserMetadataCheck()
     /// Keys per listing page (`max-keys`); nil leaves it to the store (1,000 on AWS).
     var listPageSize: Int?
     public let multipart: MultipartSettings
@@ -65,6 +67,7 @@ public struct S3Backend: Backend {
         // A store without DeleteObjects deletes a key per request: the core then sends
         // deletes as separate jobs, several at once, rather than a batch one by one.
         if deleteObjectsRefusal.isRefused { capabilities.maxDeleteBatch = 1 }
+        if userMetadata.dropped { capabilities.preservesModificationTime = false }
         return capabilities
     }
 

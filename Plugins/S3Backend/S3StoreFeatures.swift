@@ -8,10 +8,14 @@ public struct S3StoreFeatures: Sendable, Equatable {
     /// A completed multipart upload's ETag is the MD5 of its parts' MD5s, `-N`: Ferry
     /// can check a large upload end to end.
     public var multipartETags: Bool
+    /// An object's `x-amz-meta-*` headers come back as they were sent: the modification
+    /// time Ferry keeps there survives. Some gateways drop them.
+    public var userMetadata: Bool
 
-    public init(listObjectsV2: Bool, conditionalWrites: Bool, multipartETags: Bool) {
+    public init(listObjectsV2: Bool, conditionalWrites: Bool, multipartETags: Bool, userMetadata: Bool = true) {
         self.listObjectsV2 = listObjectsV2
         self.conditionalWrites = conditionalWrites
         self.multipartETags = multipartETags
+        self.userMetadata = userMetadata
     }
 }

@@ -136,13 +136,16 @@ extension Ferry {
             } catch {
                 throw CommandFailure.usage(error.message)
             }
-            let capabilities: BackendCapabilities
+            var capabilities: BackendCapabilities
             var details: WebDAVServerFeatures?
             var store: S3StoreFeatures?
             do {
                 capabilities = try await backend.discoverCapabilities()
                 if let dav = backend as? WebDAVBackend { details = try await dav.serverFeatures() }
-                if let s3 = backend as? S3Backend { store = try await s3.storeFeatures() }
+                if let s3 = backend as? S3Backend {
+                    store = try await s3.storeFeatures()
+                    if store?.userMetadata == false { capabilities.preservesModificationTime = false }
+                }
             } catch {
                 throw CommandFailure.runtime("cannot probe \(text): \(error.description)")
             }
@@ -161,6 +164,7 @@ extension Ferry {
                     object.add("list_objects_v2", store.listObjectsV2)
                     object.add("conditional_writes", store.conditionalWrites)
                     object.add("multipart_etags", store.multipartETags)
+                    object.add("user_metadata", store.userMetadata)
                 }
                 var devices = JSONObject()
                 for line in concurrency { devices.add(line.key, line.text) }
@@ -178,6 +182,7 @@ extension Ferry {
                     StandardStreams.output("  ListObjectsV2: \(store.listObjectsV2 ? "yes" : "no")")
                     StandardStreams.output("  conditional writes (If-None-Match: *): \(store.conditionalWrites ? "yes" : "no")")
                     StandardStreams.output("  multipart ETags checkable: \(store.multipartETags ? "yes" : "no")")
+                    StandardStreams.output("  user metadata kept (x-amz-meta-mtime): \(store.userMetadata ? "yes" : "no: modification times are lost, pulls set the upload time")")
                 }
                 StandardStreams.output("  several devices at once:")
                 for line in concurrency {

@@ -80,6 +80,8 @@ def parse_arguments():
                              "whole file while it still says Accept-Ranges: bytes (a server that lies about ranges)")
     parser.add_argument("--keep-host", action="store_true",
                         help="forward the client's Host header unchanged (requests signed for the proxy's address)")
+    parser.add_argument("--drop-metadata", action="store_true",
+                        help="leave x-amz-meta-* headers out of every answer: a gateway that keeps no user metadata")
     parser.add_argument("--deny-delete", metavar="TEXT",
                         help="DeleteObjects: leave out keys containing TEXT and answer AccessDenied for each")
     parser.add_argument("--hold", metavar="REGEX:N",
@@ -304,6 +306,8 @@ class Proxy(BaseHTTPRequestHandler):
         log(self.command, self.path, f"{outcome} {status}")
         self.send_response(status, reason)
         for key, value in headers:
+            if arguments.drop_metadata and key.lower().startswith("x-amz-meta-"):
+                continue
             if key.lower() not in HOP and key.lower() != "content-length":
                 self.send_header(key, value.replace(upstream_origin(), self.own_origin()))
         # A HEAD has no payload, but its Content-Length is the size of what a GET sends.
