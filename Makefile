@@ -11,6 +11,8 @@
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5"),
+#               then the daemon soak (10 min of churn, faults, reloads and API clients;
+#               bench-results/daemon-soak.md: memory and descriptors flat; DAEMON_SOAK_ARGS),
 #               then the hostile soak, then the several-devices simulation with
 #               SIMULATION_SEEDS seeds (default 20,000, about 30 min; make test runs 1,000)
 #   make hostile  ferry against hostile remotes and plugins, peak memory measured (~3 min;
@@ -93,6 +95,7 @@ SIMULATION_SEEDS ?= 20000
 soak: test-deps
 	$(RELEASE_BUILD)
 	python3 scripts/soak.py $(SOAK_ARGS)
+	python3 scripts/daemon-soak.py $(DAEMON_SOAK_ARGS)
 	python3 scripts/hostile-soak.py $(HOSTILE_ARGS)
 	$(SWIFT) build --build-tests
 	FERRY_SIMULATION_SEEDS=$(SIMULATION_SEEDS) $(SWIFT) test --skip-build --filter SeveralDevicesSimulationTests
