@@ -103,9 +103,11 @@ struct EverydayUseTests {
                 remote: nas
                 remote_path: media
             """)
-        let watch = try FerryProcess(["watch", "--state", work.state], in: work.directory.path)
+        // Info logs: a run that never comes (seen once in a loaded fresh-clone run) shows
+        // how far the watch got.
+        let watch = try FerryProcess(["watch", "--state", work.state, "--log-level", "info"], in: work.directory.path)
         defer { watch.stopIfRunning() }
-        let logged = await when({ watch.errorSoFar.contains("uploaded") })
+        let logged = await when({ watch.errorSoFar.contains("1 uploaded") })
         #expect(logged)
         watch.stopIfRunning()
         let result = await watch.wait()
