@@ -9,7 +9,8 @@ public enum APIKey {
         LocalFileSystem.join(stateDirectory, "api-key")
     }
 
-    public static func load(path: String) throws -> String {
+    /// The key in `path`; made there (0600) when there is none and `create` is true.
+    public static func load(path: String, create: Bool = true) throws -> String {
         if let metadata = try? LocalFileSystem.metadata(path) {
             guard metadata.permissions & 0o077 == 0 else {
                 throw ControlServerError("the API key file \(path) can be read by others; chmod 600 \(path)")
@@ -21,8 +22,8 @@ public enum APIKey {
             guard key.count >= 16 else { throw ControlServerError("the API key in \(path) is shorter than 16 characters") }
             return key
         }
-        var generator = SystemRandomNumberGenerator()
-        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        guard create else { throw ControlServerError("no API key file at \(path)") }
+        let key = generate()
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ControlServerError("cannot create the API key file \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -31,6 +32,12 @@ public enum APIKey {
             throw ControlServerError("cannot write the API key file \(path)")
         }
         return key
+    }
+
+    /// 32 random bytes in hex.
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }
 

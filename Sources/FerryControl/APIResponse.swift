@@ -15,6 +15,9 @@ struct APIRequest: Sendable {
     var headers: [String: String]
     /// The body, already read within the server's limit (empty for a GET).
     var body: [UInt8] = []
+    /// What the request may do (admin on the Unix socket), and the key's name over TCP.
+    var role: APIRole? = .admin
+    var keyName: String?
 
     init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
         self.method = method.uppercased()

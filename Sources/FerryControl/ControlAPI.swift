@@ -30,6 +30,19 @@ struct ControlAPI: Sendable {
                                         contentType: "text/plain; version=0.0.4; charset=utf-8")
             case ("GET", ["v1", "status"]):
                 return APIResponse.json(await statusObject())
+            case ("GET", ["v1", "access"]):
+                var object = JSONObject()
+                object.add("role", request.role?.rawValue)
+                object.add("key", request.keyName)
+                object.add("actions", APIRole.control <= (request.role ?? .read))
+                return APIResponse.json(object)
+            case ("POST", ["v1", "reload"]):
+                // The same as SIGHUP (systemctl reload): the config is read again, and this
+                // connection, like every other, stays.
+                kill(getpid(), SIGHUP)
+                var object = JSONObject()
+                object.add("accepted", true)
+                return APIResponse.json(object, status: 202)
             case ("GET", ["v1", "folders"]):
                 var object = JSONObject()
                 object.add("folders", await folderObjects())
@@ -66,7 +79,8 @@ struct ControlAPI: Sendable {
             default:
                 if Self.knows(segments) {
                     var response = APIResponse.error(405, "\(method) is not allowed on \(request.path)")
-                    response.headers.append(("Allow", segments.count == 4 || segments == ["v1", "pause"] || segments == ["v1", "resume"] ? "POST" : "GET"))
+                    let posts = segments.count == 4 || [["v1", "pause"], ["v1", "resume"], ["v1", "reload"]].contains(segments)
+                    response.headers.append(("Allow", posts ? "POST" : "GET"))
                     return response
                 }
                 return APIResponse.error(404, "no such resource: \(request.path); see docs/api.md")
@@ -85,7 +99,8 @@ struct ControlAPI: Sendable {
     private static func knows(_ segments: [String]) -> Bool {
         switch segments {
         case [], ["index.html"], ["metrics"], ["v1", "status"], ["v1", "folders"], ["v1", "schedules"], ["v1", "files"],
-             ["v1", "items"], ["v1", "history"], ["v1", "history", "transfers"], ["v1", "events"], ["v1", "events", "batch"], ["v1", "pause"], ["v1", "resume"]:
+             ["v1", "items"], ["v1", "history"], ["v1", "history", "transfers"], ["v1", "events"], ["v1", "events", "batch"], ["v1", "pause"], ["v1", "resume"],
+             ["v1", "access"], ["v1", "reload"]:
             return true
         default:
             guard segments.count >= 3, segments[0] == "v1", segments[1] == "folders" else { return false }

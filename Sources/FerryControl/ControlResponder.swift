@@ -15,6 +15,8 @@ struct ControlResponder: Sendable {
     let version: String
     let rates: RateMeter
     let requestGuard: RequestGuard
+    /// The keys a TCP request may carry, read for each request; nil on the Unix socket.
+    let keyring: APIKeyring?
     let limits: ControlLimits
 
     /// How long a request waits for the next runtime during a reload before it gets 503.
@@ -33,14 +35,21 @@ struct ControlResponder: Sendable {
         let declaresBody = headers["transfer-encoding"] != nil || (headers["content-length"].map { $0 != "0" } ?? false)
         var bodyRead = false
         let response: APIResponse
-        switch requestGuard.decide(path: path, headers: headers) {
+        let keys = keyring?.keys().keys.map { RequestGuard.AcceptedKey(name: $0.name, role: $0.role, secret: $0.secret) } ?? []
+        let apiRequest = APIRequest(method: request.method.rawValue, path: path, query: Self.query(request.uri.query),
+                                    headers: headers)
+        let needed = APIRole.needed(method: apiRequest.method, segments: apiRequest.segments)
+        switch requestGuard.decide(path: path, headers: headers, keys: keys) {
         case let .unauthorized(message):
             var refusal = APIResponse.error(401, message)
             refusal.headers.append(("WWW-Authenticate", "Bearer"))
             response = refusal
         case let .forbidden(message):
             response = APIResponse.error(403, message)
-        case .allow:
+        case let .allow(role, keyName) where !Self.permits(role, needed):
+            let who = keyName.map { "the key \($0) has the role \(role?.rawValue ?? "none")" } ?? "no key was given"
+            response = APIResponse.error(403, "\(who); \(apiRequest.method) \(path) needs the role \(needed?.rawValue ?? "")")
+        case let .allow(role, keyName):
             var body: [UInt8] = []
             var refusal: APIResponse?
             if declaresBody {
@@ -66,8 +75,11 @@ struct ControlResponder: Sendable {
                 response = refusal
             } else if let control = await slot.current(waitingUpTo: Self.reloadWait) {
                 let api = ControlAPI(control: control, metrics: metrics, version: version, rates: rates, slot: slot)
-                response = await api.respond(to: APIRequest(method: request.method.rawValue, path: path,
-                                                            query: Self.query(request.uri.query), headers: headers, body: body))
+                var complete = apiRequest
+                complete.body = body
+                complete.role = role
+                complete.keyName = keyName
+                response = await api.respond(to: complete)
             } else {
                 response = APIResponse.error(503, "the daemon is stopping")
             }
@@ -77,6 +89,13 @@ struct ControlResponder: Sendable {
         if closes { answer.headers.append(("Connection", "close")) }
         try await Self.write(answer, to: writer)
         if closes { channel.close(promise: nil) }
+    }
+
+    /// Whether `role` (nil: no key) may make a request that needs `needed` (nil: none).
+    static func permits(_ role: APIRole?, _ needed: APIRole?) -> Bool {
+        guard let needed else { return true }
+        guard let role else { return false }
+        return role >= needed
     }
 
     static func tooLarge(_ limits: ControlLimits) -> APIResponse {

@@ -49,8 +49,9 @@ public struct ControlServer: Sendable {
         }
     }
 
-    func responder(_ slot: DaemonControlSlot, guard requestGuard: RequestGuard) -> ControlResponder {
-        ControlResponder(slot: slot, metrics: metrics, version: version, rates: rates, requestGuard: requestGuard, limits: limits)
+    func responder(_ slot: DaemonControlSlot, guard requestGuard: RequestGuard, keyring: APIKeyring?) -> ControlResponder {
+        ControlResponder(slot: slot, metrics: metrics, version: version, rates: rates, requestGuard: requestGuard,
+                         keyring: keyring, limits: limits)
     }
 
     /// Binds inside a fresh 0700 folder, makes the socket 0600, then renames it into place:
@@ -70,7 +71,7 @@ public struct ControlServer: Sendable {
         defer { rmdir(staging) }
         let bound = LocalFileSystem.join(staging, "control.sock")
         let listener = ControlListener(address: .unixSocket(path: bound), tls: nil, limits: limits,
-                                       responder: responder(slot, guard: RequestGuard(transport: .unixSocket, apiKey: "")),
+                                       responder: responder(slot, guard: RequestGuard(transport: .unixSocket), keyring: nil),
                                        logger: logger)
         let logger = self.logger
         do {
@@ -92,16 +93,18 @@ public struct ControlServer: Sendable {
 
     private func serveTCP(_ slot: DaemonControlSlot, address: ListenAddress) async {
         do {
-            let key = try APIKey.load(path: settings.apiKeyFile ?? APIKey.defaultPath(stateDirectory: stateDirectory))
+            // The first key is made now if there is none; others come from `ferry api-key add`.
+            let keyring = APIKeyring(stateDirectory: stateDirectory, primaryFile: settings.apiKeyFile)
+            _ = try APIKey.load(path: keyring.primaryFile)
             var tls: TLSConfiguration?
             if let certificate = settings.tlsCertificate, let privateKey = settings.tlsKey {
                 tls = try ControlListener.tlsConfiguration(certificate: certificate, key: privateKey)
             }
-            let requestGuard = RequestGuard(transport: .tcp(port: address.port, tls: tls != nil), apiKey: key,
+            let requestGuard = RequestGuard(transport: .tcp(port: address.port, tls: tls != nil),
                                             listenHost: address.host, allowedHosts: settings.allowedHosts)
             let host = address.host == "localhost" ? "127.0.0.1" : address.host
             let listener = ControlListener(address: .tcp(host: host, port: address.port), tls: tls, limits: limits,
-                                           responder: responder(slot, guard: requestGuard), logger: logger)
+                                           responder: responder(slot, guard: requestGuard, keyring: keyring), logger: logger)
             let logger = self.logger
             let secure = tls != nil
             try await listener.run { _ in

@@ -2,8 +2,9 @@
 ///
 /// - On the Unix socket (mode 0600 in the 0700 state folder) the file system has already
 ///   said who may connect: no key is asked for.
-/// - On TCP every request needs the API key (`X-API-Key: KEY` or `Authorization: Bearer
-///   KEY`), except the status page's own files (`/`), which hold no data and ask for the key.
+/// - On TCP every request needs a key (`X-API-Key: KEY` or `Authorization: Bearer KEY`),
+///   except the status page's own files (`/`), which hold no data and ask for the key. The
+///   key's role (`APIRole`) then decides what it may ask.
 /// - On TCP the `Host` must be one the daemon answers to (its address, loopback names,
 ///   `daemon.allowed_hosts`): a DNS name rebound to 127.0.0.1 by a web page is refused.
 ///   An `Origin`, when sent (browsers send it on cross-site requests), must be the
@@ -16,30 +17,42 @@ public struct RequestGuard: Sendable {
     }
 
     public enum Decision: Sendable, Equatable {
-        case allow
+        /// Through, as `role` (the key's name for messages); nil for the page's own files.
+        case allow(role: APIRole?, key: String?)
         /// 401: no key, or the wrong one.
         case unauthorized(String)
         /// 403: a Host or Origin the daemon does not answer to.
         case forbidden(String)
     }
 
+    /// A key the guard accepts: its name, role and secret.
+    public struct AcceptedKey: Sendable, Equatable {
+        public var name: String
+        public var role: APIRole
+        public var secret: String
+
+        public init(name: String, role: APIRole, secret: String) {
+            self.name = name
+            self.role = role
+            self.secret = secret
+        }
+    }
+
     public let transport: Transport
-    public let apiKey: String
     /// Lower-case host names (and addresses, IPv6 without brackets) the daemon answers to.
     public let hosts: Set<String>
 
-    public init(transport: Transport, apiKey: String, listenHost: String? = nil, allowedHosts: [String] = []) {
+    public init(transport: Transport, listenHost: String? = nil, allowedHosts: [String] = []) {
         self.transport = transport
-        self.apiKey = apiKey
         var hosts: Set<String> = ["localhost", "127.0.0.1", "::1"]
         if let listenHost { hosts.insert(listenHost.lowercased()) }
         for host in allowedHosts { hosts.insert(host.lowercased()) }
         self.hosts = hosts
     }
 
-    /// `path` without the query; `headers` by lower-case name.
-    public func decide(path: String, headers: [String: String]) -> Decision {
-        guard case let .tcp(port, tls) = transport else { return .allow }
+    /// `path` without the query; `headers` by lower-case name; `keys` the keys valid now.
+    public func decide(path: String, headers: [String: String], keys: [AcceptedKey] = []) -> Decision {
+        guard case let .tcp(port, tls) = transport else { return .allow(role: .admin, key: nil) }
         guard let host = headers["host"], let (name, hostPort) = Self.split(host: host),
               hosts.contains(name), hostPort == nil || hostPort == port else {
             return .forbidden("this daemon does not answer to Host \(headers["host"] ?? "(none)"); add it to daemon.allowed_hosts")
@@ -52,15 +65,18 @@ public struct RequestGuard: Sendable {
                 return .forbidden("cross-site request from \(origin) refused")
             }
         }
-        if Self.isPublic(path) { return .allow }
+        if Self.isPublic(path) { return .allow(role: nil, key: nil) }
         let offered = headers["x-api-key"] ?? headers["authorization"].flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
             return String(parts[1]).trimmingCharacters(in: .whitespaces)
         }
         guard let offered else { return .unauthorized("this API needs its key: X-API-Key or Authorization: Bearer") }
-        guard Self.constantTimeEqual(offered, apiKey) else { return .unauthorized("wrong API key") }
-        return .allow
+        // Every key is compared, whichever matches: the time taken says nothing of which.
+        var matched: AcceptedKey?
+        for key in keys where Self.constantTimeEqual(offered, key.secret) { matched = matched ?? key }
+        guard let matched else { return .unauthorized("wrong API key") }
+        return .allow(role: matched.role, key: matched.name)
     }
 
     /// The status page's own files: they hold no data (the page asks for the key).

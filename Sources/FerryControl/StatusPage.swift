@@ -20,6 +20,7 @@ enum StatusPage {
       <h1>Ferry</h1>
       <span id="daemon" class="muted">connecting…</span>
       <span id="live" class="pill" title="live updates">offline</span>
+      <span id="access" class="pill" title="this key may look, not act" hidden>read only</span>
       <span class="spacer"></span>
       <button id="pause-all" type="button">Pause all</button>
       <button id="resume-all" type="button">Resume all</button>
@@ -70,6 +71,7 @@ enum StatusPage {
     button:hover { border-color: var(--accent); }
     button:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
     button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+    body.read-only .actions, body.read-only .row, body.read-only #pause-all, body.read-only #resume-all { display: none; }
     button:disabled { opacity: .5; cursor: default; }
     input { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; width: 100%; max-width: 28rem; }
     form#login { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: 1rem; display: grid; gap: .5rem; max-width: 32rem; }
@@ -392,6 +394,10 @@ enum StatusPage {
 
     async function start() {
       try {
+        // A key that may only read gets no buttons it could not use.
+        const access = await api("GET", "/v1/access");
+        document.body.classList.toggle("read-only", !access.actions);
+        document.getElementById("access").hidden = access.actions;
         renderStatus(await api("GET", "/v1/status"));
         say("");
         loadChart();
