@@ -17,6 +17,8 @@
 #               SIMULATION_SEEDS seeds (default 20,000, about 30 min; make test runs 1,000)
 #   make hostile  ferry against hostile remotes and plugins, peak memory measured (~3 min;
 #               writes bench-results/hostile-soak.md; options: HOSTILE_ARGS="--trials 5")
+#   make deb     a Debian package (.build/deb/), the binary with the Swift runtime inside;
+#               make test-package installs it with apt-get, uses it and removes it
 #   make install   release build into ~/.local: the binary, bash/zsh/fish completions, the
 #               man page and the systemd user unit (PREFIX=/usr/local for all users;
 #               DESTDIR for packaging); make uninstall removes them
@@ -36,6 +38,8 @@ STATIC_STDLIB := --static-swift-stdlib
 # fresh machine: `make bench-scale` stopped there).
 RELEASE_BUILD := $(SWIFT) build -c release $(STATIC_STDLIB) --product ferry
 
+
+.PHONY: deb test-package
 .PHONY: run build test test-control-api test-unit flake-hunt deps test-deps install-deps bench bench-scale fuzz soak hostile clean install uninstall
 
 deps:
@@ -141,6 +145,14 @@ install: install-deps
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# A Debian package for machines without Swift (.build/deb/ferry_VERSION_ARCH.deb), and its
+# test: installed with apt-get, used, removed (root; .ci/run runs it after make test).
+deb: install-deps
+	@bash scripts/make-deb.sh
+
+test-package: install-deps
+	@bash scripts/test-package.sh
 
 clean:
 	rm -rf .build .build-fuzz .ferry
