@@ -14,6 +14,8 @@ mkdir -p "$stage/DEBIAN"
 make --no-print-directory install DESTDIR="$stage" PREFIX=/usr CONFIGURATION=release >&2
 
 binary="$stage/usr/bin/ferry"
+# Symbols are for debugging the build, not for users: most of the binary's size.
+strip --strip-unneeded "$binary"
 version=$("$binary" --version | awk '{print $2}')
 arch=$(dpkg --print-architecture)
 

@@ -84,6 +84,9 @@ enum StatusPage {
     .banner { margin: .6rem 0 0; padding: .45rem .6rem; border-radius: .4rem; font-size: .9rem; overflow-wrap: anywhere; }
     .banner.paused { background: #fff8c5; color: var(--warn); }
     .banner.offline { background: #ffebe9; color: var(--bad); }
+    details.browse { margin-top: .6rem; }
+    details.browse summary { cursor: pointer; font-weight: 600; }
+    details.browse .browse-note { margin: .3rem 0; font-size: .85rem; }
     .state { margin: .5rem 0; font-size: .9rem; }
     .queue { display: grid; grid-template-columns: 6.5rem 1fr; gap: .15rem .6rem; align-items: center; margin: .3rem 0; font-size: .85rem; }
     .queue .name { font-weight: 600; }
@@ -202,10 +205,42 @@ enum StatusPage {
         act(e.currentTarget, "POST", "/v1/folders/" + encodeURIComponent(f.name) + "/rescan", {}, () => f.name + ": rescan asked for") }, "Rescan");
       parts.failed = el("section", { class: "failed", hidden: true, "aria-label": "Failed files of " + f.name });
       parts.conflicts = el("section", { class: "conflicts", hidden: true, "aria-label": "Conflicts of " + f.name });
+      parts.browse = fileBrowser(f.name);
       card.append(el("div", { class: "title" }, parts.title, parts.mode), parts.where, parts.banner, parts.state, parts.queues,
-                  el("div", { class: "actions" }, run, parts.pause, rescan), parts.failed, parts.conflicts);
+                  el("div", { class: "actions" }, run, parts.pause, rescan), parts.failed, parts.conflicts, parts.browse.element);
       state.folders[f.name] = { parts, paused: false };
       return card;
+    }
+
+    // The folder's files as the journal knows them: no request reaches the remote, so the
+    // list is there when the remote is offline too ("as of" the folder's last run).
+    function fileBrowser(name) {
+      const list = el("ul", { class: "files browse-list" });
+      const note = el("p", { class: "muted browse-note" });
+      const more = el("button", { type: "button", class: "more", hidden: true }, "More");
+      const summary = el("summary", { text: "Files" });
+      const element = el("details", { class: "browse", id: "files-" + name }, summary, note, list, more);
+      let next = null;
+      async function load(after) {
+        const q = "/v1/files?folder=" + encodeURIComponent(name) + "&limit=50" + (after ? "&after=" + encodeURIComponent(after) : "");
+        try {
+          const page = await api("GET", q);
+          if (!after) list.replaceChildren();
+          for (const file of page.files) {
+            list.append(el("li", {}, el("span", { class: "path", text: file.path }),
+                           el("span", { class: "why", text: bytes(file.bytes) + ", " + file.status })));
+          }
+          next = page.next;
+          more.hidden = !next;
+          const folder = state.folders[name];
+          note.textContent = (folder && folder.offline ? "The remote is offline: these are the files as of the last run"
+            : "From the journal") + (folder && folder.lastRun ? " (" + when(folder.lastRun) + ")." : ".")
+            + (page.files.length || after ? "" : " No file yet.");
+        } catch (error) { note.textContent = error.message; }
+      }
+      element.addEventListener("toggle", () => { if (element.open) load(null); });
+      more.addEventListener("click", () => { if (next) load(next); });
+      return { element, refresh: () => { if (element.open) load(null); } };
     }
 
     function renderStatus(status) {
@@ -216,6 +251,10 @@ enum StatusPage {
         if (!state.folders[f.name]) container.append(folderCard(f));
         const entry = state.folders[f.name], p = entry.parts;
         entry.paused = f.paused;
+        const cameBack = entry.offline && !f.offline;
+        entry.offline = f.offline;
+        entry.lastRun = f.last_run_ended_at;
+        if (cameBack) p.browse.refresh();
         p.mode.textContent = f.mode;
         p.where.textContent = f.local + (f.mode === "pull" ? " ← " : f.mode === "sync" ? " ⇄ " : " → ") + f.remote;
         if (f.paused) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Paused since " + when(f.paused_since) + " (" + (f.paused_reason || "paused") + "): nothing moves until it is resumed."; }
