@@ -37,8 +37,13 @@ extension EncryptedBackend {
     /// Stores the file at `storedSource` again at `storedDestination`, sealed for that name.
     private func sealAgain(_ storedSource: RemotePath, as storedDestination: RemotePath, plaintextPath: RemotePath,
                            overwrite: Bool, keys: EncryptionKeys) async throws(BackendError) {
-        guard let entry = try await inner.stat(storedSource), entry.kind == .file else {
+        guard let entry = try await inner.stat(storedSource) else {
             throw BackendError(.notFound, "no file to move or copy", path: plaintextPath.string)
+        }
+        // Each file below a folder is bound to its path: a folder would have to be sealed
+        // again file by file, and nothing in Ferry moves a remote folder.
+        guard entry.kind == .file else {
+            throw BackendError(.unsupported, "an encrypted remote's folders are not moved or copied", path: plaintextPath.string)
         }
         if !overwrite, try await inner.stat(storedDestination) != nil {
             throw BackendError(.alreadyExists, "the target exists", path: storedDestination.string)
