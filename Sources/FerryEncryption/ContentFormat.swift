@@ -5,14 +5,17 @@
 /// segment 0 … n-1:   AEAD(plaintext segment) | tag (16 bytes)
 /// ```
 ///
-/// The version names the AEAD (`ContentCipher`): 0x01 ChaCha20-Poly1305, 0x02 AES-256-GCM;
-/// the layout is the same for both.
+/// The version names the AEAD (`ContentCipher`) and what a segment authenticates: 0x01
+/// ChaCha20-Poly1305 and 0x02 AES-256-GCM with the header only (files written before
+/// paths were bound, still read); 0x03 ChaCha20-Poly1305 and 0x04 AES-256-GCM with the
+/// header and the file's stored path (what Ferry writes now). The layout is the same for all.
 ///
 /// Every segment but the last holds 65,536 plaintext bytes; the last holds 1 to 65,536
 /// (0 only for an empty file, which is one empty last segment). A segment's nonce is
 /// prefix (7) ‖ counter (4, big-endian) ‖ last-segment flag (1: 0x01 last, 0x00 not), and
-/// its associated data is the 32-byte header: a segment moved, dropped, cut short, taken
-/// from another file or combined with another header fails to authenticate.
+/// its associated data is the 32-byte header, followed (0x03, 0x04) by the file's stored
+/// path in UTF-8: a segment moved, dropped, cut short, taken from another file, combined
+/// with another header, or a whole file put under another name fails to authenticate.
 public enum ContentFormat {
     public static let magic = Array("FERRYENC".utf8)
     public static let noncePrefixSize = 7
@@ -50,17 +53,49 @@ public enum ContentFormat {
         return body / stride * Int64(segmentSize) + min(body % stride, Int64(segmentSize))
     }
 
-    /// The header of a file: magic, version (its cipher), nonce prefix, salt.
-    public static func header(cipher: ContentCipher, noncePrefix: [UInt8], salt: [UInt8]) -> [UInt8] {
-        precondition(noncePrefix.count == noncePrefixSize && salt.count == saltSize)
-        return magic + [cipher.rawValue] + noncePrefix + salt
+    /// What a version byte says: the cipher, and whether segments authenticate the stored path.
+    public struct Version: Sendable, Equatable {
+        public var cipher: ContentCipher
+        public var bindsPath: Bool
+
+        public init(cipher: ContentCipher, bindsPath: Bool) {
+            self.cipher = cipher
+            self.bindsPath = bindsPath
+        }
+
+        /// 0x01, 0x02: the cipher's own number; 0x03, 0x04: the same plus 2, path bound.
+        public var byte: UInt8 { cipher.rawValue + (bindsPath ? 2 : 0) }
+
+        public init?(byte: UInt8) {
+            guard let cipher = ContentCipher(rawValue: byte > 2 ? byte - 2 : byte) else { return nil }
+            self.init(cipher: cipher, bindsPath: byte > 2)
+        }
     }
 
-    /// The cipher that `header` names, or nil when it is no header of this format or names
+    /// The header of a file: magic, version, nonce prefix, salt.
+    public static func header(version: Version, noncePrefix: [UInt8], salt: [UInt8]) -> [UInt8] {
+        precondition(noncePrefix.count == noncePrefixSize && salt.count == saltSize)
+        return magic + [version.byte] + noncePrefix + salt
+    }
+
+    /// The version that `header` names, or nil when it is no header of this format or names
     /// a version this build does not know.
-    public static func cipher(ofHeader header: [UInt8]) -> ContentCipher? {
+    public static func version(ofHeader header: [UInt8]) -> Version? {
         guard header.count == headerSize, Array(header.prefix(magic.count)) == magic else { return nil }
-        return ContentCipher(rawValue: header[magic.count])
+        return Version(byte: header[magic.count])
+    }
+
+    /// The cipher that `header` names (`version(ofHeader:)`).
+    public static func cipher(ofHeader header: [UInt8]) -> ContentCipher? {
+        version(ofHeader: header)?.cipher
+    }
+
+    /// What every segment of a file authenticates besides its own bytes: the header, and
+    /// where the version binds it, the stored path (relative to the encrypted remote's root,
+    /// components joined by `/`). The header has a fixed size, so the two cannot run together.
+    public static func associatedData(header: [UInt8], storedPath: String) -> [UInt8] {
+        guard let version = version(ofHeader: header), version.bindsPath else { return header }
+        return header + Array(storedPath.utf8)
     }
 
     /// The nonce of segment `index`.

@@ -10,17 +10,19 @@ enum ContentStream {
 
     /// Decrypts `input` (a whole stored file of `cipherSize` bytes) into `output` from
     /// offset 0, checking every segment before its plaintext is written. Returns the
-    /// plaintext size. `path` names the remote file in errors. `synced`: the caller syncs
-    /// `output` at the end, so its pages go to disk as it is written (`WriteBehind`).
+    /// plaintext size. `storedPath` is where the file was read (a file bound to its path
+    /// authenticates only there); `path` names the remote file in errors. `synced`: the
+    /// caller syncs `output` at the end, so its pages go to disk as it is written (`WriteBehind`).
     static func decrypt(_ input: OpenFile, cipherSize: Int64, into output: OpenFile, keys: EncryptionKeys,
-                        path: String, observer: any TransferObserver, synced: Bool = false) throws(BackendError) -> Int64 {
+                        storedPath: String, path: String, observer: any TransferObserver,
+                        synced: Bool = false) throws(BackendError) -> Int64 {
         guard let plaintextSize = ContentFormat.plaintextSize(ciphertextSize: cipherSize) else {
             throw EncryptionFailure.authentication("\(cipherSize) bytes is no encrypted file's size", path: path)
         }
         do {
             var header = [UInt8](repeating: 0, count: ContentFormat.headerSize)
             try readExactly(input, into: &header, count: header.count, at: 0)
-            guard let cipher = SegmentCipher(keys: keys, header: header) else {
+            guard let cipher = SegmentCipher(keys: keys, header: header, storedPath: storedPath) else {
                 throw EncryptionFailure.authentication("not a Ferry encrypted file, or a newer version", path: path)
             }
             let segments = ContentFormat.segmentCount(plaintextSize: plaintextSize)

@@ -46,7 +46,8 @@ extension EncryptedBackend {
                                    keys: EncryptionKeys, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         let path = request.source.string
         let header = Array(header)
-        guard SegmentCipher(keys: keys, header: header) != nil else {
+        let storedPath = source.string
+        guard SegmentCipher(keys: keys, header: header, storedPath: storedPath) != nil else {
             throw EncryptionFailure.authentication("not a Ferry encrypted file, or a newer version", path: path)
         }
         let windows = SegmentWindows(plaintextSize: request.expected.size, resumeAt: request.offset)
@@ -68,7 +69,7 @@ extension EncryptedBackend {
                     let sealed = try await inner.read(source, range: window.stored, expected: expected, observer: observer)
                     return .success(try await BlockingIO.run { () throws(BackendError) -> [UInt8] in
                         // Made here: `SymmetricKey` is not `Sendable`. One HKDF per window.
-                        guard let cipher = SegmentCipher(keys: keys, header: header) else {
+                        guard let cipher = SegmentCipher(keys: keys, header: header, storedPath: storedPath) else {
                             throw EncryptionFailure.authentication("not a Ferry encrypted file, or a newer version", path: path)
                         }
                         return try SegmentWindows.open(sealed, window: window, cipher: cipher, path: path)
@@ -142,7 +143,8 @@ extension EncryptedBackend {
                 do {
                     try output.truncate(to: 0)
                     let size = try ContentStream.decrypt(input, cipherSize: try input.metadata().size, into: output, keys: keys,
-                                                         path: path, observer: observer, synced: request.flush)
+                                                         storedPath: source.string, path: path, observer: observer,
+                                                         synced: request.flush)
                     if request.flush { try output.sync() }
                     return size
                 } catch {

@@ -153,7 +153,8 @@ extension EncryptedBackend: DirectUploadBackend, StagedUploadBackend {
         sent.mayResume = start?.continues ?? false
         sent.resumeState = start?.innerState
         let content = EncryptedContent(source: request.source, size: request.size, modifiedNanos: request.modifiedNanos,
-                                       keys: keys, cipher: settings.cipher.contentCipher, header: start?.header)
+                                       keys: keys, cipher: settings.cipher.contentCipher,
+                                       storedPath: sent.destination.string, header: start?.header)
         if inner is any ContentUploadBackend {
             sent.content = content
             sent.size = content.size

@@ -153,16 +153,6 @@ public final class EncryptedBackend: Backend {
         try await inner.makeDirectory(try stored(path, keys))
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        let keys = try await unlock.keys(writing: true)
-        try await inner.move(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
-    }
-
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
-        let keys = try await unlock.keys(writing: true)
-        try await inner.copy(from: try stored(source, keys), to: try stored(destination, keys), overwrite: overwrite)
-    }
-
     public func delete(_ path: RemotePath) async throws(BackendError) {
         let keys = try await unlock.keys()
         try await inner.delete(try stored(path, keys))

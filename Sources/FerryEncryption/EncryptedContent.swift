@@ -19,6 +19,8 @@ final class EncryptedContent: UploadContent {
     /// The file's header: its nonce prefix and salt.
     let header: [UInt8]
     private let path: String
+    /// Where the ciphertext is stored: every segment is bound to it.
+    private let storedPath: String
     private let plaintextSize: Int64
     private let modifiedNanos: Int64
     private let segments: Int64
@@ -53,18 +55,20 @@ final class EncryptedContent: UploadContent {
     private let buffers = Mutex<[[UInt8]]>([])
 
     /// `header`: an earlier upload's (`EncryptedUploadCheckpoint`), to make the same bytes
-    /// again from the same plaintext, with the cipher it names; nil: a new nonce prefix and
-    /// salt, sealed with `cipher`.
+    /// again from the same plaintext, with the version it names; nil: a new nonce prefix and
+    /// salt, sealed with `cipher` and bound to `storedPath`, where the ciphertext goes.
     init(source path: String, size plaintextSize: Int64, modifiedNanos: Int64, keys: EncryptionKeys,
-         cipher: ContentCipher, header: [UInt8]? = nil) {
+         cipher: ContentCipher, storedPath: String, header: [UInt8]? = nil) {
         self.path = path
+        self.storedPath = storedPath
         self.plaintextSize = plaintextSize
         self.modifiedNanos = modifiedNanos
         size = ContentFormat.ciphertextSize(plaintextSize: plaintextSize)
         segments = ContentFormat.segmentCount(plaintextSize: plaintextSize)
         let plaintextBuffer = [UInt8](repeating: 0, count: Int(min(Int64(ContentFormat.segmentSize), plaintextSize)))
         self.keys = keys
-        let cipher = header.flatMap { SegmentCipher(keys: keys, header: $0) } ?? SegmentCipher(keys: keys, cipher: cipher)
+        let cipher = header.flatMap { SegmentCipher(keys: keys, header: $0, storedPath: storedPath) }
+            ?? SegmentCipher(keys: keys, cipher: cipher, storedPath: storedPath)
         self.header = cipher.header
         state = Mutex(State(cipher: cipher, plaintext: plaintextBuffer))
     }
@@ -173,10 +177,10 @@ final class EncryptedContent: UploadContent {
         try BackendError.catching { try ContentStream.readExactly(source, into: &plaintext, count: length, at: start) }
         let last = segments - 1
         let results = Mutex<[Int: Result<Data, BackendError>]>([:])
-        let keys = self.keys, header = self.header, read = plaintext
+        let keys = self.keys, header = self.header, storedPath = self.storedPath, read = plaintext
         DispatchQueue.concurrentPerform(iterations: min(threads, count)) { part in
             // Each thread its own cipher (`SymmetricKey` is not `Sendable`): one HKDF.
-            guard let cipher = SegmentCipher(keys: keys, header: header) else { return }
+            guard let cipher = SegmentCipher(keys: keys, header: header, storedPath: storedPath) else { return }
             for offset in stride(from: part, to: count, by: threads) {
                 let from = offset * ContentFormat.segmentSize
                 let segment = read[from..<min(length, from + ContentFormat.segmentSize)]

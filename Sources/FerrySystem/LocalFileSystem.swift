@@ -43,12 +43,15 @@ public enum LocalFileSystem {
         }
         #if canImport(Glibc)
         let nanos = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         #else
         let nanos = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        let changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
         #endif
         return FileMetadata(
             kind: kind, size: Int64(info.st_size), modifiedNanos: nanos,
-            inode: UInt64(info.st_ino), device: UInt64(info.st_dev), permissions: UInt32(info.st_mode & 0o7777))
+            inode: UInt64(info.st_ino), device: UInt64(info.st_dev), permissions: UInt32(info.st_mode & 0o7777),
+            changedNanos: changed)
     }
 
     /// A folder's entries: names that are valid UTF-8, and a count of those that are not

@@ -21,15 +21,18 @@ struct CacheEvictionTests {
             pairId = try await journal.folderPair(name: "lib", localRoot: folder.child("lib"), remoteLocation: "r").id ?? 0
         }
 
-        /// A file on disk, recorded in sync with a remote copy (or in `status` otherwise).
-        func file(_ path: String, size: Int, modified: Double, queue: String = "media", inSync: Bool = true) async throws {
+        /// A file on disk, recorded in sync with a remote copy (or in `status` otherwise), with
+        /// its status-change time as a transfer records it (unless `changeTimeKnown` is false,
+        /// as in rows written before it was kept).
+        func file(_ path: String, size: Int, modified: Double, queue: String = "media", inSync: Bool = true,
+                  changeTimeKnown: Bool = true) async throws {
             try TreeGenerator.write(at: root + "/" + path, size: size, seed: UInt64(size), modified: modified)
             let metadata = try #require(try LocalFileSystem.metadata(root + "/" + path))
             let local = LocalVersion(size: metadata.size, modifiedNanos: metadata.modifiedNanos, inode: Int64(metadata.inode))
             var record = FileRecord(pairId: pairId, path: path, queue: queue, status: .localOnly, updatedAt: 1)
             if inSync {
                 record.markInSync(local: local, remote: RemoteVersion(size: local.size, modifiedNanos: local.modifiedNanos, etag: nil),
-                                  at: 1)
+                                  at: 1, localChangedNanos: changeTimeKnown ? metadata.changedNanos : nil)
             } else {
                 record.local = local
                 record.plan(.upload)
@@ -66,9 +69,11 @@ struct CacheEvictionTests {
     @Test("least-recently-used goes by access time; a file fetched on demand counts from its fetch")
     func leastRecentlyUsed() async throws {
         let setup = try await Setup()
-        try await setup.file("read-long-ago.jpg", size: 100, modified: 3_000)
-        try await setup.file("read-lately.jpg", size: 100, modified: 1_000)
-        try await setup.file("fetched.jpg", size: 100, modified: 500)
+        // Setting an access time by hand moves the status-change time, which a read never
+        // does: these rows are recorded without one.
+        try await setup.file("read-long-ago.jpg", size: 100, modified: 3_000, changeTimeKnown: false)
+        try await setup.file("read-lately.jpg", size: 100, modified: 1_000, changeTimeKnown: false)
+        try await setup.file("fetched.jpg", size: 100, modified: 500, changeTimeKnown: false)
         // Access times: the newest file was last read long ago, the oldest one lately.
         try Self.setAccessTime(setup.root + "/read-long-ago.jpg", seconds: 4_000)
         try Self.setAccessTime(setup.root + "/read-lately.jpg", seconds: 9_000)
@@ -99,6 +104,56 @@ struct CacheEvictionTests {
         #expect(result.files == 0 && result.stillOver)
         #expect(setup.exists("a.jpg") && setup.exists("b.jpg"))
         #expect(try await setup.journal.record(pairId: setup.pairId, path: "a.jpg")?.status == .inSync)
+    }
+
+    @Test("an edit in place that keeps size and modification time is not evicted; the next run compares it")
+    func editInPlaceStays() async throws {
+        let setup = try await Setup()
+        try await setup.file("a.jpg", size: 100, modified: 1_000)
+        try await setup.file("b.jpg", size: 100, modified: 2_000)
+        // New bytes over the old ones, then the time set back (`touch -r`): only the
+        // status-change time tells.
+        let path = setup.root + "/a.jpg"
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data(repeating: 0x45, count: 100))
+        try handle.close()
+        try TreeGenerator.setModificationTime(path, seconds: 1_000)
+        let result = try await setup.evict(LocalLimit(maxFiles: 1))
+        #expect(result.files == 0 && result.stillOver)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x45, count: 100))
+        let record = try #require(try await setup.journal.record(pairId: setup.pairId, path: "a.jpg"))
+        // No longer vouched for: not a candidate again, and the planner takes it for a change
+        // (compared with the remote copy first where the two look alike).
+        #expect(record.status == .needsUpload && record.syncedLocal == nil && record.syncedRemote != nil)
+        #expect(SideChange.local(of: record) == .changed && SideChange.remote(of: record) == .unchanged)
+    }
+
+    @Test("a file whose status-change time was never recorded is evicted on size, time and inode as before")
+    func unknownChangeTime() async throws {
+        let setup = try await Setup()
+        try await setup.file("a.jpg", size: 100, modified: 1_000, changeTimeKnown: false)
+        try await setup.file("b.jpg", size: 100, modified: 2_000)
+        let result = try await setup.evict(LocalLimit(maxFiles: 1))
+        #expect(result.files == 1 && !setup.exists("a.jpg"))
+    }
+
+    @Test("the look before removal, as a table: size, time, inode and status-change time against the synced version",
+          arguments: [
+              // (size, modified, inode, changed) now, against 100 bytes, time 5, inode 7, ctime 9
+              (100, 5, 7, 9, Int64?(9), EvictionChoice.FileCheck.asSynced),
+              (101, 5, 7, 9, 9, .changed),
+              (100, 6, 7, 9, 9, .changed),
+              (100, 5, 8, 9, 9, .mayBeEdited),
+              (100, 5, 7, 10, 9, .mayBeEdited),
+              (100, 5, 7, 10, nil, .asSynced),
+              (100, 5, 8, 9, nil, .mayBeEdited),
+          ])
+    func checkTable(_ size: Int64, _ modified: Int64, _ inode: UInt64, _ changed: Int64, _ syncedChanged: Int64?,
+                    _ expected: EvictionChoice.FileCheck) {
+        let now = FileMetadata(kind: .file, size: size, modifiedNanos: modified, inode: inode, device: 1, permissions: 0o644,
+                               changedNanos: changed)
+        #expect(EvictionChoice.check(now, synced: LocalVersion(size: 100, modifiedNanos: 5, inode: 7),
+                                     syncedChangedNanos: syncedChanged) == expected)
     }
 
     @Test("a symbolic link planted for a folder is never followed: the file behind it stays")

@@ -168,6 +168,7 @@ struct ConfigLoaderTests {
               min_free_space: 2G
             retry:
               attempts: 3
+              passes: 2
               base_delay: 500ms
               factor: 1.5
               max_delay: 1m
@@ -187,6 +188,7 @@ struct ConfigLoaderTests {
                                                      minFreeSpace: .bytes(2 << 30)))
         var retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(500), factor: 1.5, maxDelay: .seconds(60))
         retry.offlineWait = .seconds(30)
+        retry.passes = 2
         #expect(config.retry == retry)
         #expect(config.scan == ScanSettings(followSymlinks: true, ignore: [".cache/**", "*.bak"]))
     }
@@ -287,6 +289,10 @@ struct ConfigLoaderTests {
             name: "retry attempts out of range",
             yaml: "retry:\n  attempts: 0\n",
             line: 2, column: 13, mentions: "out of range", key: "retry.attempts"),
+        ConfigErrorCase(
+            name: "retry passes out of range",
+            yaml: "retry:\n  passes: 0\n",
+            line: 2, column: 11, mentions: "out of range", key: "retry.passes"),
         ConfigErrorCase(
             name: "missing required type",
             yaml: "remotes:\n  backup:\n    path: /x\n",

@@ -132,20 +132,22 @@ struct SyncRunEngineTests {
         #expect(again.uploadedFiles == 3)
     }
 
-    @Test("retries stop after the configured number of attempts")
+    @Test("retries stop after the configured number of attempts in each of the configured passes")
     func retriesExhausted() async throws {
         let folder = TemporaryDirectory()
         let source = try makeSource(folder, files: 2)
         let backend = FailingUploads(root: folder.child("dst"), failuresPerFile: 100,
                                      error: BackendError(.timeout, "timed out"))
         let sink = RecordingSink()
-        let summary = try await run(backend, source: source, state: folder.child("state"), config: Self.config(attempts: 3), sink: sink)
+        var config = Self.config(attempts: 3)
+        config.retry.passes = 2
+        let summary = try await run(backend, source: source, state: folder.child("state"), config: config, sink: sink)
         #expect(summary.failedFiles == 2)
-        #expect(sink.retries == 4)
-        #expect(backend.attempts.withLock { $0.values.sorted() } == [3, 3])
+        #expect(sink.retries == 10)
+        #expect(backend.attempts.withLock { $0.values.sorted() } == [6, 6])
         for record in try await records(folder.child("state")) {
             #expect(record.status == .syncError)
-            #expect(record.attempts == 3)
+            #expect(record.attempts == 6)
         }
     }
 

@@ -74,14 +74,16 @@ struct TransferEngineTests {
         #expect(record.status == .inSync && record.attempts == 0 && record.lastError == nil)
     }
 
-    @Test("attempts run out: syncError with the last error, and the other files go on")
+    @Test("attempts run out in every pass: syncError with the last error after attempts × passes, and the other files go on")
     func attemptsRunOut() async throws {
         let setup = try Setup(files: ["a.jpg", "b.jpg"], attempts: 2)
-        setup.backend.failNext("a.jpg", with: Array(repeating: BackendError(.serverError, "503 busy"), count: 5))
+        setup.backend.failNext("a.jpg", with: Array(repeating: BackendError(.serverError, "503 busy"), count: 7))
         let summary = try await setup.run()
         #expect(summary.uploadedFiles == 1 && summary.failedFiles == 1)
+        // 2 attempts in each of the 3 passes (the default), no more.
+        #expect(setup.backend.uploadAttempts.filter { $0 == "a.jpg" }.count == 6)
         let record = try #require(try await setup.records()["a.jpg"])
-        #expect(record.status == .syncError && record.attempts == 2)
+        #expect(record.status == .syncError && record.attempts == 6)
         #expect(record.lastError?.contains("503 busy") == true)
     }
 

@@ -14,11 +14,13 @@ struct TransferStateMachineTests {
 
     static func job(_ path: String, rank: Int = 1) -> Job { Job(path: path, rank: rank) }
 
-    /// 3 attempts, 1 s base, doubling to at most 4 s; an offline backend is waited for 10 s.
+    /// 3 attempts, 1 s base, doubling to at most 4 s; an offline backend is waited for 10 s;
+    /// one pass unless asked for more.
     static func machine(caps: [Int] = [2, 2, 2, 2], global: Int = 2, attempts: Int = 3,
-                        offlineWait: Double? = 10, batchLimit: Int = 100) -> Machine {
+                        offlineWait: Double? = 10, batchLimit: Int = 100, passes: Int = 1) -> Machine {
         var retry = RetryPolicy(attempts: attempts, baseDelay: .seconds(1), factor: 2, maxDelay: .seconds(4))
         retry.offlineWait = offlineWait.map { .milliseconds(Int64($0 * 1000)) }
+        retry.passes = passes
         return Machine(queueCaps: caps, globalCap: global, retry: retry, batchWindow: 0.25, batchLimit: batchLimit)
     }
 
@@ -80,6 +82,122 @@ struct TransferStateMachineTests {
         #expect(machine.nextWake == 11)
         #expect(Self.started(machine.handle(.timerFired, now: 10.5)).isEmpty)
         #expect(Self.started(machine.handle(.timerFired, now: 11)) == ["a"])
+    }
+
+    // MARK: Passes
+
+    static func setAside(_ actions: [Machine.Action]) -> [String] {
+        actions.compactMap { if case let .setAside(job, _, _) = $0 { job.path } else { nil } }
+    }
+
+    @Test("a job whose attempts ran out on transient failures is set aside for the next pass, not failed", arguments: [
+        (TransferStateMachine.Failure.retryable(retryAfter: nil), 3, 3,
+         TransferStateMachine.Action.setAside(jobA, failures: 3, pass: 2)),
+        // The last pass: nothing more to set aside for.
+        (.retryable(retryAfter: nil), 3, 1, .recordFailure(jobA, failures: 3)),
+        // A permanent error fails at once, whatever passes are left.
+        (.permanent, 1, 3, .recordFailure(jobA, failures: 1)),
+        (.retryable(retryAfter: nil), 2, 3, .recordRetry(jobA, failures: 2, delay: 2)),
+    ])
+    func setAsideTable(_ failure: Machine.Failure, _ failures: Int, _ passes: Int, _ expected: Machine.Action) {
+        var machine = Self.machine(passes: passes)
+        _ = machine.handle(.jobsArrived([Self.job("a")]), now: 0)
+        #expect(machine.handle(.jobFailed(Self.job("a"), failures: failures, failure), now: 5).first == expected)
+    }
+
+    @Test("the next pass begins only once every job has arrived and the others are over, after the pass's backoff")
+    func passWaitsForTheOthers() {
+        var machine = Self.machine(global: 1, passes: 3)
+        _ = machine.handle(.jobsArrived([Self.job("a"), Self.job("b")]), now: 0)
+        #expect(Self.setAside(machine.handle(.jobFailed(Self.job("a"), failures: 3, .retryable(retryAfter: nil)), now: 1)) == ["a"])
+        #expect(!machine.isIdle)
+        // b started when a's slot freed; a waits for it, and for the rest of the pages.
+        #expect(Self.started(machine.handle(.jobSucceeded(Self.job("b")), now: 2)).isEmpty)
+        #expect(!machine.isIdle)
+        #expect(machine.nextWake == nil)
+        // All jobs queued: pass 2 begins; the wait goes on from attempt 3's backoff (4 s, the cap).
+        #expect(Self.started(machine.handle(.allJobsQueued, now: 3)).isEmpty)
+        #expect(machine.currentPass == 2)
+        #expect(machine.nextWake == 7)
+        #expect(Self.started(machine.handle(.timerFired, now: 7)) == ["a"])
+    }
+
+    /// Fires the timers the machine asks for until `path` starts again; the moment it
+    /// started, or nil if it never does.
+    static func fireTimers(_ machine: inout Machine, until path: String) -> Double? {
+        for _ in 0..<20 {
+            guard let wake = machine.nextWake else { return nil }
+            if started(machine.handle(.timerFired, now: wake)).contains(path) { return wake }
+        }
+        return nil
+    }
+
+    @Test("each pass gives a job all its attempts again, with its backoff from the start; after the last it fails")
+    func passGivesFreshAttempts() {
+        var machine = Self.machine(passes: 2)
+        _ = machine.handle(.allJobsQueued, now: 0)
+        _ = machine.handle(.jobsArrived([Self.job("a")]), now: 0)
+        var outcomes: [Machine.Action?] = []
+        var startedAt: [Double] = []
+        var now = 0.0
+        for failures in 1...6 {
+            now += 0.5
+            outcomes.append(machine.handle(.jobFailed(Self.job("a"), failures: failures, .retryable(retryAfter: nil)), now: now).first)
+            guard let restarted = Self.fireTimers(&machine, until: "a") else { break }
+            startedAt.append(restarted - now)
+            now = restarted
+        }
+        // Pass 1: attempts 1–3, then set aside; pass 2 waits on from attempt 3's backoff
+        // (4 s, the cap), then attempts 4–6 with the backoff from 1 s again, and no pass 3.
+        #expect(outcomes == [.recordRetry(jobA, failures: 1, delay: 1), .recordRetry(jobA, failures: 2, delay: 2),
+                             .setAside(jobA, failures: 3, pass: 2),
+                             .recordRetry(jobA, failures: 4, delay: 1), .recordRetry(jobA, failures: 5, delay: 2),
+                             .recordFailure(jobA, failures: 6)])
+        #expect(startedAt == [1, 2, 4, 1, 2])
+        #expect(machine.currentPass == 2)
+        #expect(machine.isIdle)
+    }
+
+    @Test("a job set aside succeeds in the next pass; a permanent error in a later pass fails it at once")
+    func laterPassOutcomes() {
+        var machine = Self.machine(attempts: 1, passes: 3)
+        _ = machine.handle(.jobsArrived([Self.job("a"), Self.job("b")]), now: 0)
+        _ = machine.handle(.allJobsQueued, now: 0)
+        _ = machine.handle(.jobFailed(Self.job("a"), failures: 1, .retryable(retryAfter: nil)), now: 1)
+        _ = machine.handle(.jobFailed(Self.job("b"), failures: 1, .retryable(retryAfter: nil)), now: 1)
+        #expect(machine.currentPass == 2)
+        var started: [String] = []
+        var now = 1.0
+        while started.count < 2, let wake = machine.nextWake {
+            now = wake
+            started += Self.started(machine.handle(.timerFired, now: now))
+        }
+        #expect(started == ["a", "b"])
+        #expect(machine.handle(.jobSucceeded(Self.job("a")), now: now + 1).first == .recordSuccess(Self.job("a")))
+        #expect(machine.handle(.jobFailed(Self.job("b"), failures: 2, .permanent), now: now + 1).first
+                == .recordFailure(Self.job("b"), failures: 2))
+        #expect(machine.isIdle)
+    }
+
+    @Test("a job set aside is handed back, not tried, when the run gives up on an offline backend")
+    func setAsideHandedBack() {
+        var machine = Self.machine(global: 1, offlineWait: 10, passes: 3)
+        _ = machine.handle(.jobsArrived([Self.job("a"), Self.job("b")]), now: 0)
+        _ = machine.handle(.jobFailed(Self.job("a"), failures: 3, .retryable(retryAfter: nil)), now: 1)
+        _ = machine.handle(.jobFailed(Self.job("b"), failures: 1, .outage), now: 2)
+        _ = machine.handle(.probeAnswered(reachable: false), now: 2)
+        var now = 2.0
+        var handedBack: [String] = []
+        while handedBack.isEmpty, now < 100 {
+            now = machine.nextWake ?? now + 1
+            if machine.handle(.timerFired, now: now).contains(.probe) {
+                handedBack = machine.handle(.probeAnswered(reachable: false), now: now)
+                    .compactMap { if case let .handBack(job) = $0 { job.path } else { nil } }
+            }
+        }
+        #expect(handedBack == ["b", "a"])
+        _ = machine.handle(.allJobsQueued, now: now)
+        #expect(machine.isIdle)
     }
 
     // MARK: Outages

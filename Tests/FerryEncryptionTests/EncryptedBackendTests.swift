@@ -150,6 +150,55 @@ import Testing
         #expect(error?.isRetryable == false)
     }
 
+    @Test("two whole files swapped between their names both fail to authenticate, naming the file",
+          arguments: [EncryptionSettings.Names.encrypted, .plain])
+    func swappedFilesFailAuthentication(names: EncryptionSettings.Names) async throws {
+        let backend = try backend(.keyFile(try keyFile()), names: names)
+        // Same size, so a listing shows nothing amiss.
+        try await send(backend, "2024/a.jpg", (0..<150_000).map { UInt8($0 % 199) })
+        try await send(backend, "2024/b.jpg", (0..<150_000).map { UInt8($0 % 101) })
+        let stored = try storedFiles().filter { !$0.hasSuffix(RemoteKeyHeader.objectName) }
+        #expect(stored.count == 2)
+        let first = remote + "/" + stored[0], second = remote + "/" + stored[1]
+        try FileManager.default.moveItem(atPath: first, toPath: first + ".swap")
+        try FileManager.default.moveItem(atPath: second, toPath: first)
+        try FileManager.default.moveItem(atPath: first + ".swap", toPath: second)
+        for path in ["2024/a.jpg", "2024/b.jpg"] {
+            let error = await #expect(throws: BackendError.self) { _ = try await fetch(backend, path) }
+            #expect(error?.message.contains("authentication failed") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("moved here from another name") == true, "\(String(describing: error))")
+            #expect(error?.description.contains(path) == true && error?.description.contains("\n") == false)
+            #expect(error?.isRetryable == false)
+        }
+    }
+
+    @Test("a file written before paths were bound (version 1 or 2) still decrypts, and a move seals it for its new name",
+          arguments: ContentCipher.allCases)
+    func filesOfTheOldFormatStillRead(cipher: ContentCipher) async throws {
+        let backend = try backend(.keyFile(try keyFile()))
+        try await send(backend, "new.jpg", [1])
+        let keys = try await backend.unlock.keys()
+        // What the code before path binding wrote: segments authenticate the header only.
+        let old = SegmentCipher(keys: keys, cipher: cipher, noncePrefix: Array(repeating: 3, count: 7),
+                                salt: Array(repeating: 4, count: 16), storedPath: nil)
+        #expect(ContentFormat.version(ofHeader: old.header) == .init(cipher: cipher, bindsPath: false))
+        let plaintext = (0..<100_000).map { UInt8($0 % 253) }
+        var stored = Data(old.header)
+        stored += try old.seal(plaintext[0..<65_536], index: 0, isLast: false)
+        stored += try old.seal(plaintext[65_536...], index: 1, isLast: true)
+        let storedName = try NameCipher(keys: keys).encrypt("old.jpg")
+        try stored.write(to: URL(fileURLWithPath: remote + "/" + storedName))
+        #expect(try await fetch(backend, "old.jpg").1 == plaintext)
+
+        // Ferry's own move seals it again for the new name (the newest version): it reads there.
+        try await backend.move(from: try RemotePath("old.jpg"), to: try RemotePath("moved/old.jpg"), overwrite: false)
+        #expect(try await fetch(backend, "moved/old.jpg").1 == plaintext)
+        #expect(try await backend.stat(try RemotePath("old.jpg")) == nil)
+        let movedName = try NameCipher(keys: keys).encrypt("moved") + "/" + storedName
+        let header = Array(try Data(contentsOf: URL(fileURLWithPath: remote + "/" + movedName)).prefix(ContentFormat.headerSize))
+        #expect(ContentFormat.version(ofHeader: header) == .init(cipher: cipher, bindsPath: true))
+    }
+
     @Test func foreignNamesAreSkippedAndPlainNamesStayPlain() async throws {
         let backend = try backend(.keyFile(try keyFile()))
         try await send(backend, "a.jpg", [1])

@@ -40,7 +40,8 @@ import Testing
     func piecesMakeOneCiphertext(size: Int, cipher: ContentCipher) throws {
         let keys = try keys()
         let (path, meta) = try source(size)
-        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: cipher)
+        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: cipher,
+                                       storedPath: "stored/file")
         #expect(ContentFormat.cipher(ofHeader: content.header) == cipher)
         #expect(content.size == ContentFormat.ciphertextSize(plaintextSize: Int64(size)))
         let whole = try read(content, from: 0, length: content.size, piece: 1 << 20)
@@ -59,7 +60,8 @@ import Testing
         let plain = directory.child("plain-\(size)-\(cipher)")
         _ = FileManager.default.createFile(atPath: plain, contents: nil)
         let restored = try ContentStream.decrypt(try OpenFile(stored, mode: .read), cipherSize: content.size,
-                                                 into: try OpenFile(plain, mode: .writeExisting), keys: keys, path: stored,
+                                                 into: try OpenFile(plain, mode: .writeExisting), keys: keys,
+                                                 storedPath: "stored/file", path: stored,
                                                  observer: NullTransferObserver())
         #expect(restored == Int64(size))
         #expect(try TreeComparison.sameContent(path, plain))
@@ -69,11 +71,13 @@ import Testing
     func changedSource() throws {
         let keys = try keys()
         let (path, meta) = try source(200_000)
-        let stale = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos - 1, keys: keys, cipher: .fastest)
+        let stale = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos - 1, keys: keys, cipher: .fastest,
+                                     storedPath: "stored/file")
         var buffer = [UInt8](repeating: 0, count: 100)
         #expect(throws: BackendError.self) { _ = try stale.read(into: &buffer, count: 100, at: 40) }
 
-        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: .fastest)
+        let content = EncryptedContent(source: path, size: meta.size, modifiedNanos: meta.modifiedNanos, keys: keys, cipher: .fastest,
+                                     storedPath: "stored/file")
         _ = try content.read(into: &buffer, count: 100, at: 0)
         try LocalFileSystem.setModificationTime(path, nanos: meta.modifiedNanos + 1_000_000_000)
         do {

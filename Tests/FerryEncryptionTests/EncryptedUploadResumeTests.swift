@@ -109,7 +109,8 @@ import Testing
         let (path, bytes) = try source(size)
         _ = try await interruptedUpload(backend, path, size: size, after: 1 << 20)
         // A checkpoint with another header: its bytes are not what the partial file holds.
-        var other = EncryptedUploadCheckpoint(header: SegmentCipher(keys: try await backend.unlock.keys(), cipher: .fastest).header, inner: nil)
+        var other = EncryptedUploadCheckpoint(header: SegmentCipher(keys: try await backend.unlock.keys(), cipher: .fastest,
+                                                                       storedPath: "x").header, inner: nil)
         other.inner = nil
         let result = try await backend.upload(try request(path, size: size, mayResume: true, resumeState: other.encoded),
                                               observer: RecordingObserver())
@@ -118,7 +119,7 @@ import Testing
     }
 
     @Test func startDecisions() throws {
-        let header = ContentFormat.header(cipher: .aes256GCM, noncePrefix: [1, 2, 3, 4, 5, 6, 7], salt: Array(repeating: 9, count: 16))
+        let header = ContentFormat.header(version: .init(cipher: .aes256GCM, bindsPath: true), noncePrefix: [1, 2, 3, 4, 5, 6, 7], salt: Array(repeating: 9, count: 16))
         let checkpoint = EncryptedUploadCheckpoint(header: header, inner: "s3-upload-id").encoded
         let request = { (mayResume: Bool, state: String?) in
             UploadRequest(source: "/x", destination: try RemotePath("x"), size: 1, modifiedNanos: 0, mayResume: mayResume, resumeState: state)

@@ -200,8 +200,10 @@ struct ArchiveBundleTests {
     @Test("a bundle upload cut off by the network leaves its files queued (not failed); the next push sends them")
     func connectionLost() async throws {
         let server = try await TestServer(.nginx)
-        // The first two PUTs (the bundle's, then its retry) get a TCP reset.
-        let proxy = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "PUT=reset,reset"])
+        // The first six PUTs (the bundle's, then its retries: 2 attempts in each of the 3
+        // passes) get a TCP reset.
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0,
+                                         options: ["--script", "PUT=reset,reset,reset,reset,reset,reset"])
         let work = Workspace()
         let paths = try Self.writeColdTree(at: work.source, count: 20)
         let config = Self.config(remoteURL: proxy.origin + "/dav/cold") + """

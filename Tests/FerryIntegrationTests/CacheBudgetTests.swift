@@ -130,4 +130,54 @@ struct CacheBudgetTests {
         #expect(changed.status == 0 && changed.int("downloaded") == 0 && changed.int("uploaded") == 0, "\(changed.diagnostics)")
         #expect(!FileManager.default.fileExists(atPath: local + "/IMG_0.jpg"))
     }
+
+    @Test("an edit in place that keeps size and modification time is never evicted, and the next push sends it")
+    func editInPlaceSurvivesEviction() async throws {
+        let work = Workspace()
+        let remote = work.directory.child("remote")
+        let local = work.directory.child("lib")
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            try TreeGenerator.write(at: local + "/IMG_\(index).jpg", size: 2000, seed: UInt64(index),
+                                    modified: 1_700_000_000 + Double(index) * 100)
+        }
+        func config(limit: Int) -> String {
+            """
+            remotes:
+              disk:
+                type: local
+                path: remote
+            folders:
+              library:
+                path: lib
+                remote: disk
+                mode: sync
+                local_limit: { max_files: \(limit) }
+            """
+        }
+        try Self.write(work, config(limit: 3))
+        let first = try await run(work, ["sync", "library"])
+        #expect(first.status == 0 && first.int("uploaded") == 3 && first.int("evicted") == nil, "\(first.diagnostics)")
+
+        // IMG_0, the oldest, is edited in place: new bytes of the same size, and its time
+        // put back, as `touch -r` does after an edit. Only its status-change time moved.
+        let edited = local + "/IMG_0.jpg"
+        let newBytes = Data(repeating: 0x45, count: 2000)
+        let handle = try #require(FileHandle(forWritingAtPath: edited))
+        try handle.write(contentsOf: newBytes)
+        try handle.close()
+        try TreeGenerator.setModificationTime(edited, seconds: 1_700_000_000)
+
+        // The budget shrinks: IMG_0 would be the first to go. It stays, with its edit.
+        try Self.write(work, config(limit: 2))
+        let second = try await run(work, ["sync", "library"])
+        #expect(second.status == 0 && second.int("evicted") == nil, "\(second.diagnostics)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: edited)) == newBytes)
+        #expect(second.events(named: "skipped").contains { ($0["path"] as? String) == "IMG_0.jpg" }, "\(second.diagnostics)")
+
+        // The next push compares the two copies and sends the edit.
+        let push = try await run(work, ["push", "library"])
+        #expect(push.status == 0 && push.int("uploaded") == 1, "\(push.diagnostics)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: remote + "/IMG_0.jpg")) == newBytes)
+    }
 }

@@ -78,7 +78,7 @@ struct EncryptedRemoteTests {
 
         // The independent decoder reads the largest stored file: the large source file.
         let largest = try #require(storedFiles.max { $0.value.size < $1.value.size })
-        let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key])
+        let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
         #expect(decoded.status == 0, "\(decoded.error)")
         let largePath = try #require(written.last)
         #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + largePath))))
@@ -132,7 +132,7 @@ struct EncryptedRemoteTests {
         }
         try Data(config.utf8).write(to: URL(fileURLWithPath: work.directory.child("config.yml")))
 
-        for (name, version) in [("chacha", UInt8(1)), ("aes", UInt8(2))] {
+        for (name, version) in [("chacha", UInt8(3)), ("aes", UInt8(4))] {
             let push = try await work.ferry(["push", work.source, "--to", name, "--state", work.directory.child("state-" + name)])
             #expect(push.status == 0, "\(push.diagnostics)")
             let stored = work.directory.child(name)
@@ -143,7 +143,7 @@ struct EncryptedRemoteTests {
                 #expect(header.last == version, "\(name): \(path) has version \(header.last ?? 0)")
             }
             let largest = try #require(files.max { $0.value.size < $1.value.size })
-            let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key])
+            let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
             #expect(decoded.status == 0, "\(decoded.error)")
             #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + (written.last ?? "")))))
 
@@ -286,6 +286,47 @@ struct EncryptedRemoteTests {
 }
 
 extension EncryptedRemoteTests {
+    @Test("two stored files swapped on the remote: a pull refuses both, one line each naming it, nothing under their names")
+    func swappedFilesAreRefused() async throws {
+        let work = Workspace()
+        let (server, stored) = try await Self.vault(at: .local, in: work)
+        // Two photos of one size (a listing shows nothing amiss), and one left alone.
+        for (index, name) in ["a.jpg", "b.jpg", "c.jpg"].enumerated() {
+            try TreeGenerator.write(at: work.source + "/2024/" + name, size: 150_000, seed: UInt64(index + 1))
+        }
+        let push = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state, "--json"])
+        #expect(push.status == 0 && push.int("uploaded") == 3, "\(push.diagnostics)")
+        let names = try ["a.jpg", "b.jpg"].map { name in
+            try #require(push.events(named: "transferred").first { $0["path"] as? String == "2024/" + name })
+        }
+        #expect(names.count == 2)
+        // The stored names, found by decoding them with the independent decoder.
+        var storedPath: [String: String] = [:]
+        for path in try TreeComparison.files(in: stored).keys where !path.hasSuffix(".ferry-encryption") {
+            let last = String(path.split(separator: "/").last ?? "")
+            let name = try Self.decoder(["--name", work.directory.child("vault.key"), last])
+            storedPath[String(decoding: name.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)] = path
+        }
+        let a = stored + "/" + (try #require(storedPath["a.jpg"])), b = stored + "/" + (try #require(storedPath["b.jpg"]))
+        try FileManager.default.moveItem(atPath: a, toPath: a + ".swap")
+        try FileManager.default.moveItem(atPath: b, toPath: a)
+        try FileManager.default.moveItem(atPath: a + ".swap", toPath: b)
+
+        let restored = work.directory.child("restored")
+        let pull = try await work.ferry(["pull", restored, "--from", "vault", "--state", work.directory.child("fresh"), "--json"])
+        #expect(pull.status != 0, "\(pull.diagnostics)")
+        #expect(pull.int("downloaded") == 1 && pull.int("failed") == 2, "\(pull.diagnostics)")
+        let failed = pull.events(named: "failed")
+        #expect(Set(failed.compactMap { $0["path"] as? String }) == ["2024/a.jpg", "2024/b.jpg"])
+        for event in failed {
+            let error = event["error"] as? String ?? ""
+            #expect(error.contains("authentication failed") && error.contains("moved here from another name")
+                    && error.contains(event["path"] as? String ?? "?") && !error.contains("\n"), "\(error)")
+        }
+        #expect(try TreeComparison.files(in: restored).keys.sorted() == ["2024/c.jpg"])
+        withExtendedLifetime(server) {}
+    }
+
     /// A remote `vault` at `place` with `encryption:` and a new key, in `work`'s config.yml.
     /// `server` is kept by the caller for as long as the server must run.
     static func vault(at place: Place, in work: Workspace,

@@ -32,6 +32,7 @@ struct ExecPluginRunTests {
             "    mode: pull",
             "retry:",
             "  attempts: 4",
+            "  passes: 2",
             "  base_delay: 100ms",
             "  max_delay: 500ms",
             "  offline_wait: 20s",
@@ -163,8 +164,8 @@ struct ExecPluginRunTests {
         #expect(push.status == 1, "\(push.diagnostics)")
         let failed = try #require(push.events(named: "failed").first, "\(push.diagnostics)")
         #expect((failed["error"] as? String)?.contains("ferry-backend-faulty said nothing for 2 s") == true, "\(failed)")
-        #expect((failed["attempt"] as? NSNumber)?.intValue == 4, "retries are bounded by retry.attempts: \(failed)")
-        #expect(push.events(named: "retrying").count == 3)
+        #expect((failed["attempt"] as? NSNumber)?.intValue == 8, "retries are bounded by retry.attempts × passes: \(failed)")
+        #expect(push.events(named: "retrying").count == 7)
         let status = try await work.ferry(["status", "--config", config, "--state", work.state, "--json"])
         #expect(status.status == 0 || status.status == 1, "\(status.diagnostics)")
     }

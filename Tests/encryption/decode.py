@@ -2,7 +2,10 @@
 """An independent decoder of Ferry's encrypted remotes, written from docs/encryption.md
 with the Python `cryptography` package (no Ferry code). A test runs it on files Ferry wrote.
 
-  decode.py KEY_FILE STORED_FILE            the plaintext, to stdout
+  decode.py KEY_FILE STORED_FILE [STORED_PATH]
+                                            the plaintext, to stdout; STORED_PATH (the
+                                            file's stored path from the remote's root, as
+                                            stored) is needed for versions 3 and 4
   decode.py --name KEY_FILE STORED_NAME     the plaintext of one stored path component
   decode.py --vectors                       the test vectors of docs/encryption.md
 """
@@ -17,8 +20,13 @@ MAGIC = b"FERRYENC"
 HEADER = 32
 SEGMENT = 65536
 TAG = 16
-# The header's version byte names the segments' AEAD.
-CIPHERS = {1: ChaCha20Poly1305, 2: AESGCM}
+# The header's version byte names the segments' AEAD, and (3, 4) that they also
+# authenticate the file's stored path.
+CIPHERS = {1: ChaCha20Poly1305, 2: AESGCM, 3: ChaCha20Poly1305, 4: AESGCM}
+
+
+def associated_data(header, stored_path):
+    return header + stored_path.encode() if header[8] >= 3 else header
 
 
 def hkdf(key, info, length, salt=None):
@@ -37,11 +45,11 @@ def nonce(prefix, index, last):
     return prefix + struct.pack(">I", index) + (b"\x01" if last else b"\x00")
 
 
-def decrypt_file(master, data):
+def decrypt_file(master, data, stored_path=""):
     content = hkdf(master, "ferry-encryption v1 content", 32)
     header = data[:HEADER]
     if header[:8] != MAGIC or header[8] not in CIPHERS:
-        raise ValueError("not a Ferry encrypted file of version 1 or 2")
+        raise ValueError("not a Ferry encrypted file of version 1 to 4")
     prefix, salt = header[9:16], header[16:32]
     aead = CIPHERS[header[8]](hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
     body = data[HEADER:]
@@ -50,18 +58,19 @@ def decrypt_file(master, data):
     out = bytearray()
     for index in range(count):
         segment = body[index * stride:(index + 1) * stride]
-        out += aead.decrypt(nonce(prefix, index, index == count - 1), segment, header)
+        out += aead.decrypt(nonce(prefix, index, index == count - 1), segment, associated_data(header, stored_path))
     return bytes(out)
 
 
-def encrypt_file(master, version, prefix, salt, plaintext):
+def encrypt_file(master, version, prefix, salt, plaintext, stored_path=""):
     content = hkdf(master, "ferry-encryption v1 content", 32)
     header = MAGIC + bytes([version]) + prefix + salt
     aead = CIPHERS[version](hkdf(content, "ferry-encryption v1 file", 32, salt=salt))
     count = max(1, -(-len(plaintext) // SEGMENT))
     out = bytearray(header)
     for index in range(count):
-        out += aead.encrypt(nonce(prefix, index, index == count - 1), plaintext[index * SEGMENT:(index + 1) * SEGMENT], header)
+        out += aead.encrypt(nonce(prefix, index, index == count - 1), plaintext[index * SEGMENT:(index + 1) * SEGMENT],
+                            associated_data(header, stored_path))
     return bytes(out)
 
 
@@ -96,9 +105,11 @@ def vectors():
     salt = bytes.fromhex("b0b1b2b3b4b5b6b7b8b9babbbcbdbebf")
     print("key check", hkdf(master, "ferry-encryption v1 key check", 32).hex())
     for version in sorted(CIPHERS):
+        # Versions 3 and 4 bind the stored path; the vectors use this one.
+        stored_path = "keltqb7iadxeqf4k4ot3qiusregv7izrdsd37qmrhcjos" if version >= 3 else ""
         for plaintext in [b"", b"Ferry", bytes(i % 251 for i in range(65536 + 3))]:
-            data = encrypt_file(master, version, prefix, salt, plaintext)
-            assert decrypt_file(master, data) == plaintext
+            data = encrypt_file(master, version, prefix, salt, plaintext, stored_path)
+            assert decrypt_file(master, data, stored_path) == plaintext
             if len(data) < 200:
                 print("version", version, len(plaintext), data.hex())
             else:
@@ -114,7 +125,8 @@ def main(argv):
     elif argv[1:2] == ["--name"]:
         print(decrypt_name(read_key_file(argv[2]), argv[3]))
     else:
-        sys.stdout.buffer.write(decrypt_file(read_key_file(argv[1]), open(argv[2], "rb").read()))
+        stored_path = argv[3] if len(argv) > 3 else ""
+        sys.stdout.buffer.write(decrypt_file(read_key_file(argv[1]), open(argv[2], "rb").read(), stored_path))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ sequence, as before the other kinds existed):
   stall     take the request, then send nothing for 60 s (a server that hangs); the
             request never reaches the server
   409       answer 409 Conflict; the request never reaches the server
+  403       answer 403 Forbidden (a permanent refusal); the request never reaches the server
   501       answer 501 with an S3 NotImplemented error; the request never reaches the server
   conflict  forward the request (the server does the work), then answer 409 Conflict
             instead of the server's answer (another client won a race for the same thing)
@@ -26,6 +27,11 @@ sequence, as before the other kinds existed):
 that method gets the first KIND, the second the second, and so on (`ok` forwards it
 untouched); after the list, requests are treated as usual. It turns a fault sequence
 seen once in a random run into a reproducible one.
+--path-script REGEX=KIND,... (repeatable) does the same per request line: for each
+distinct `METHOD RAW-PATH` that REGEX matches (searched), its first request gets the
+first KIND, its second the second, and so on. Every matching file gets the same faults
+whatever the order in which concurrent requests arrive: a deterministic share of files
+failing a known number of times.
 --mkcol-race SECONDS holds every MKCOL that long before forwarding it; a second MKCOL
 of the same path while the first is held gets 409 and never reaches the server (what
 some WebDAV servers answer when clients create one new folder at the same moment); it
@@ -58,7 +64,7 @@ from parent_watch import end_with_parent
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-KINDS = ["500", "503", "reset", "delay", "lost", "stall", "409", "conflict", "501"]
+KINDS = ["500", "503", "reset", "delay", "lost", "stall", "409", "conflict", "501", "403"]
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
 
@@ -71,6 +77,8 @@ def parse_arguments():
                         help=f"comma-separated fault kinds out of {','.join(KINDS)} (default 500,503,reset)")
     parser.add_argument("--script", action="append", default=[], metavar="METHOD=KIND,...",
                         help="fixed faults for the first requests of a method, in order (ok: none)")
+    parser.add_argument("--path-script", action="append", default=[], metavar="REGEX=KIND,...",
+                        help="fixed faults for the first requests of each METHOD RAW-PATH matching REGEX, in order")
     parser.add_argument("--log", help="append one line per request to this file")
     parser.add_argument("--mkcol-race", type=float, default=0, metavar="SECONDS",
                         help="hold each MKCOL this long before forwarding it; another MKCOL of the "
@@ -101,6 +109,14 @@ def parse_arguments():
         if not scripts[method.strip().upper()] or any(k not in KINDS + ["ok"] for k in scripts[method.strip().upper()]):
             parser.error(f"--script {item}: expected METHOD=KIND,... with KIND out of ok,{','.join(KINDS)}")
     arguments.script = scripts
+    path_scripts = []
+    for item in arguments.path_script:
+        pattern, _, kinds = item.rpartition("=")
+        kinds = [kind.strip() for kind in kinds.split(",") if kind.strip()]
+        if not pattern or not kinds or any(k not in KINDS + ["ok"] for k in kinds):
+            parser.error(f"--path-script {item}: expected REGEX=KIND,... with KIND out of ok,{','.join(KINDS)}")
+        path_scripts.append((re.compile(pattern), kinds))
+    arguments.path_script = path_scripts
     arguments.kinds = [kind.strip() for kind in arguments.kinds.split(",") if kind.strip()]
     unknown = [kind for kind in arguments.kinds if kind not in KINDS]
     if unknown or not arguments.kinds:
@@ -116,6 +132,8 @@ lock = threading.Lock()
 held_mkcols = set()
 # Requests that matched --hold so far.
 hold_matches = 0
+# Requests seen so far per `METHOD RAW-PATH` that a --path-script matches.
+path_script_counts = {}
 log_file = open(arguments.log, "a", buffering=1) if arguments.log else None
 
 
@@ -146,6 +164,14 @@ class Proxy(BaseHTTPRequestHandler):
             scripted = arguments.script.get(self.command)
             if scripted:
                 kind = scripted.pop(0)
+            line = f"{self.command} {self.path}"
+            for pattern, kinds in arguments.path_script:
+                if pattern.search(line):
+                    seen = path_script_counts.get(line, 0)
+                    path_script_counts[line] = seen + 1
+                    if seen < len(kinds):
+                        kind = kinds[seen]
+                    break
             pause = rng.uniform(0.2, 1.0) if kind == "delay" else 0
         if kind == "ok" and arguments.deny_delete and self.command == "POST" and re.search(r"[?&]delete(=|&|$)", self.path):
             self.deny_delete(body)
@@ -154,7 +180,7 @@ class Proxy(BaseHTTPRequestHandler):
         elif kind == "reset":
             log(self.command, self.path, kind)
             self.drop(reset=True)
-        elif kind in ("500", "503", "409"):
+        elif kind in ("500", "503", "409", "403"):
             log(self.command, self.path, kind)
             self.send_response(int(kind))
             self.send_header("Content-Length", "0")

@@ -96,7 +96,8 @@ extension BundleStep {
             case let .success(meta):
                 var record = job
                 record.markInSync(local: LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode)),
-                                  remote: RemoteVersion(size: member.size, modifiedNanos: member.modifiedNanos, etag: nil), at: now)
+                                  remote: RemoteVersion(size: member.size, modifiedNanos: member.modifiedNanos, etag: nil), at: now,
+                                  localChangedNanos: meta.changedNanos)
                 restored.append(record)
             case let .failure(error):
                 failures.append((job, error))

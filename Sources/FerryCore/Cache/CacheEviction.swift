@@ -68,10 +68,24 @@ struct CacheEviction: Sendable {
     func evict(_ path: String, now: Double) async throws(JournalError) -> Int64? {
         guard var record = try await journal.record(pairId: pairId, path: path),
               EvictionChoice.isCandidate(record, limit: limit), let version = record.local else { return nil }
-        // The file as it is now: changed since the scan, it is no longer known to be on the
-        // remote, and it stays.
-        guard let metadata = try? folder.metadata(path), metadata.kind == .file,
-              metadata.size == version.size, metadata.modifiedNanos == version.modifiedNanos else { return nil }
+        // The file as it is now, against the version last known in sync: removing anything
+        // else could remove the only copy of an edit.
+        guard let metadata = try? folder.metadata(path) else { return nil }
+        switch EvictionChoice.check(metadata, synced: record.syncedLocal ?? version,
+                                    syncedChangedNanos: record.syncedLocalChangedNanos) {
+        case .asSynced:
+            break
+        case .changed:
+            // The next scan finds the change; until then it is not known to be on the remote.
+            return nil
+        case .mayBeEdited:
+            record.suspectEditInPlace(current: LocalVersion(size: metadata.size, modifiedNanos: metadata.modifiedNanos,
+                                                            inode: Int64(bitPattern: metadata.inode)), at: now)
+            try await journal.save(record)
+            sink.emit(.skipped(path: path, reason: "not evicted: changed in place since the last sync (same size and "
+                + "time, another status-change time or inode); the next run compares it with the remote copy"))
+            return nil
+        }
         let queue = record.queue
         record.evictLocally(at: now)
         try await journal.save(record)

@@ -1,3 +1,5 @@
+import FerryPluginAPI
+
 /// Which files a folder over its cache budget removes locally: pure logic over values.
 ///
 /// Only files that are in sync with a copy on the remote are candidates (the caller says
@@ -62,6 +64,31 @@ public enum EvictionChoice {
         }
         guard let fetchedAt else { return own }
         return max(own, Int64(fetchedAt * 1e9))
+    }
+
+    /// What a look at a candidate just before its removal says of it.
+    public enum FileCheck: Sendable, Equatable {
+        /// The version known in sync: the remote holds its bytes, and it may go.
+        case asSynced
+        /// Another size or modification time: a change the next scan finds. It stays.
+        case changed
+        /// The synced size and modification time, but another status-change time or inode:
+        /// perhaps edited in place with its time set back (`touch -r`), perhaps only
+        /// touched otherwise (`chmod`, a copy put back). It stays until the bytes are compared.
+        case mayBeEdited
+    }
+
+    /// Compares the file as it is now with the version last known in sync (`synced`, and
+    /// its status-change time `syncedChangedNanos` when that was read). Without a recorded
+    /// status-change time (rows written before it was kept) the inode is the only check
+    /// beyond size and time.
+    public static func check(_ current: FileMetadata, synced: LocalVersion, syncedChangedNanos: Int64?) -> FileCheck {
+        guard current.kind == .file, current.size == synced.size, current.modifiedNanos == synced.modifiedNanos else {
+            return .changed
+        }
+        if synced.inode != 0, current.inode != 0, Int64(bitPattern: current.inode) != synced.inode { return .mayBeEdited }
+        if let syncedChangedNanos, current.changedNanos != syncedChangedNanos { return .mayBeEdited }
+        return .asSynced
     }
 
     /// Whether a journal record may be evicted: in sync, present on both sides as the

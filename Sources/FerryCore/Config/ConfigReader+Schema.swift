@@ -14,7 +14,7 @@ extension ConfigReader {
         ("folders.NAME.when", ["network", "network_command", "power", "min_battery"]),
         ("queues[]", ["name", "match", "min_size", "max_size", "concurrency", "conflict"]),
         ("transfers", ["max", "bandwidth", "max_delete", "min_free_space", "compare_max_size"]),
-        ("retry", ["attempts", "base_delay", "factor", "max_delay", "offline_wait"]),
+        ("retry", ["attempts", "passes", "base_delay", "factor", "max_delay", "offline_wait"]),
         ("scan", ["follow_symlinks", "ignore"]),
         ("archive", ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]),
         ("items", ["stem", "thumbnail_folders", "stem_suffixes"]),

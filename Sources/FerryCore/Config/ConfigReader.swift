@@ -255,6 +255,7 @@ struct ConfigReader {
             let key = "retry." + entry.key
             switch entry.key {
             case "attempts": config.retry.attempts = try integer(entry.value, key: key, range: 1...1000)
+            case "passes": config.retry.passes = try integer(entry.value, key: key, range: 1...100)
             case "base_delay": config.retry.baseDelay = try duration(entry.value, key: key)
             case "max_delay": config.retry.maxDelay = try duration(entry.value, key: key)
             case "offline_wait":

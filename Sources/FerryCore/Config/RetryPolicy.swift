@@ -12,6 +12,13 @@ public struct RetryPolicy: Sendable, Equatable {
     /// the same backoff) before it leaves the remaining files queued and exits; nil waits
     /// forever. The daemon always waits.
     public var offlineWait: Duration? = .seconds(600)
+    /// Passes over the run's files in all, the main one included (rclone's `--retries`).
+    /// A file whose attempts all failed on transient errors (5xx, a reset, a cut reply) is
+    /// set aside and tried again, with all its attempts, once every other file is over:
+    /// at one failing request in five, a file's few requests fail together often enough
+    /// that about one file in thirty ran out of 5 attempts in a single pass. Permanent
+    /// errors are never set aside.
+    public var passes: Int = 3
 
     public init(attempts: Int = 5, baseDelay: Duration = .seconds(1), factor: Double = 2, maxDelay: Duration = .seconds(30)) {
         self.attempts = attempts
@@ -40,5 +47,11 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Whether a file that has failed `failedAttempts` times may be tried again.
     public func allowsAnotherAttempt(afterFailures failedAttempts: Int) -> Bool {
         failedAttempts < attempts
+    }
+
+    /// The wait before pass `pass` (2 is the first pass after the main one) begins: the
+    /// backoff goes on from where the set-aside files' own attempts left it.
+    public func delay(beforePass pass: Int) -> Duration {
+        delay(afterFailures: attempts + max(0, pass - 2))
     }
 }

@@ -29,6 +29,12 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     public var syncedLocalSize: Int64?
     public var syncedLocalModifiedNanos: Int64?
     public var syncedLocalInode: Int64?
+    /// The local file's status-change time (ctime, nanoseconds) when it was last known in
+    /// sync, read right after Ferry's own last write to it; nil when unknown (recorded
+    /// without a fresh look at the file, or by a Ferry before this was kept). Size and
+    /// modification time survive an edit in place followed by `touch -r`; the ctime does
+    /// not, so cache eviction checks it before it removes the only copy of an edit.
+    public var syncedLocalChangedNanos: Int64?
     public var syncedRemoteSize: Int64?
     public var syncedRemoteModifiedNanos: Int64?
     public var syncedRemoteETag: String?
@@ -101,6 +107,8 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
             return LocalVersion(size: syncedLocalSize, modifiedNanos: syncedLocalModifiedNanos, inode: syncedLocalInode ?? 0)
         }
         set {
+            // Another synced version: the status-change time read for the last one is not its.
+            if newValue != syncedLocal { syncedLocalChangedNanos = nil }
             syncedLocalSize = newValue?.size
             syncedLocalModifiedNanos = newValue?.modifiedNanos
             syncedLocalInode = newValue?.inode
@@ -301,13 +309,16 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     }
 
     /// Records a completed transfer: both sides are now these versions, and nothing is
-    /// pending, failed or partially transferred.
-    public mutating func markInSync(local: LocalVersion, remote: RemoteVersion, at time: Double) {
+    /// pending, failed or partially transferred. `localChangedNanos` is the local file's
+    /// status-change time read with `local`, when it was (`syncedLocalChangedNanos`).
+    public mutating func markInSync(local: LocalVersion, remote: RemoteVersion, at time: Double,
+                                    localChangedNanos: Int64? = nil) {
         status = .inSync
         action = nil
         self.local = local
         self.remote = remote
         syncedLocal = local
+        syncedLocalChangedNanos = localChangedNanos.flatMap { $0 == 0 ? nil : $0 }
         syncedRemote = remote
         syncedAt = time
         attempts = 0
@@ -347,6 +358,20 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         plan(.download)
         lastError = nil
         fetchedAt = time
+        updatedAt = time
+    }
+
+    /// Cache eviction found the file with the synced size and modification time but another
+    /// status-change time or inode: it may have been edited in place (and its time set
+    /// back), so the remote may not hold its bytes. The journal stops vouching for the local
+    /// side (`syncedLocal` is dropped, the remote's synced version kept): the next run
+    /// compares the two copies (`Planner.lookAlikeDecision`) and, when they differ, takes
+    /// the local one for a change since the last sync. `current` is the file as found.
+    public mutating func suspectEditInPlace(current: LocalVersion, at time: Double) {
+        status = .needsUpload
+        action = nil
+        local = current
+        syncedLocal = nil
         updatedAt = time
     }
 

@@ -143,6 +143,13 @@ enum JournalMigrations {
                 table.primaryKey(["pairId", "writer"])
             }
         }
+        // The local file's status-change time when it was last known in sync
+        // (`FileRecord.syncedLocalChangedNanos`); rows written before have none.
+        migrator.registerMigration("v11-synced-local-change-time") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "syncedLocalChangedNanos", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -12,19 +12,23 @@ public enum SideChange: String, Sendable, CaseIterable {
     /// Gone since the last sync.
     case deleted
 
-    /// The local side's change. A file is "last synced" only when both sides were recorded.
+    /// The local side's change. A file is "last synced" only when both sides were recorded;
+    /// a remote synced version without the local one is a local copy the journal stopped
+    /// vouching for (`FileRecord.suspectEditInPlace`): a change, unless its bytes compare equal.
     static func local(of record: FileRecord) -> SideChange {
         let hasBase = record.syncedLocal != nil && record.syncedRemote != nil
         guard let local = record.local else { return hasBase ? .deleted : .absent }
-        guard hasBase, let base = record.syncedLocal else { return .created }
+        guard record.syncedRemote != nil else { return .created }
+        guard let base = record.syncedLocal else { return .changed }
         return Planner.sameLocal(base, local) ? .unchanged : .changed
     }
 
-    /// The remote side's change.
+    /// The remote side's change, from its synced version (also where the local one was
+    /// dropped as unvouched).
     static func remote(of record: FileRecord) -> SideChange {
         let hasBase = record.syncedLocal != nil && record.syncedRemote != nil
         guard let remote = record.remote else { return hasBase ? .deleted : .absent }
-        guard hasBase, let base = record.syncedRemote else { return .created }
+        guard let base = record.syncedRemote else { return .created }
         return base.isSameVersion(as: remote) ? .unchanged : .changed
     }
 }

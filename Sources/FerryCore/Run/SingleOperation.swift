@@ -24,6 +24,9 @@ struct SingleOperation: Sendable {
         var lastError = BackendError(.io, "the operation did not run")
         var lastProbeFailure: BackendError?
         var actions = machine.handle(.jobsArrived([job]), now: clock.now())
+        // The one job is all there is: set aside, its next pass begins at once (after the
+        // pass's backoff), as a file's would once the others are over.
+        actions += machine.handle(.allJobsQueued, now: clock.now())
         while true {
             var next: TransferStateMachine.Event?
             for action in actions {
@@ -51,7 +54,7 @@ struct SingleOperation: Sendable {
                     onOffline(lastProbeFailure?.description ?? lastError.description, nextProbeIn)
                 case let .reportOnline(offlineSeconds):
                     onOnline(offlineSeconds)
-                case .recordRetry, .recordSuccess, .park, .commit:
+                case .recordRetry, .setAside, .recordSuccess, .park, .commit:
                     // Nothing to book: the operation's outcome is its return value. A retry
                     // waits for the machine's timer below.
                     break

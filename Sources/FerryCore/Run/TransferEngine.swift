@@ -145,6 +145,7 @@ struct TransferEngine: Sendable {
         await withTaskGroup(of: Event.self) { group in
             var timerAt: Double?
             var stopSent = false
+            var allQueuedSent = false
             var lastProbeFailure: BackendError?
             var commitsRunning = 0
             var placing: Task<PlacementBatch.Placed, Never>?
@@ -209,15 +210,11 @@ struct TransferEngine: Sendable {
                             followUps += await bookSuccess(record, success, summary: &summary)
                         }
                     case let .recordRetry(job, failures, delay):
-                        guard let record = jobs.records[job.path] else { continue }
-                        let error = jobs.errors[job.path].map(\.description) ?? "failed"
-                        var updated = await writer.current(record)
-                        updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
-                                              notBefore: wallClock() + delay, at: wallClock())
-                        await writer.book(updated)
-                        sink.emit(.failed(path: record.path, queue: record.queue, message: error, willRetry: true,
-                                          attempt: failures))
-                        jobs.records[job.path] = updated
+                        await bookRetry(job, failures: failures, notBefore: wallClock() + delay)
+                    case let .setAside(job, failures, pass):
+                        // Due at once for a later run: this run's next pass is the machine's.
+                        await bookRetry(job, failures: failures, notBefore: wallClock(),
+                                        note: "tried again after the other files (pass \(pass) of \(retry.passes))")
                     case let .recordFailure(job, failures):
                         guard let record = jobs.records.removeValue(forKey: job.path) else { continue }
                         let error = jobs.errors.removeValue(forKey: job.path).map(\.description) ?? "failed"
@@ -276,6 +273,19 @@ struct TransferEngine: Sendable {
                         return .committed(error)
                     }
                 }
+            }
+
+            /// Books a failed attempt that is tried again, and reports it.
+            func bookRetry(_ job: SchedulerState.Job, failures: Int, notBefore: Double, note: String? = nil) async {
+                guard let record = jobs.records[job.path] else { return }
+                let error = jobs.errors[job.path].map(\.description) ?? "failed"
+                var updated = await writer.current(record)
+                updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
+                                      notBefore: notBefore, at: wallClock())
+                await writer.book(updated)
+                sink.emit(.failed(path: record.path, queue: record.queue, message: note.map { "\(error); \($0)" } ?? error,
+                                  willRetry: true, attempt: failures))
+                jobs.records[job.path] = updated
             }
 
             /// Puts the waiting small transfers in place beside the jobs, flushing the names
@@ -343,6 +353,10 @@ struct TransferEngine: Sendable {
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
                         if !machine.isAbandoning { break }
+                    }
+                    if pages.isExhausted && !allQueuedSent {
+                        allQueuedSent = true
+                        try await perform(machine.handle(.allJobsQueued, now: now()))
                     }
                     if machine.isIdle && commitsRunning == 0 && placing == nil && (stopSent || pages.isExhausted) {
                         // The last small uploads are put in place while the run still takes

@@ -368,7 +368,8 @@ extension TransferExecutor {
         let localVersion = LocalVersion(size: landed.size, modifiedNanos: landed.modifiedNanos, inode: Int64(bitPattern: landed.inode))
         let remoteVersion = RemoteVersion(size: result.entry.size, modifiedNanos: result.entry.modifiedNanos,
                                           etag: result.entry.etag ?? fetched.remote.etag)
-        record.markInSync(local: localVersion, remote: remoteVersion, at: currentTime())
+        record.markInSync(local: localVersion, remote: remoteVersion, at: currentTime(),
+                          localChangedNanos: landed.changedNanos)
         return record
     }
 

@@ -232,7 +232,7 @@ struct TransferExecutor: Sendable {
         } else {
             switch try await send(planned, version: version, source: source, destination: destination, into: &record, observer: observer) {
             case let .alreadyThere(landed):
-                record.markInSync(local: version, remote: landed, at: now())
+                record.markInSync(local: version, remote: landed, at: now(), localChangedNanos: meta.changedNanos)
                 return .transferred(record, bytes: 0, resumedFrom: version.size)
             case let .sent(sentResult, stagedUpload):
                 result = sentResult
@@ -240,7 +240,9 @@ struct TransferExecutor: Sendable {
             }
         }
         let remote = RemoteVersion(result.entry)
-        record.markInSync(local: version, remote: remote, at: now())
+        // The status-change time read before the upload: an edit in place while it was
+        // sent moves it, and eviction then does not take the file for the sent one.
+        record.markInSync(local: version, remote: remote, at: now(), localChangedNanos: meta.changedNanos)
 
         // The backend checked the source up to the rename; a change after that leaves a
         // complete copy of the old version, and the new version must go too. A backend

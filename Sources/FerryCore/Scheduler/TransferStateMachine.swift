@@ -1,7 +1,7 @@
 /// Every decision of a run's engine, as a pure state machine: which job starts next, what
-/// a failure means (retry later, fail for good, or a sign that the backend is gone), when
-/// to probe an offline backend and when to stop waiting for it, when the results waiting
-/// in memory must be committed, and when the run is over.
+/// a failure means (retry later, set aside for a later pass, fail for good, or a sign that
+/// the backend is gone), when to probe an offline backend and when to stop waiting for it,
+/// when the results waiting in memory must be committed, and when the run is over.
 ///
 /// It takes events (jobs arrived, a job succeeded or failed, a probe answered, a timer
 /// fired, the run was asked to stop) with the time they happened, and returns actions for
@@ -35,6 +35,10 @@ public struct TransferStateMachine: Sendable {
         case timerFired
         /// The run is cancelled: no new job starts, running ones are awaited.
         case stopRequested
+        /// Every job queued for the run has arrived (the journal's pages are read to the
+        /// end): once the others are over, the jobs set aside go again. Jobs fed in later
+        /// (a watched folder) join whatever pass is under way.
+        case allJobsQueued
     }
 
     public enum Action: Sendable, Equatable {
@@ -47,6 +51,9 @@ public struct TransferStateMachine: Sendable {
         case recordSuccess(Job)
         /// Book a failure that will be tried again `delay` seconds from now.
         case recordRetry(Job, failures: Int, delay: Double)
+        /// Book a failure whose attempts ran out on transient errors: the job goes again in
+        /// pass `pass`, with all its attempts, once every other job is over.
+        case setAside(Job, failures: Int, pass: Int)
         /// Book a failure for good.
         case recordFailure(Job, failures: Int)
         /// Leave the job queued for a later run (the backend was offline for too long);
@@ -85,6 +92,15 @@ public struct TransferStateMachine: Sendable {
     private var uncommitted = 0
     private var oldestUncommittedAt: Double?
 
+    /// The pass under way: 1 is the main one, each later one takes the jobs set aside.
+    private var pass = 1
+    private var allJobsQueued = false
+    /// Jobs whose attempts ran out on transient failures, in the order they were set
+    /// aside, with their failures then.
+    private var setAside: [(job: Job, failures: Int)] = []
+    /// The failures a job had when its pass began: a pass gives it all its attempts again.
+    private var failuresBeforePass: [Job: Int] = [:]
+
     /// `batchWindow` and `batchLimit` bound the results waiting to be committed;
     /// `jobBatchSize` is the most batchable jobs that start together (the backend's
     /// largest delete request).
@@ -112,12 +128,15 @@ public struct TransferStateMachine: Sendable {
 
     public var runningCount: Int { scheduler.runningCount }
 
-    /// Nothing runs, waits, is parked or probed, and no result waits to be committed:
-    /// the run is over unless more jobs are coming.
+    /// Nothing runs, waits, is set aside for a later pass, is parked or probed: the run
+    /// is over unless more jobs are coming.
     public var isIdle: Bool {
         if stopping { return scheduler.runningCount == 0 }
-        return scheduler.isIdle && outage.isSettled && !probing && probeDueAt == nil
+        return scheduler.isIdle && setAside.isEmpty && outage.isSettled && !probing && probeDueAt == nil
     }
+
+    /// The pass under way (1: the main one).
+    public var currentPass: Int { pass }
 
     /// When the machine wants a `timerFired`: the earliest of a delayed retry becoming
     /// ready, a probe falling due, and the booked results' commit deadline. Nil while
@@ -150,6 +169,7 @@ public struct TransferStateMachine: Sendable {
             }
         case let .jobSucceeded(job):
             scheduler.finish(job)
+            failuresBeforePass[job] = nil
             book(.recordSuccess(job), now: now, into: &actions)
         case let .jobFailed(job, failures, failure):
             scheduler.finish(job)
@@ -166,6 +186,11 @@ public struct TransferStateMachine: Sendable {
         case .stopRequested:
             stopping = true
             probeDueAt = nil
+        case .allJobsQueued:
+            allJobsQueued = true
+        }
+        if !stopping && outage.isDispatching && allJobsQueued && scheduler.isIdle && !setAside.isEmpty {
+            beginNextPass(now: now)
         }
         if !stopping && outage.isDispatching {
             actions += scheduler.startSlots(now: now).map { slot in
@@ -214,17 +239,28 @@ public struct TransferStateMachine: Sendable {
         case let .retryable(retryAfter):
             retryOrFail(job, failures: failures, retryAfter: retryAfter, now: now, into: &actions)
         case .permanent:
+            failuresBeforePass[job] = nil
             book(.recordFailure(job, failures: failures), now: now, into: &actions)
         }
     }
 
+    /// After a transient failure: another attempt later in this pass while the pass leaves
+    /// the job some, else set aside for the next pass while the policy allows one more,
+    /// else a failure for good.
     private mutating func retryOrFail(_ job: Job, failures: Int, retryAfter: Double?, now: Double,
                                       into actions: inout [Action]) {
-        guard retry.allowsAnotherAttempt(afterFailures: failures) else {
-            book(.recordFailure(job, failures: failures), now: now, into: &actions)
+        let failuresInPass = failures - failuresBeforePass[job, default: 0]
+        guard retry.allowsAnotherAttempt(afterFailures: failuresInPass) else {
+            if pass < retry.passes && !isAbandoning {
+                setAside.append((job, failures))
+                book(.setAside(job, failures: failures, pass: pass + 1), now: now, into: &actions)
+            } else {
+                failuresBeforePass[job] = nil
+                book(.recordFailure(job, failures: failures), now: now, into: &actions)
+            }
             return
         }
-        let delay = retry.delay(afterFailures: failures,
+        let delay = retry.delay(afterFailures: failuresInPass,
                                 retryAfter: retryAfter.map { .milliseconds(Int64($0 * 1000)) }).inSeconds
         scheduler.add(job, readyAt: now + delay)
         book(.recordRetry(job, failures: failures, delay: delay), now: now, into: &actions)
@@ -250,11 +286,25 @@ public struct TransferStateMachine: Sendable {
             parkedFailures = [:]
         case let .gaveUp(parked, seconds):
             gaveUpAfter = seconds
-            for job in parked + scheduler.drainWaiting() {
+            let waiting = setAside.map(\.job)
+            setAside = []
+            for job in parked + scheduler.drainWaiting() + waiting {
                 book(.handBack(job), now: now, into: &actions)
             }
             parkedFailures = [:]
         }
+    }
+
+    /// The main pass (or the last one) is over: the jobs set aside start again, each with
+    /// all its attempts, after the backoff of the pass.
+    private mutating func beginNextPass(now: Double) {
+        pass += 1
+        let delay = retry.delay(beforePass: pass).inSeconds
+        for (job, failures) in setAside {
+            failuresBeforePass[job] = failures
+            scheduler.add(job, readyAt: now + delay)
+        }
+        setAside = []
     }
 
     /// Books a result: it waits in memory with the others until the batch is due.
