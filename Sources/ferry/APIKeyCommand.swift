@@ -77,7 +77,7 @@ extension Ferry {
                 } else {
                     if keys.isEmpty { StandardStreams.output("no keys yet: the daemon makes the first when it listens on TCP") }
                     for key in keys {
-                        let made = Date(timeIntervalSince1970: key.created).formatted(date: .abbreviated, time: .shortened)
+                        let made = StatusWords.time(Date(timeIntervalSince1970: key.created))
                         StandardStreams.output("\(key.name)  \(key.role.rawValue)  made \(made)")
                     }
                     for problem in problems { StandardStreams.error(problem) }
