@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# One package test at a time on a machine: two (say, two clones' CI runs) would install
+# and remove the same package under each other.
+exec 9>/tmp/ferry-test-package.lock
+flock 9
+
 deb=$(bash scripts/make-deb.sh)
 echo "test-package: $deb"
 dpkg-deb --info "$deb" | sed -n '/Depends/p'
