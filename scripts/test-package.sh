@@ -6,13 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# One package test at a time on a machine: two (say, two clones' CI runs) would install
-# and remove the same package under each other.
-exec 9>/tmp/ferry-test-package.lock
-flock 9
-
 deb=$(bash scripts/make-deb.sh)
 echo "test-package: $deb"
+# One install at a time on a machine: two runs (say, two clones' CI) would install and
+# remove the same package under each other.
+exec 9>/tmp/ferry-test-package.lock
+flock 9
 dpkg-deb --info "$deb" | sed -n '/Depends/p'
 if dpkg-query -W -f='${Status}' ferry 2>/dev/null | grep -q "install ok installed"; then
   echo "test-package: a ferry package is installed already; not touching it" >&2
