@@ -24,15 +24,32 @@ public enum APIKey {
         }
         guard create else { throw ControlServerError("no API key file at \(path)") }
         let key = generate()
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw ControlServerError("cannot create the API key file \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        let bytes = Array((key + "\n").utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count else {
-            throw ControlServerError("cannot write the API key file \(path)")
+        do {
+            try createPrivateFile(path, text: key + "\n")
+        } catch is KeyFileExists {
+            // Made by another start meanwhile: that one is the key.
+            return try load(path: path, create: false)
         }
         return key
     }
+
+    /// Writes `text` to a new 0600 file at `path` and flushes it; an existing file is never
+    /// touched (EEXIST is thrown as `alreadyExists`).
+    static func createPrivateFile(_ path: String, text: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw KeyFileExists() }
+            throw ControlServerError("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
+            unlink(path)
+            throw ControlServerError("cannot write \(path)")
+        }
+    }
+
+    struct KeyFileExists: Error {}
 
     /// 32 random bytes in hex.
     static func generate() -> String {

@@ -65,16 +65,10 @@ public struct APIKeyring: Sendable {
         try LocalFileSystem.makePrivateDirectories(folder)
         let path = LocalFileSystem.join(folder, name)
         let secret = APIKey.generate()
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { throw ControlServerError("a key named \(name) exists; revoke it first (ferry api-key revoke \(name))") }
-            throw ControlServerError("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array("\(role.rawValue) \(secret)\n".utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            unlink(path)
-            throw ControlServerError("cannot write \(path)")
+        do {
+            try APIKey.createPrivateFile(path, text: "\(role.rawValue) \(secret)\n")
+        } catch is APIKey.KeyFileExists {
+            throw ControlServerError("a key named \(name) exists; revoke it first (ferry api-key revoke \(name))")
         }
         return secret
     }
