@@ -35,8 +35,10 @@ owner() {
 
 depends=()
 for soname in $(readelf -d "$binary" | awk '/NEEDED/ {gsub(/[\[\]]/, "", $5); print $5}'); do
-  path=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64|aarch64|arm|i386/ {print $NF; exit}')
-  [ -n "$path" ] || path=$(ldconfig -p | awk -v name="$soname" '$1 == name {print $NF; exit}')
+  # awk reads to the end (no `exit`): ldconfig, cut off mid-write, would die of SIGPIPE,
+  # and pipefail would end the script with it.
+  path=$(ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64|aarch64|arm|i386/ && !found {print $NF; found = 1}')
+  [ -n "$path" ] || path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
   [ -n "$path" ] || { echo "make-deb: $soname (needed by ferry) is not on this machine" >&2; exit 1; }
   package=$(owner "$path")
   upstream=$(dpkg-query -W -f='${Version}' "$package" | sed 's/-[^-]*$//')

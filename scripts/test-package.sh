@@ -27,8 +27,11 @@ trap cleanup EXIT
 apt-get install -y -q "./$deb"
 fail() { echo "test-package: $*" >&2; exit 1; }
 [ -x /usr/bin/ferry ] || fail "/usr/bin/ferry is missing"
-/usr/bin/ferry --version | grep -q '^ferry ' || fail "ferry --version printed no version"
-man -w ferry | grep -q '^/usr/share/man/man1/ferry.1' || fail "man -w ferry does not find the page"
+# Outputs captured whole: `cmd | grep -q` could cut cmd off (SIGPIPE) and pipefail fail it.
+version=$(/usr/bin/ferry --version)
+[[ "$version" == "ferry "* ]] || fail "ferry --version printed no version: $version"
+page=$(man -w ferry)
+[[ "$page" == /usr/share/man/man1/ferry.1* ]] || fail "man -w ferry does not find the page: $page"
 [ -f /usr/share/bash-completion/completions/ferry ] || fail "no bash completion"
 [ -f /usr/lib/systemd/user/ferry.service ] || fail "no systemd user unit"
 grep -q '^ExecStart=/usr/bin/ferry ' /usr/lib/systemd/user/ferry.service || fail "the unit does not start /usr/bin/ferry"
