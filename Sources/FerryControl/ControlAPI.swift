@@ -90,6 +90,7 @@ struct ControlAPI: Sendable {
             case .notFound: return APIResponse.error(404, error.message)
             case .invalid: return APIResponse.error(400, error.message)
             case .unavailable: return APIResponse.error(503, error.message)
+            case .conflict: return APIResponse.error(409, error.message)
             }
         } catch {
             return APIResponse.error(400, "\(error)")
@@ -105,7 +106,7 @@ struct ControlAPI: Sendable {
         default:
             guard segments.count >= 3, segments[0] == "v1", segments[1] == "folders" else { return false }
             return segments.count == 3
-                || segments.count == 4 && ["run", "pause", "resume", "rescan", "retry", "resolve"].contains(segments[3])
+                || segments.count == 4 && ["run", "pause", "resume", "rescan", "retry", "resolve", "accept-changes"].contains(segments[3])
         }
     }
 
@@ -124,7 +125,16 @@ struct ControlAPI: Sendable {
                 }
                 mode = parsed
             }
-            try await control.run(name, mode: mode)
+            var acceptsChanges = false
+            if let value = body["accept_changes"] {
+                // JSON numbers bridge to Bool too; only `true` and `false` are booleans here.
+                guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+                    throw ControlError(.invalid, "accept_changes must be true or false")
+                }
+                let flag = number.boolValue
+                acceptsChanges = flag
+            }
+            try await control.run(name, mode: mode, acceptsChanges: acceptsChanges)
             object.add("accepted", true)
             let folderMode = try control.folder(name).mode
             object.add("mode", (mode ?? folderMode).rawValue)
@@ -139,6 +149,10 @@ struct ControlAPI: Sendable {
         case "resume":
             try await control.resume(name)
             return APIResponse.json(await folderObjects(only: name).first ?? object)
+        case "accept-changes":
+            try await control.acceptChanges(name)
+            object.add("accepted", true)
+            return APIResponse.json(object, status: 202)
         case "retry":
             var paths: [String]?
             if let value = body["paths"] {
@@ -159,7 +173,7 @@ struct ControlAPI: Sendable {
             object.add("resolved", resolved)
             return APIResponse.json(object)
         default:
-            throw ControlError(.notFound, "no action \(action); actions: run, pause, resume, rescan, retry, resolve")
+            throw ControlError(.notFound, "no action \(action); actions: run, pause, resume, rescan, retry, resolve, accept-changes")
         }
     }
 
@@ -231,6 +245,16 @@ struct ControlAPI: Sendable {
             object.add("offline_message", offline?.message)
             // Run conditions (`when:`) that do not hold; null when none holds the folder back.
             object.add("waiting_for", live?.waitingFor)
+            // A run held before its first write (too much would change); null when not held.
+            if let hold = live?.hold {
+                var held = JSONObject()
+                held.add("reason", hold.reason)
+                held.add("message", hold.message)
+                held.add("since", Self.time(hold.since))
+                object.add("hold", held)
+            } else {
+                object.add("hold", nil as String?)
+            }
             object.add("reason", running ? live?.reason : nil)
             object.add("run_started_at", running ? live?.runStartedAt.map(Self.time) : nil)
             object.add("last_run_ended_at", live?.lastRunEndedAt.map(Self.time))

@@ -37,6 +37,8 @@ public final class MetricsExporter: Sendable {
                 .set(to: live?.state == "running" ? 1 : 0)
             gauge("ferry_folder_offline", "1 while the folder's remote does not answer", [name])
                 .set(to: live?.remote.map { offline.contains($0) ? 1.0 : 0.0 } ?? 0)
+            gauge("ferry_folder_held", "1 while a run of the folder is held because it would change too much (alert on it)", [name])
+                .set(to: live?.hold == nil ? 0 : 1)
             gauge("ferry_folder_unsettled_files", "files seen changing that have not settled", [name])
                 .set(to: Double(live?.unsettledFiles ?? 0))
             let running = live?.state == "running" ? live?.queues ?? [] : []

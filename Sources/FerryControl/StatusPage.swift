@@ -84,6 +84,8 @@ enum StatusPage {
     .banner { margin: .6rem 0 0; padding: .45rem .6rem; border-radius: .4rem; font-size: .9rem; overflow-wrap: anywhere; }
     .banner.paused { background: #fff8c5; color: var(--warn); }
     .banner.offline { background: #ffebe9; color: var(--bad); }
+    .hold { margin: .6rem 0 0; padding: .45rem .6rem; border-radius: .4rem; background: #ffebe9; color: var(--bad); font-size: .9rem; overflow-wrap: anywhere; }
+    .hold .actions { margin-top: .4rem; }
     details.browse { margin-top: .6rem; }
     details.browse summary { cursor: pointer; font-weight: 600; }
     details.browse .browse-note { margin: .3rem 0; font-size: .85rem; }
@@ -203,10 +205,16 @@ enum StatusPage {
         act(e.currentTarget, "POST", "/v1/folders/" + encodeURIComponent(f.name) + "/run", {}, () => f.name + ": run asked for") }, "Run now");
       const rescan = el("button", { type: "button", onclick: (e) =>
         act(e.currentTarget, "POST", "/v1/folders/" + encodeURIComponent(f.name) + "/rescan", {}, () => f.name + ": rescan asked for") }, "Rescan");
+      // A run held before its first write: what it saw, and the one way on (a control key).
+      parts.holdText = el("p", { class: "hold-text" });
+      parts.hold = el("section", { class: "hold", role: "alert", hidden: true, "aria-label": "Hold on " + f.name }, parts.holdText,
+        el("div", { class: "actions" }, el("button", { type: "button", "data-focus": "accept-" + f.name, onclick: (e) =>
+          act(e.currentTarget, "POST", "/v1/folders/" + encodeURIComponent(f.name) + "/accept-changes", {},
+              () => f.name + ": changes accepted, the run goes on") }, "Accept changes")));
       parts.failed = el("section", { class: "failed", hidden: true, "aria-label": "Failed files of " + f.name });
       parts.conflicts = el("section", { class: "conflicts", hidden: true, "aria-label": "Conflicts of " + f.name });
       parts.browse = fileBrowser(f.name);
-      card.append(el("div", { class: "title" }, parts.title, parts.mode), parts.where, parts.banner, parts.state, parts.queues,
+      card.append(el("div", { class: "title" }, parts.title, parts.mode), parts.where, parts.banner, parts.hold, parts.state, parts.queues,
                   el("div", { class: "actions" }, run, parts.pause, rescan), parts.failed, parts.conflicts, parts.browse.element);
       state.folders[f.name] = { parts, paused: false };
       return card;
@@ -262,6 +270,8 @@ enum StatusPage {
           p.banner.textContent = "Remote offline since " + when(f.offline_since) + ": " + (f.offline_message || "no answer"); }
         else if (f.waiting_for) { p.banner.hidden = false; p.banner.className = "banner paused"; p.banner.textContent = "Waiting: " + f.waiting_for; }
         else p.banner.hidden = true;
+        p.hold.hidden = !f.hold;
+        if (f.hold) p.holdText.textContent = "Held since " + when(f.hold.since) + ": " + f.hold.message;
         p.pause.textContent = f.paused ? "Resume" : "Pause";
         let line = f.state === "running" ? "Running" + (f.reason ? " (" + why(f.reason) + ")" : "")
           : f.state === "idle" ? (f.waiting_for ? "Waiting for its run conditions" : "Idle") : f.state[0].toUpperCase() + f.state.slice(1);

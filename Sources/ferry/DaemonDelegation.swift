@@ -31,8 +31,9 @@ enum DaemonDelegation {
         /// Asks the daemon to run the folder; the runs to let pass first (one under way).
         func ask() async throws -> Int {
             let (_, now) = try await client.request("GET", "/v1/folders/" + Self.escape(folder))
-            let (status, answer) = try await client.request("POST", "/v1/folders/\(Self.escape(folder))/run",
-                                                           body: ["mode": mode.rawValue])
+            var body: [String: Any] = ["mode": mode.rawValue]
+            if transfer.acceptChanges { body["accept_changes"] = true }
+            let (status, answer) = try await client.request("POST", "/v1/folders/\(Self.escape(folder))/run", body: body)
             guard status == 202 else {
                 throw CommandFailure.runtime("the daemon did not take the run: \(answer["error"] as? String ?? "HTTP \(status)")")
             }

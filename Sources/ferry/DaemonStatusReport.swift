@@ -31,7 +31,11 @@ struct DaemonStatusReport {
             var line = "  \(folder.name) (\(folder.mode)): \(folder.paused == true ? "paused" : folder.state)"
             if folder.state == "running", let reason = folder.reason { line += " (\(reason))" }
             if folder.unsettledFiles > 0 { line += ", \(Plural.count(folder.unsettledFiles, "file")) settling" }
-            if let error = folder.lastError { line += ", last run failed: \(error)" }
+            if let hold = folder.hold {
+                line += ", HELD since \(Self.time(hold.since)): \(hold.message)"
+            } else if let error = folder.lastError {
+                line += ", last run failed: \(error)"
+            }
             lines.append(line)
             for queue in folder.queues where queue.filesTotal > 0 {
                 lines.append("    " + queue.queue.padding(toLength: 12, withPad: " ", startingAt: 0)

@@ -41,6 +41,9 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "With --delete, or in a sync: skip the deletion limit.")
     var forceDelete = false
 
+    @Flag(name: .long, help: "Go on with a run that was held because it would change too much (most files replaced or deleted, or changed files that look encrypted).")
+    var acceptChanges = false
+
     @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
     var ignoreHiddenNames = false
 
@@ -77,6 +80,7 @@ extension TransferOptions {
         options.mirror = mirror
         options.maxDeletes = maxDelete
         options.forceDeletes = forceDelete
+        options.acceptChanges = acceptChanges
         options.ignoresHiddenNames = ignoreHiddenNames
         options.fullListing = full
         options.transfers = transfers

@@ -18,7 +18,8 @@ READS = ["/v1/status", "/v1/folders", "/v1/folders/photos", "/v1/schedules", "/v
          "/v1/items?folder=photos", "/v1/history", "/v1/history/transfers", "/v1/events/batch", "/v1/access", "/metrics"]
 ACTIONS = [("/v1/folders/photos/run", {}), ("/v1/folders/photos/rescan", {}), ("/v1/folders/photos/pause", None),
            ("/v1/folders/photos/resume", None), ("/v1/folders/photos/retry", {}),
-           ("/v1/folders/photos/resolve", {"path": "none.jpg", "keep": "local"}), ("/v1/pause", None), ("/v1/resume", None)]
+           ("/v1/folders/photos/resolve", {"path": "none.jpg", "keep": "local"}), ("/v1/folders/photos/accept-changes", {}),
+           ("/v1/pause", None), ("/v1/resume", None)]
 
 
 def start(workdir):

@@ -33,6 +33,8 @@ public struct Config: Sendable {
     public var history = HistorySettings()
     /// `limits:`: how deep and how large a remote tree is listed before Ferry gives up.
     public var listingBounds = ListingBounds.standard
+    /// `holds:`: when a run that would change too much waits for a person (`ChangeHold`).
+    public var holds = HoldPolicy()
     /// The config file this came from, for messages; nil for built-in defaults.
     public var sourceFile: String?
 

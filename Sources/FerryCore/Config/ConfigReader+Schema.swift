@@ -4,7 +4,7 @@
 extension ConfigReader {
     static let schema: [(section: String, keys: [String])] = [
         ("top level", ["state", "remotes", "folders", "queues", "default_queue", "transfers", "retry", "scan", "archive",
-                       "items", "daemon", "history", "limits"] + daemonSections),
+                       "items", "daemon", "history", "limits", "holds"] + daemonSections),
         ("state", ["path"]),
         ("remotes.NAME.encryption", ["key_file", "passphrase_env", "names", "cipher"]),
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names",
@@ -19,6 +19,7 @@ extension ConfigReader {
         ("archive", ["match", "older_than", "max_file_size", "bundle_size", "format", "min_files"]),
         ("items", ["stem", "thumbnail_folders", "stem_suffixes"]),
         ("limits", ["remote_depth", "remote_entries"]),
+        ("holds", ["replace", "min_files", "content"]),
         ("watch", ["quiet_period", "rescan_interval", "poll_interval", "stop_timeout", "condition_interval"]),
         ("schedule[]", ["every", "cron", "run", "queues"]),
         ("bandwidth", ["all", "remotes", "queues"]),

@@ -42,6 +42,7 @@ struct ConfigReader {
             case "daemon": try readControl(entry.value)
             case "history": try readHistory(entry.value)
             case "limits": try readLimits(entry.value)
+            case "holds": try readHolds(entry.value)
             case _ where Self.daemonSections.contains(entry.key): daemonEntries.append(entry)
             default: break
             }
@@ -245,6 +246,27 @@ struct ConfigReader {
                     config.transfers.minFreeSpace = .bytes(try size(entry.value, key: key))
                 }
             case "compare_max_size": config.transfers.compareMaxSize = try size(entry.value, key: key)
+            default: break
+            }
+        }
+    }
+
+    private mutating func readHolds(_ node: Node) throws(ConfigError) {
+        for entry in try mapping(node, key: "holds", allowed: Self.keys("holds")) {
+            let key = "holds." + entry.key
+            switch entry.key {
+            case "replace":
+                let text = try string(entry.value, key: key)
+                if text == "off" {
+                    config.holds.replaceShare = nil
+                } else {
+                    guard text.hasSuffix("%"), let percent = Double(text.dropLast()), (1...100).contains(percent) else {
+                        throw error(entry.value, key, "expected a percentage from 1% to 100%, such as 30%, or off")
+                    }
+                    config.holds.replaceShare = percent / 100
+                }
+            case "min_files": config.holds.minFiles = try integer(entry.value, key: key, range: 1...10_000_000)
+            case "content": config.holds.checksContent = try boolean(entry.value, key: key)
             default: break
             }
         }

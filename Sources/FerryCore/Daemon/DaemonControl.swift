@@ -37,10 +37,21 @@ public final class DaemonControl: Sendable {
     }
 
     /// Asks for a run of `name` now, in `mode` (default: the folder's own).
-    public func run(_ name: String, mode: SyncMode? = nil, reason: String = "api: run") async throws {
+    public func run(_ name: String, mode: SyncMode? = nil, reason: String = "api: run", acceptsChanges: Bool = false) async throws {
         for runner in try await runnersOf(name, mode: mode ?? folder(name).mode) {
-            await runner.request(RunRequest(reason: reason))
+            await runner.request(RunRequest(reason: reason, acceptsChanges: acceptsChanges))
         }
+    }
+
+    /// A person accepts what a held run would change (`ChangeHold`): the folder runs once
+    /// without the holds. Refused when the folder is not held, so a stray call cannot wave
+    /// through a hold that has not happened yet.
+    public func acceptChanges(_ name: String) async throws {
+        let folder = try folder(name)
+        guard await board.snapshot().folders.contains(where: { $0.name == folder.name && $0.hold != nil }) else {
+            throw ControlError(.conflict, "folder '\(name)' is not held; there is nothing to accept")
+        }
+        try await run(name, reason: "api: accept changes", acceptsChanges: true)
     }
 
     /// Pauses one folder, or every folder (nil); also the runners made later (schedules).
@@ -171,6 +182,8 @@ public struct ControlError: Error, Sendable, CustomStringConvertible {
         case invalid
         /// The journal could not be read or written.
         case unavailable
+        /// The request does not fit the folder's state (accepting a hold that is not there).
+        case conflict
     }
 
     public var kind: Kind

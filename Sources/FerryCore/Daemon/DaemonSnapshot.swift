@@ -48,6 +48,16 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
         public var remote: String?
         /// What the folder's runs wait for (`when:` conditions that do not hold); nil when none.
         public var waitingFor: String? = nil
+        /// The run held before its first write (`ChangeHold`), until a run goes through.
+        public var hold: HoldState? = nil
+    }
+
+    /// A held folder: what the hold saw, and since when it holds.
+    public struct HoldState: Codable, Sendable, Equatable {
+        /// `deletions`, `replacements` or `encrypted_looking`.
+        public var reason: String
+        public var message: String
+        public var since: Date
     }
 
     public struct ScheduleState: Codable, Sendable, Equatable {

@@ -22,6 +22,7 @@ public final class DaemonStatusBoard: Sendable {
         var lastSummary: RunSummary?
         var paused = false
         var waitingFor: String?
+        var hold: DaemonSnapshot.HoldState?
     }
 
     private struct State {
@@ -106,19 +107,32 @@ public final class DaemonStatusBoard: Sendable {
 
     /// `stopped`: the run was cut short at a resumable point (the daemon stops or reloads);
     /// what it left is done by the next run.
-    func runEnded(pair: String, summary: RunSummary?, error: String?, stopped: Bool = false) {
+    /// `hold`: the run was held before its first write; the folder stays held (on the page,
+    /// in the status and the metrics) until a run goes through. A run that failed otherwise
+    /// leaves an earlier hold as it was.
+    func runEnded(pair: String, summary: RunSummary?, error: String?, stopped: Bool = false, hold: ChangeHold? = nil) {
         liveRuns?.runEnded(folder: pair)
-        state.withLock { state in
+        let now = Date()
+        let newHold = state.withLock { state -> DaemonSnapshot.HoldState? in
             state.folders[pair]?.running = nil
-            state.folders[pair]?.lastRunEndedAt = Date()
+            state.folders[pair]?.lastRunEndedAt = now
             state.folders[pair]?.lastError = error
-            if let summary { state.folders[pair]?.lastSummary = summary }
+            if let summary {
+                state.folders[pair]?.lastSummary = summary
+                state.folders[pair]?.hold = nil
+            }
+            guard let hold else { return nil }
+            let held = DaemonSnapshot.HoldState(reason: hold.reason.rawValue, message: hold.message,
+                                                since: state.folders[pair]?.hold?.since ?? now)
+            state.folders[pair]?.hold = held
+            return held
         }
         var object = JSONObject()
         object.add("event", "run_ended")
         object.add("folder", pair)
         object.add("error", error)
         object.add("stopped", stopped)
+        object.add("held", newHold?.reason)
         events?.publish(name: "run_ended", object: object)
     }
 
@@ -167,7 +181,7 @@ public final class DaemonStatusBoard: Sendable {
                     },
                     lastUploaded: folder.lastSummary?.uploadedFiles, lastDownloaded: folder.lastSummary?.downloadedFiles,
                     lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote,
-                    waitingFor: folder.waitingFor)
+                    waitingFor: folder.waitingFor, hold: folder.hold)
             }
             return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },

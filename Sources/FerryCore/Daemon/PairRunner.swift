@@ -175,6 +175,7 @@ public actor PairRunner {
             options.settleCutoff = SettleCutoff(now: wallClock(), quietPeriod: quietPeriod)
         }
         if let queues = request.queues { options.queues = queues }
+        options.acceptChanges = options.acceptChanges || request.acceptsChanges
         let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
         options.jobFeed = feed
         activeFeed = feed
@@ -219,8 +220,16 @@ public actor PairRunner {
         } catch {
             let stopped = Task.isCancelled || stopping
             await Task { await recorder.finish(summary: nil, error: error.message, stopped: stopped) }.value
-            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message, stopped: stopped)
+            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message, stopped: stopped,
+                           hold: error.hold)
             guard !stopped else { return nil }
+            if error.hold != nil {
+                // Running again would hold again: the folder waits for a person (or for a
+                // change the watcher sees, which asks for a run of its own).
+                logger.warning("run held", metadata: ["folder": "\(pair.name)", "hold": "\(error.message)"])
+                failuresInRow = 0
+                return nil
+            }
             // A run that could not happen is tried again with the retry backoff, so the
             // daemon catches up by itself when a server comes back or a disk is mounted.
             failuresInRow += 1

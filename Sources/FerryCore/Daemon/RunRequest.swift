@@ -10,12 +10,16 @@ public struct RunRequest: Sendable, Equatable {
     public var settledFiles: Set<String>
     /// Subfolders that settled (new or moved in): their files can join a running run too.
     public var settledFolders: Set<String>
+    /// A person accepted the changes a held run would make (`--accept-changes`).
+    public var acceptsChanges: Bool
 
-    public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = [], settledFolders: Set<String> = []) {
+    public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = [], settledFolders: Set<String> = [],
+                acceptsChanges: Bool = false) {
         self.reason = reason
         self.queues = queues
         self.settledFiles = settledFiles
         self.settledFolders = settledFolders
+        self.acceptsChanges = acceptsChanges
     }
 
     /// One run that does what both would: all queues if either wants all.
@@ -26,6 +30,7 @@ public struct RunRequest: Sendable, Equatable {
         }
         return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues,
                           settledFiles: settledFiles.union(other.settledFiles),
-                          settledFolders: settledFolders.union(other.settledFolders))
+                          settledFolders: settledFolders.union(other.settledFolders),
+                          acceptsChanges: acceptsChanges || other.acceptsChanges)
     }
 }

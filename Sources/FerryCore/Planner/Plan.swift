@@ -39,5 +39,16 @@ public struct Plan: Sendable {
 /// A plan refused as a whole.
 public struct PlanError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// Set when the plan is held (too much would change; `ChangeHold`), rather than wrong.
+    public var hold: ChangeHold?
     public var description: String { message }
+
+    public init(message: String, hold: ChangeHold? = nil) {
+        self.message = message
+        self.hold = hold
+    }
+
+    public init(hold: ChangeHold) {
+        self.init(message: hold.message, hold: hold)
+    }
 }

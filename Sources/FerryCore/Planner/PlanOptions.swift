@@ -11,14 +11,18 @@ public struct PlanOptions: Sendable, Equatable {
     /// Conflict policies and run names of a two-way sync, and of a pull (which keeps a
     /// differing local file aside under a conflict copy's name); nil for push.
     public var sync: SyncPlanSettings?
+    /// When a plan that changes too much is held (`ChangeHold`); nil: never (the deletion
+    /// limit above still applies), as with `--accept-changes`.
+    public var holds: HoldPolicy?
 
     public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false,
-                sync: SyncPlanSettings? = nil) {
+                sync: SyncPlanSettings? = nil, holds: HoldPolicy? = nil) {
         self.mode = mode
         self.mirror = mirror
         self.maxDeletes = maxDeletes
         self.maxDeleteShare = maxDeleteShare
         self.forceDeletes = forceDeletes
         self.sync = sync
+        self.holds = holds
     }
 }

@@ -212,11 +212,8 @@ public enum Planner {
         let targetFiles = options.mode == .push ? remoteFiles : localFiles
         let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
         if deletions > limit {
-            let side = options.mode == .push ? "remote" : "local folder"
-            throw PlanError(message: """
-                refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
-                check that the source is mounted and complete, then raise --max-delete or pass --force-delete
-                """)
+            throw PlanError(hold: ChangeHold(reason: .deletions, side: options.mode == .push ? "remote" : "local folder",
+                                             count: deletions, of: targetFiles, limit: limit))
         }
     }
 
@@ -225,12 +222,29 @@ public enum Planner {
         guard deletions > 0 && !options.forceDeletes else { return }
         let limit = options.maxDeletes ?? Int((Double(targetFiles) * options.maxDeleteShare).rounded(.down))
         if deletions > limit {
-            throw PlanError(message: """
-                refusing to delete \(deletions) of \(targetFiles) files on the \(side) (limit \(limit)); \
-                check that both sides are mounted and complete (an unmounted disk looks like everything was deleted), \
-                then raise --max-delete or pass --force-delete
-                """)
+            throw PlanError(hold: ChangeHold(reason: .deletions, side: side, count: deletions, of: targetFiles, limit: limit,
+                                             bothSides: true))
         }
+    }
+
+    /// The replacement hold: a plan that would overwrite more than the policy's share of a
+    /// side's files (a folder rewritten wholesale) waits for a person. Uploads replace
+    /// remote files, downloads local ones; a two-way sync is held for either side.
+    public static func checkReplacements(remote: Int, local: Int, remoteFiles: Int, localFiles: Int,
+                                         options: PlanOptions) throws(PlanError) {
+        guard let policy = options.holds else { return }
+        if options.mode != .pull, let hold = policy.replacementHold(replacing: remote, of: remoteFiles, side: "remote") {
+            throw PlanError(hold: hold)
+        }
+        if options.mode != .push, let hold = policy.replacementHold(replacing: local, of: localFiles, side: "local folder") {
+            throw PlanError(hold: hold)
+        }
+    }
+
+    /// A job that overwrites a version the other side has: an upload over a remote file, a
+    /// download over a local one.
+    public static func replaces(_ job: FileRecord) -> (remote: Bool, local: Bool) {
+        (job.action == .upload && job.remote != nil, job.action == .download && job.local != nil)
     }
 
     /// Where a job's move goes (two-way sync): a conflict copy's or rename's path, or, for

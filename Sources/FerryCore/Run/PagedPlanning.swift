@@ -43,6 +43,9 @@ struct PagedPlanning {
     /// and whole only where the check does not settle them. False: every row read whole
     /// (tests compare the two).
     var usesQuickCheck = true
+    /// Reads what a sample of the files a push would replace look like, for the content
+    /// hold (`HoldPolicy.contentHold`); nil: no content check.
+    var contentLooks: (@Sendable ([SampledFile]) async -> [(path: String, look: ContentLook)])?
 
     enum Failure: Error {
         case plan(PlanError)
@@ -129,6 +132,9 @@ struct PagedPlanning {
         var heldDeletions: [FileRecord] = []
         var remoteDeletions = 0
         var localDeletions = 0
+        var remoteReplacements = 0
+        var localReplacements = 0
+        var replacementSample = ReplacementSample(capacity: HoldPolicy.sampleSize)
         // Two-way sync: files gone locally that may have been renamed (few, even when the
         // plan is large); their new names are looked for once every part is written.
         var vanished: [FileRecord] = []
@@ -249,6 +255,14 @@ struct PagedPlanning {
                 }
                 remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
                 localDeletions += part.jobs.count { $0.action == .deleteLocal }
+                for job in part.jobs {
+                    let replaces = Planner.replaces(job)
+                    if replaces.remote, let remote = job.remote {
+                        remoteReplacements += 1
+                        replacementSample.offer(job.path, remote: remote)
+                    }
+                    if replaces.local { localReplacements += 1 }
+                }
                 if options.mode == .sync {
                     let resumed = Set(part.resumedDisplacements)
                     vanished += part.jobs.filter { RenameDetection.mayBeRenamedAway($0) && !resumed.contains($0.path) }
@@ -304,9 +318,16 @@ struct PagedPlanning {
                 }
             }
         }
-        do {
+        do throws(PlanError) {
             try Planner.checkDeletions(remoteDeletions: remoteDeletions, localDeletions: localDeletions,
                                        remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
+            // Content first: "they look encrypted" says more than "too many changed".
+            if let policy = options.holds, policy.checksContent, let contentLooks, remoteReplacements > 0,
+               let hold = policy.contentHold(await contentLooks(replacementSample.files)) {
+                throw PlanError(hold: hold)
+            }
+            try Planner.checkReplacements(remote: remoteReplacements, local: localReplacements,
+                                          remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
         } catch {
             throw .plan(error)
         }

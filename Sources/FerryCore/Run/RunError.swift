@@ -17,8 +17,11 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         case localScan
         /// Listing the remote.
         case remoteListing
-        /// Planning (the mass-delete guard refused the plan).
+        /// Planning refused the plan.
         case plan
+        /// The plan was held before its first write: it would delete or replace too much, or
+        /// changed files look encrypted (`ChangeHold`); `--accept-changes` lets it go on.
+        case hold
         /// Running the jobs and the bundles.
         case execute
         /// Anything else (watching, verifying, a bundle manifest).
@@ -31,6 +34,8 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         case journal(JournalError)
         /// The run was stopped while it waited (for another run's lock).
         case stopped
+        /// The plan was held (`Phase.hold`).
+        case hold(ChangeHold)
     }
 
     public var phase: Phase
@@ -71,8 +76,14 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
         case let .journal(error): return error.stopped
         case let .backend(error): return error.code == .cancelled
         case .stopped: return true
-        case nil: return false
+        case .hold, nil: return false
         }
+    }
+
+    /// The plan that was held, when the run stopped for that.
+    public var hold: ChangeHold? {
+        if case let .hold(hold) = cause { return hold }
+        return nil
     }
 
     public var description: String { message }

@@ -9,6 +9,9 @@ public struct RunOptions: Sendable {
     public var mirror = false
     public var maxDeletes: Int?
     public var forceDeletes = false
+    /// `--accept-changes` (or the control API): a run held before (`ChangeHold`) goes on:
+    /// no replacement or content hold, and no deletion limit.
+    public var acceptChanges = false
     /// `--transfers N`: overrides `transfers.max`.
     public var transfers: Int?
     /// `--bwlimit RATE`: overrides `transfers.bandwidth`; 0 means unlimited.
@@ -461,11 +464,14 @@ public struct SyncRun: Sendable {
                 }
             }
             planning.frozen = frozen
+            let sampler = ContentSampler(localRoot: pair.localRoot, backend: pair.backend, remoteRoot: pair.remoteRoot)
+            planning.contentLooks = { files in await sampler.looks(of: files) }
             planning.queuesCurrent = opened.pairRecord?.queueRules == rules.classifier.rulesText
             plan = try await planning.plan(local: scan, remote: remote)
         } catch {
             switch error {
-            case let .plan(failure): throw RunError(.plan, failure.message)
+            case let .plan(failure):
+                throw RunError(failure.hold == nil ? .plan : .hold, failure.message, cause: failure.hold.map(RunError.Cause.hold))
             case let .journal(failure): throw RunError(.journal, failure.description, cause: .journal(failure))
             case let .scan(failure):
                 throw RunError(.localScan, "cannot scan \(pair.localRoot): \(failure.description)", cause: .backend(failure))
@@ -690,8 +696,9 @@ public struct SyncRun: Sendable {
     /// How this run plans (and how a job that finds look-alike copies different decides again).
     func planOptions(at now: Double) -> PlanOptions {
         PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
-                    maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes,
-                    sync: pair.mode == .push ? nil : syncSettings(at: now))
+                    maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes || options.acceptChanges,
+                    sync: pair.mode == .push ? nil : syncSettings(at: now),
+                    holds: options.acceptChanges ? nil : config.holds)
     }
 
     func syncSettings(at now: Double) -> SyncPlanSettings {
