@@ -7,7 +7,7 @@ extension Ferry {
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "doctor",
-            abstract: "Check the journal (integrity, transfers left half-done) and the health the run history shows.",
+            abstract: "Check the journal (integrity, transfers left half-done) and the health the run history shows (holds, overdue folders, failing runs).",
             discussion: """
                 Exit 0 when the journal is sound (interrupted transfers continue on the next run), 1 when it is damaged.                 The health report (folders whose failures grow, queues that have not moved for a day, remotes                 offline more than history.offline_alert of the last day, a journal growing faster than its files)                 warns without changing the exit code.
                 """)
@@ -21,6 +21,11 @@ extension Ferry {
             "With --cleanup: only uploads started longer ago than this; a younger one may be another machine's, under way.",
             valueName: "duration"))
         var olderThan = "1h"
+
+        @Flag(name: .long, help: ArgumentHelp(
+            "Make the fixes doctor can make: files that failed for good in a folder whose runs or failures are flagged "
+                + "are made pending again for the next run. A hold is never accepted here: a person decides (--accept-changes)."))
+        var repair = false
 
         @OptionGroup var global: GlobalOptions
 
@@ -36,7 +41,8 @@ extension Ferry {
                 journal = try Journal.openForReading(at: journalPath)
                 if let journal {
                     report = try await JournalHealth.examine(journal, stateDirectory: context.stateDirectory,
-                                                             offlineAlert: context.config.history.offlineAlert)
+                                                             offlineAlert: context.config.history.offlineAlert,
+                                                             expectations: ScheduleExpectations.of(context.config))
                 }
             } catch {
                 throw CommandFailure.runtime("\(error); move the journal aside and run again to rebuild it from both sides")
@@ -49,11 +55,75 @@ extension Ferry {
                 object.add("integrity", "absent")
                 StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
             }
+            if repair, let report {
+                try await repairFailures(report, journalPath: journalPath)
+            }
             if cleanup {
                 try await AbandonedUploadCleanup(context: context, journal: journal, olderThanSeconds: age.components.seconds,
                                                  json: global.json).run()
             }
             if let report, !report.problems.isEmpty { throw ExitCodeFailure.someFilesFailed }
+        }
+
+        /// Files that failed for good, in the folders whose runs or failures doctor flagged,
+        /// become pending again (as `ferry retry`), so the next run tries them afresh.
+        private func repairFailures(_ report: JournalHealth, journalPath: String) async throws {
+            let flagged = Set((report.findings ?? []).filter { [.runsFailing, .failuresGrowing].contains($0.kind) }.map(\.subject))
+            let held = (report.findings ?? []).filter { $0.kind == .held }.map(\.subject)
+            var lines: [String] = []
+            if !flagged.isEmpty {
+                let journal = try Journal.open(at: journalPath)
+                for pair in try await journal.folderPairs() where flagged.contains(pair.name) {
+                    guard let id = pair.id else { continue }
+                    let reset = try await journal.retryFailed(pairId: id, paths: nil)
+                    lines.append("repair: \(pair.name): \(Plural.count(reset.count, "failed file")) made pending again; the next run tries them")
+                }
+            }
+            for folder in held {
+                lines.append("repair: \(folder): held; not accepted here: look at the folder, then run it with --accept-changes if the change is wanted")
+            }
+            if lines.isEmpty { lines.append("repair: nothing doctor can fix") }
+            if global.json {
+                var object = JSONObject()
+                object.add("event", "repair")
+                object.add("actions", lines.map { String($0.dropFirst("repair: ".count)) })
+                StandardStreams.output(object.text)
+            } else {
+                for line in lines { StandardStreams.output(line) }
+            }
+        }
+    }
+}
+
+/// What the schedules promise: each scheduled folder should have a run that went through
+/// within two of its schedule's periods (`HealthCheck.overdue`).
+enum ScheduleExpectations {
+    static func of(_ config: Config, now: Date = Date()) -> [HealthCheck.Expectation] {
+        var result: [HealthCheck.Expectation] = []
+        for entry in config.schedules {
+            let period: Double
+            switch entry.trigger {
+            case let .every(interval):
+                period = interval.inSeconds
+            case let .cron(expression):
+                let calendar = Calendar.current
+                guard let next = expression.nextTime(after: now, calendar: calendar),
+                      let after = expression.nextTime(after: next, calendar: calendar) else { continue }
+                period = after.timeIntervalSince(next)
+            }
+            let folders = entry.folder.map { [$0] } ?? config.folders.filter { $0.mode == entry.mode }.map(\.name)
+            for folder in folders {
+                result.append(HealthCheck.Expectation(folder: folder, schedule: entry.action + " " + Self.when(entry.trigger),
+                                                      maxGap: 2 * period))
+            }
+        }
+        return result
+    }
+
+    private static func when(_ trigger: ScheduleEntry.Trigger) -> String {
+        switch trigger {
+        case let .every(interval): "every \(Int64(interval.inSeconds)) s"
+        case let .cron(expression): "cron \(expression.description)"
         }
     }
 }
@@ -148,7 +218,8 @@ struct JournalHealth {
     /// What the run history shows (nil: no history yet).
     var findings: [HealthCheck.Finding]?
 
-    static func examine(_ journal: Journal, stateDirectory: String, offlineAlert: Double = 0.1) async throws -> JournalHealth {
+    static func examine(_ journal: Journal, stateDirectory: String, offlineAlert: Double = 0.1,
+                        expectations: [HealthCheck.Expectation] = []) async throws -> JournalHealth {
         let problems = try await journal.integrityProblems()
         var interrupted: [Interrupted] = []
         var waiting: [HealthCheck.WaitingQueue] = []
@@ -168,7 +239,8 @@ struct JournalHealth {
             let now = Date().timeIntervalSince1970
             let runs = (try? await history.runs(since: now - 7 * HealthCheck.day, limit: 100_000)) ?? []
             let outages = (try? await history.outages(since: now - HealthCheck.day)) ?? []
-            findings = HealthCheck.examine(runs: runs, outages: outages, waiting: waiting, now: now, offlineAlert: offlineAlert)
+            findings = HealthCheck.examine(runs: runs, outages: outages, waiting: waiting, now: now, offlineAlert: offlineAlert,
+                                           expectations: expectations)
         }
         return JournalHealth(path: journal.path, problems: problems, interrupted: interrupted, findings: findings)
     }

@@ -120,4 +120,34 @@ struct RunHistoryTests {
         let quiet = HealthCheck.examine(runs: [Self.record("photos", endedAt: now - 60)], outages: [], waiting: [], now: now, offlineAlert: 0.1)
         #expect(quiet.isEmpty)
     }
+
+    @Test("health: a folder whose last run was held, a scheduled folder gone too long without a run that went through, most runs failing")
+    func holdsAndOverdue() {
+        let now = 10_000_000.0, day = HealthCheck.day
+        func run(_ folder: String, _ endedAt: Double, outcome: String, error: String? = nil) -> RunRecord {
+            var record = Self.record(folder, endedAt: endedAt)
+            record.outcome = outcome
+            record.error = error
+            return record
+        }
+        let runs = [
+            run("photos", now - 3 * day, outcome: "ok"),
+            run("photos", now - 3600, outcome: "error", error: "held: the run would replace 900 of 1000 files on the remote (limit 300); …"),
+            run("photos", now - 60, outcome: "stopped"),
+            run("tracks", now - 2 * day, outcome: "ok"),
+            run("tracks", now - 3000, outcome: "error", error: "cannot list nas: connection refused"),
+            run("tracks", now - 2000, outcome: "error", error: "cannot list nas: connection refused"),
+            run("tracks", now - 1000, outcome: "error", error: "cannot list nas: connection refused"),
+            run("notes", now - 5 * day, outcome: "error", error: "held: …"),
+            run("notes", now - 600, outcome: "ok"),
+        ]
+        let expectations = [HealthCheck.Expectation(folder: "tracks", schedule: "push tracks every 3600 s", maxGap: 7200),
+                            HealthCheck.Expectation(folder: "notes", schedule: "push notes every 3600 s", maxGap: 7200)]
+        let findings = HealthCheck.examine(runs: runs, outages: [], waiting: [], now: now, offlineAlert: 1, expectations: expectations)
+        #expect(findings.map(\.kind) == [.held, .overdue, .runsFailing])
+        #expect(findings.map(\.subject) == ["photos", "tracks", "tracks"])
+        #expect(findings[0].message.contains("--accept-changes") && findings[0].message.contains("replace 900 of 1000"))
+        #expect(findings[1].message.contains("push tracks every 3600 s"))
+        #expect(findings[2].message.contains("3 of its 3 runs"))
+    }
 }

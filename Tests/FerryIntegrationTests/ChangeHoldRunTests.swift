@@ -122,6 +122,12 @@ struct ChangeHoldRunTests {
         #expect(held.standardError.contains("held: the run would replace 120 of 200 files on the remote (limit 60)"), "\(held.diagnostics)")
         #expect(try Self.contents(work.destination) == before)
 
+        // The health report names the hold and its way out; --repair leaves it to a person.
+        let doctor = try await work.ferry(["doctor", "--state", work.state, "--repair"])
+        #expect(doctor.standardOutput.contains("held since its push run"), "\(doctor.diagnostics)")
+        #expect(doctor.standardOutput.contains("--accept-changes"), "\(doctor.diagnostics)")
+        #expect(doctor.standardOutput.contains("held; not accepted here"), "\(doctor.diagnostics)")
+
         let config = work.directory.child("config.yml")
         try Data("holds:\n  replace: off\n".utf8).write(to: URL(fileURLWithPath: config))
         let allowed = try await work.ferry(push + ["--config", config])

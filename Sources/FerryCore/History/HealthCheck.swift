@@ -25,6 +25,9 @@ public enum HealthCheck {
             case queueStalled = "queue-stalled"
             case remoteOffline = "remote-offline"
             case journalGrowing = "journal-growing"
+            case held
+            case overdue
+            case runsFailing = "runs-failing"
         }
 
         public var kind: Kind
@@ -35,12 +38,86 @@ public enum HealthCheck {
 
     public static let day: Double = 86_400
 
+    /// A folder a schedule runs, and the longest it may go without a run that went
+    /// through: two of the schedule's periods (one missed run is a busy machine; two are
+    /// a daemon that is not running, a folder held or paused, a remote gone).
+    public struct Expectation: Sendable, Equatable {
+        public var folder: String
+        public var schedule: String
+        public var maxGap: Double
+
+        public init(folder: String, schedule: String, maxGap: Double) {
+            self.folder = folder
+            self.schedule = schedule
+            self.maxGap = maxGap
+        }
+    }
+
     public static func examine(runs: [RunRecord], outages: [OutageRecord], waiting: [WaitingQueue], now: Double,
-                               offlineAlert: Double, journalMinimumBytes: Int64 = 1 << 20) -> [Finding] {
-        failuresGrowing(runs, now: now)
+                               offlineAlert: Double, journalMinimumBytes: Int64 = 1 << 20,
+                               expectations: [Expectation] = []) -> [Finding] {
+        held(runs)
+            + overdue(runs, expectations: expectations, now: now)
+            + runsFailing(runs, now: now)
+            + failuresGrowing(runs, now: now)
             + queuesStalled(runs, waiting: waiting, now: now)
             + remotesOffline(runs, outages: outages, now: now, alert: offlineAlert)
             + journalGrowing(runs, minimumBytes: journalMinimumBytes)
+    }
+
+    /// A folder whose last run was held (`ChangeHold`) and has not gone through since.
+    static func held(_ runs: [RunRecord]) -> [Finding] {
+        var last: [String: RunRecord] = [:]
+        for run in runs where run.outcome != "stopped" {
+            if let seen = last[run.folder], seen.endedAt >= run.endedAt { continue }
+            last[run.folder] = run
+        }
+        return last.keys.sorted().compactMap { folder in
+            guard let run = last[folder], let error = run.error, error.hasPrefix("held:") else { return nil }
+            return Finding(kind: .held, subject: folder,
+                           message: "\(folder): held since its \(run.mode) run at \(Self.time(run.endedAt)) (\(error.dropFirst("held: ".count))); "
+                               + "look at the folder first; if the change is wanted, ferry \(run.mode) \(folder) --accept-changes")
+        }
+    }
+
+    /// A scheduled folder with no run that went through for longer than its expectation.
+    static func overdue(_ runs: [RunRecord], expectations: [Expectation], now: Double) -> [Finding] {
+        var lastGood: [String: Double] = [:]
+        for run in runs where run.outcome == "ok" { lastGood[run.folder] = max(lastGood[run.folder] ?? 0, run.endedAt) }
+        var reported: Set<String> = []
+        return expectations.compactMap { expectation in
+            guard !reported.contains(expectation.folder) else { return nil }
+            let since = lastGood[expectation.folder]
+            guard now - (since ?? 0) > expectation.maxGap else { return nil }
+            // A folder never run at all is overdue only once the history is old enough to say so.
+            guard since != nil || runs.contains(where: { $0.endedAt < now - expectation.maxGap }) else { return nil }
+            reported.insert(expectation.folder)
+            let last = since.map { "its last run that went through ended \(Self.time($0))" } ?? "no run of it went through in the history"
+            return Finding(kind: .overdue, subject: expectation.folder,
+                           message: "\(expectation.folder): not synced for longer than its schedule (\(expectation.schedule)) allows; \(last); "
+                               + "is the daemon running (ferry status), the folder paused or held?")
+        }
+    }
+
+    /// Most runs of a folder in the last day failed as a whole (at least three of them);
+    /// held runs have their own finding.
+    static func runsFailing(_ runs: [RunRecord], now: Double) -> [Finding] {
+        var total: [String: Int] = [:]
+        var failed: [String: Int] = [:]
+        for run in runs where run.endedAt >= now - day && run.outcome != "stopped" {
+            total[run.folder, default: 0] += 1
+            if run.outcome == "error", !(run.error?.hasPrefix("held:") ?? false) { failed[run.folder, default: 0] += 1 }
+        }
+        return total.keys.sorted().compactMap { folder in
+            let count = failed[folder] ?? 0, all = total[folder] ?? 0
+            guard count >= 3, count * 2 > all else { return nil }
+            return Finding(kind: .runsFailing, subject: folder,
+                           message: "\(folder): \(count) of its \(all) runs in the last day failed as a whole; ferry history \(folder) shows why")
+        }
+    }
+
+    static func time(_ seconds: Double) -> String {
+        Date(timeIntervalSince1970: seconds).ISO8601Format()
     }
 
     /// Failures (retried attempts and files failed for good) of the last day against the
