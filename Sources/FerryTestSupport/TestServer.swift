@@ -45,6 +45,14 @@ public final class TestServer: Sendable {
     /// Folders the server keeps for itself inside the data folder, invisible over WebDAV:
     /// Apache's mod_dav_fs stores dead properties (Ferry's mtime) in a `.DAV` folder
     /// beside the files. Pass to `TreeComparison` when comparing `root/` with a source.
+    /// Name prefixes of files the server writes of its own and may leave when it is killed:
+    /// Apache's mod_dav_fs receives a PUT into `.davfs.tmpXXXXXX` beside the target and
+    /// renames it when complete; a SIGKILL mid-body leaves it (stop.sh kills a server that
+    /// has not stopped 5 s after TERM, which a loaded machine makes happen).
+    public var leftoverNamePrefixes: [String] {
+        kind == .apache ? [".davfs.tmp"] : []
+    }
+
     public var bookkeepingFolders: Set<String> {
         kind == .apache ? [".DAV"] : []
     }

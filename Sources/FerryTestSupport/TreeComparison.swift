@@ -11,12 +11,17 @@ public enum TreeComparison {
     /// Every regular file below `root`, by relative path. Folders are walked, links not
     /// followed; folders named in `ignoringFolders` (a server's own bookkeeping) are skipped.
     public static func files(in root: String, includeHidden: Bool = true,
-                             ignoringFolders: Set<String> = ferryRecords) throws -> [String: FileInfo] {
+                             ignoringFolders: Set<String> = ferryRecords,
+                             ignoringNamePrefixes: [String] = []) throws -> [String: FileInfo] {
         var result: [String: FileInfo] = [:]
         guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [:] }
         while let relative = enumerator.nextObject() as? String {
             if !ignoringFolders.isEmpty,
                relative.split(separator: "/").dropLast().contains(where: { ignoringFolders.contains(String($0)) }) {
+                continue
+            }
+            if !ignoringNamePrefixes.isEmpty, let name = relative.split(separator: "/").last,
+               ignoringNamePrefixes.contains(where: { name.hasPrefix($0) }) {
                 continue
             }
             var info = stat()
@@ -35,11 +40,13 @@ public enum TreeComparison {
 
     /// Differences between two trees, one line each; empty when identical. Ferry's own
     /// records (`ferryRecords`) are left out on both sides.
+    /// `ignoringNamePrefixes`: files a server leaves of its own (a killed Apache's
+    /// `.davfs.tmp…`), which Ferry ignores too.
     public static func differences(_ left: String, _ right: String, compareModificationTimes: Bool = true,
-                                   ignoringFolders: Set<String> = []) throws -> [String] {
+                                   ignoringFolders: Set<String> = [], ignoringNamePrefixes: [String] = []) throws -> [String] {
         let ignored = ignoringFolders.union(ferryRecords)
-        let leftFiles = try files(in: left, ignoringFolders: ignored)
-        let rightFiles = try files(in: right, ignoringFolders: ignored)
+        let leftFiles = try files(in: left, ignoringFolders: ignored, ignoringNamePrefixes: ignoringNamePrefixes)
+        let rightFiles = try files(in: right, ignoringFolders: ignored, ignoringNamePrefixes: ignoringNamePrefixes)
         var problems: [String] = []
         for path in Set(leftFiles.keys).union(rightFiles.keys).sorted() {
             guard let l = leftFiles[path] else { problems.append("only in \(right): \(path)"); continue }

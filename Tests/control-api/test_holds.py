@@ -1,10 +1,15 @@
 """Holds in the daemon (docs/config.md, "holds"): a run that would replace photos with
-encrypted-looking bytes is held before its first write; the hold shows in /v1/status and in
-/metrics, a read key cannot accept it, a control key can, and the run then goes through."""
+encrypted-looking bytes is held before its first write; the hold shows in /v1/status, in
+/metrics and on the page; a read key cannot accept it (no button, 403), a control key can
+(the page's "Accept changes"), and the run then goes through."""
 import json
 import os
 
-from conftest import Daemon, write
+from conftest import GUARD, Daemon, write
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+from test_page import browser
 
 KiB = 1024
 
@@ -71,11 +76,36 @@ def test_a_held_run_waits_for_a_control_key(workdir):
         assert status == 403 and "needs the role control" in answer["error"], answer
         assert daemon.folder("photos")["hold"] is not None
 
-        last = daemon.last_event_id()
-        status, answer = call("POST", "/v1/folders/photos/accept-changes", phone)
-        assert status == 202, answer
-        ended, _ = daemon.wait_for_event(last, lambda event: event["name"] == "run_ended" and event["data"].get("error") is None
-                                         and event["data"].get("stopped") is False, "the accepted run")
+        driver = browser(1280)
+        try:
+            wait = WebDriverWait(driver, GUARD, poll_frequency=0.05)
+
+            def open_page(key):
+                # A fresh login each time: the page keeps its key for the tab's session.
+                driver.get(f"http://127.0.0.1:{daemon.port}/")
+                driver.execute_script("sessionStorage.clear()")
+                driver.get(f"http://127.0.0.1:{daemon.port}/")
+                field = wait.until(lambda d: d.find_element(By.ID, "key") if d.find_element(By.ID, "login").is_displayed() else None)
+                field.send_keys(key, Keys.ENTER)
+                return wait.until(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "#folder-photos .hold")
+                                                  if e.is_displayed()), None))
+
+            hold = open_page(wall)
+            assert "Held since" in hold.text and "look encrypted" in hold.text, hold.text
+            wait.until(lambda d: d.find_element(By.ID, "access").is_displayed())
+            assert [b.text for b in driver.find_elements(By.TAG_NAME, "button") if b.is_displayed()] == []
+
+            last = daemon.last_event_id()
+            hold = open_page(phone)
+            accept = wait.until(lambda d: next((b for b in hold.find_elements(By.TAG_NAME, "button")
+                                                if b.is_displayed() and b.text == "Accept changes"), None))
+            accept.click()
+            ended, _ = daemon.wait_for_event(last, lambda event: event["name"] == "run_ended"
+                                             and event["data"].get("error") is None and event["data"].get("stopped") is False,
+                                             "the accepted run")
+            wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-photos .hold").is_displayed())
+        finally:
+            driver.quit()
         assert ended["data"].get("held") is None
         assert daemon.folder("photos")["hold"] is None
         assert remote_files(f"{workdir}/remote") == remote_files(f"{workdir}/photos")
