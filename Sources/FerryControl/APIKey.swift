@@ -36,16 +36,11 @@ public enum APIKey {
     /// Writes `text` to a new 0600 file at `path` and flushes it; an existing file is never
     /// touched (EEXIST is thrown as `alreadyExists`).
     static func createPrivateFile(_ path: String, text: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { throw KeyFileExists() }
-            throw ControlServerError("cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            unlink(path)
-            throw ControlServerError("cannot write \(path)")
+        do throws(SystemError) {
+            try PrivateFile.create(path, bytes: Array(text.utf8))
+        } catch {
+            if error.code == EEXIST { throw KeyFileExists() }
+            throw ControlServerError(error.description)
         }
     }
 

@@ -80,11 +80,11 @@ public struct APIKeyring: Sendable {
         }
         guard Self.isValidName(name) else { return false }
         let path = LocalFileSystem.join(folder, name)
-        guard unlink(path) == 0 else {
-            if errno == ENOENT { return false }
-            throw ControlServerError("cannot remove \(path): \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            return try PrivateFile.remove(path)
+        } catch {
+            throw ControlServerError(error.description)
         }
-        return true
     }
 
     static func isValidName(_ name: String) -> Bool {

@@ -1,4 +1,5 @@
 import FerryCore
+import FerrySystem
 import FerryPluginAPI
 import Foundation
 
@@ -39,7 +40,7 @@ struct ControlAPI: Sendable {
             case ("POST", ["v1", "reload"]):
                 // The same as SIGHUP (systemctl reload): the config is read again, and this
                 // connection, like every other, stays.
-                kill(getpid(), SIGHUP)
+                CurrentProcess.askToReload()
                 var object = JSONObject()
                 object.add("accepted", true)
                 return APIResponse.json(object, status: 202)

@@ -62,13 +62,15 @@ public struct ControlServer: Sendable {
             logger.error("another daemon serves this state folder's control socket; not serving it", metadata: ["socket": "\(path)"])
             return
         }
-        let staging = LocalFileSystem.join(stateDirectory, ".control-\(getpid())")
+        let staging = LocalFileSystem.join(stateDirectory, ".control-\(CurrentProcess.id)")
         try? FileManager.default.removeItem(atPath: staging)
-        guard mkdir(staging, 0o700) == 0 else {
-            logger.error("cannot serve the control API", metadata: ["error": "mkdir \(staging): \(String(cString: strerror(errno)))"])
+        do throws(SystemError) {
+            try PrivateFile.makeFolder(staging)
+        } catch {
+            logger.error("cannot serve the control API", metadata: ["error": "\(error)"])
             return
         }
-        defer { rmdir(staging) }
+        defer { try? LocalFileSystem.removeDirectory(staging) }
         let bound = LocalFileSystem.join(staging, "control.sock")
         let listener = ControlListener(address: .unixSocket(path: bound), tls: nil, limits: limits,
                                        responder: responder(slot, guard: RequestGuard(transport: .unixSocket), keyring: nil),
@@ -76,19 +78,21 @@ public struct ControlServer: Sendable {
         let logger = self.logger
         do {
             try await listener.run { channel in
-                guard chmod(bound, 0o600) == 0, rename(bound, path) == 0 else {
-                    logger.error("cannot serve the control API",
-                                 metadata: ["error": "cannot put the socket in place: \(String(cString: strerror(errno)))"])
+                do throws(SystemError) {
+                    try PrivateFile.restrict(bound)
+                    try LocalFileSystem.rename(bound, to: path)
+                } catch {
+                    logger.error("cannot serve the control API", metadata: ["error": "cannot put the socket in place: \(error)"])
                     try? await channel.close()
                     return
                 }
-                rmdir(staging)
+                try? LocalFileSystem.removeDirectory(staging)
                 logger.info("control API on the Unix socket", metadata: ["socket": "\(path)"])
             }
         } catch {
             if !Task.isCancelled { logger.error("the control API on the Unix socket stopped", metadata: ["error": "\(error)"]) }
         }
-        unlink(path)
+        try? LocalFileSystem.removeFile(path)
     }
 
     private func serveTCP(_ slot: DaemonControlSlot, address: ListenAddress) async {
