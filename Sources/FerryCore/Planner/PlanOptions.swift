@@ -11,10 +11,16 @@ public struct PlanOptions: Sendable, Equatable {
     /// Conflict policies and run names of a two-way sync, and of a pull (which keeps a
     /// differing local file aside under a conflict copy's name); nil for push.
     public var sync: SyncPlanSettings?
+    /// The folder may delete and replace remote files (`remote_rights` with `delete`).
+    /// Without it no remote deletion is planned: a push leaves the remote copy alone, a
+    /// sync keeps it remote-only (as the cache budget does), and a conflict renames the
+    /// local copy, never the remote one.
+    public var mayDeleteRemote = true
 
     public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false,
-                sync: SyncPlanSettings? = nil) {
+                sync: SyncPlanSettings? = nil, mayDeleteRemote: Bool = true) {
         self.mode = mode
+        self.mayDeleteRemote = mayDeleteRemote
         self.mirror = mirror
         self.maxDeletes = maxDeletes
         self.maxDeleteShare = maxDeleteShare
