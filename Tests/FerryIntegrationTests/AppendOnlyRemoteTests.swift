@@ -100,6 +100,39 @@ struct AppendOnlyRemoteTests {
         #expect(deletions.isEmpty, "\(deletions)")
     }
 
+    @Test("two-way sync without delete: an edit keeps the old version, a local deletion stays on the remote and does not come back",
+          arguments: Kind.allCases)
+    func syncKeepsDeletedFilesRemote(_ kind: Kind) async throws {
+        let work = Workspace()
+        let remote = try await Self.start(kind, in: work)
+        try Self.write(Self.config(remote).replacingOccurrences(of: "mode: push", with: "mode: sync"),
+                       to: work.directory.child("config.yml"))
+        func sync() async throws -> FerryProcess.Result {
+            let result = try await work.ferry(["sync", "keep", "--state", work.state, "--json"], environment: remote.environment)
+            #expect(result.status == 0, "\(result.diagnostics)")
+            return result
+        }
+        try Self.write("one\n", to: work.source + "/a.txt")
+        try Self.write("bee\n", to: work.source + "/b.txt")
+        _ = try await sync()
+        try Self.write("one, edited\n", to: work.source + "/a.txt")
+        try FileManager.default.removeItem(atPath: work.source + "/b.txt")
+        _ = try await sync()
+        // Twice more: the deleted file must not ping-pong back, the remote copy must stay.
+        _ = try await sync()
+        let last = try await sync()
+        #expect(!FileManager.default.fileExists(atPath: work.source + "/b.txt"), "\(last.diagnostics)")
+        let listed = try await work.ferry(["versions", work.source + "/a.txt", "--state", work.state, "--json"],
+                                          environment: remote.environment)
+        #expect(listed.status == 0, "\(listed.diagnostics)")
+        #expect(listed.standardOutput.split(separator: "\n").count == 2, "\(listed.diagnostics)")
+        let remoteB = try await work.ferry(["versions", work.source + "/b.txt", "--state", work.state, "--json"],
+                                           environment: remote.environment)
+        #expect(remoteB.status == 0 && remoteB.standardOutput.contains("\"current\":true"), "\(remoteB.diagnostics)")
+        let deletions = (remote.requests() ?? []).filter { $0.hasPrefix("DELETE ") }
+        #expect(deletions.isEmpty, "\(deletions)")
+    }
+
     @Test("a folder without write refuses push and sync with one line and exit 2, and pulls")
     func withoutWriteIsPullOnly() async throws {
         let work = Workspace()
