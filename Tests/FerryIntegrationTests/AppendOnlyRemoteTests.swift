@@ -133,6 +133,23 @@ struct AppendOnlyRemoteTests {
         #expect(deletions.isEmpty, "\(deletions)")
     }
 
+    @Test("with delete and keep_versions: 2, only the newest two replaced versions stay")
+    func retentionPrunes() async throws {
+        let work = Workspace()
+        let remote = try await Self.start(.local, in: work)
+        try Self.write(Self.config(remote, rights: "[read, write, delete]") + "    keep_versions: 2\n",
+                       to: work.directory.child("config.yml"))
+        for round in 0..<5 {
+            try Self.write(String(repeating: "x", count: round + 1), to: work.source + "/a.txt")
+            let push = try await work.ferry(["push", "keep", "--state", work.state])
+            #expect(push.status == 0, "\(push.diagnostics)")
+        }
+        let saved = try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-versions").sorted()
+        #expect(saved.count == 2, "\(saved)")
+        let sizes = try saved.map { try Data(contentsOf: URL(fileURLWithPath: work.destination + "/.ferry-versions/" + $0)).count }
+        #expect(sizes == [3, 4])
+    }
+
     @Test("a folder without write refuses push and sync with one line and exit 2, and pulls")
     func withoutWriteIsPullOnly() async throws {
         let work = Workspace()
