@@ -43,9 +43,6 @@ extension Ferry {
 
         func validate() throws {
             try transfer.validateDeleteLimits(mirror: mirror.delete)
-            if asOf != nil && (!paths.isEmpty || mirror.delete) {
-                throw ValidationError("--version restores a whole folder: ferry pull FOLDER --version TIME (no PATH, no --delete)")
-            }
             if !paths.isEmpty && (folder == nil || from != nil) {
                 throw ValidationError("ferry pull FOLDER PATH… fetches files of a configured folder; give its name first")
             }
@@ -53,6 +50,9 @@ extension Ferry {
 
         func run() async throws {
             if let asOf {
+                guard paths.isEmpty, !mirror.delete else {
+                    throw CommandFailure.usage("--version restores a whole folder: ferry pull FOLDER --version TIME (no PATH, no --delete)")
+                }
                 return try await VersionRestoreCommand.run(folder: folder, remote: from, time: asOf, global: global)
             }
             try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer,

@@ -133,7 +133,8 @@ enum VersionRestoreCommand {
             throw CommandFailure.runtime("cannot restore \(folder) as of \(VersionTime.format(millis)): \(error.description)")
         }
         if !json {
-            let absent = restored.absentThen.isEmpty ? "" : "; \(Plural.count(restored.absentThen.count, "file")) did not exist yet and stay as they are"
+            let absent = restored.absentThen.isEmpty ? ""
+                : "; \(Plural.count(restored.absentThen.count, "file")) left alone (not on the remote yet then)"
             StandardStreams.output("\(folder): \(Plural.count(restored.files.count, "file")) as of \(VersionTime.format(millis))\(absent)")
         }
     }
