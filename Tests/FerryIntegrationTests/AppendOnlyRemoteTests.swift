@@ -94,6 +94,10 @@ struct AppendOnlyRemoteTests {
             #expect(saved.filter { $0.hasPrefix("notes.txt.") }.count == 3, "\(saved)")
             #expect(FileManager.default.fileExists(atPath: work.destination + "/gone.txt"))
         }
+        // Ferry's listing of the remote shows the folder's files, not the saved versions.
+        let ls = try await work.ferry(["ls", "-R", "store"], environment: remote.environment)
+        #expect(ls.status == 0 && ls.standardOutput.contains("notes.txt") && !ls.standardOutput.contains(".ferry-versions"),
+                "\(ls.diagnostics)")
         let requests = try #require(kind == .local ? [] : remote.requests())
         if kind != .local { #expect(requests.contains { $0.hasPrefix("PUT ") }, "no request was logged: \(requests.prefix(5))") }
         let deletions = requests.filter { $0.hasPrefix("DELETE ") }
