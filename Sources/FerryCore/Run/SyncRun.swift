@@ -185,7 +185,10 @@ public struct SyncRun: Sendable {
             }
         }
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
-                                                rule: config.archive, matcher: rules.archiveMatcher, now: now)
+                                                // No new bundles where the folder may not delete:
+                                                // a bundle is retired by deleting it.
+                                                rule: pair.rights.mayDelete ? config.archive : nil,
+                                                matcher: rules.archiveMatcher, now: now)
         if options.dryRun {
             reportDryRun(plan, partition: partition)
         } else {
