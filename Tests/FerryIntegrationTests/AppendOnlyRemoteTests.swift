@@ -175,6 +175,19 @@ struct AppendOnlyRemoteTests {
         #expect(try String(contentsOfFile: work.source + "/a.txt", encoding: .utf8) == "remote file\n")
     }
 
+    @Test("a remote that cannot copy on the server cannot keep versions: push stops first, with one line and exit 2")
+    func remoteWithoutCopy() async throws {
+        let work = Workspace()
+        let yaml = "remotes:\n  web: {type: http, url: \"http://127.0.0.1:9/x\"}\n"
+            + "folders:\n  keep:\n    path: src\n    remote: web\n    remote_rights: [read, write]\n"
+        try Self.write(yaml, to: work.directory.child("config.yml"))
+        try Self.write("a\n", to: work.source + "/a.txt")
+        let result = try await work.ferry(["push", "keep", "--state", work.state])
+        #expect(result.status == 2, "\(result.diagnostics)")
+        #expect(result.standardError.contains("cannot make them"), "\(result.diagnostics)")
+        #expect(result.standardError.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1)
+    }
+
     @Test("a bad right in config.yml: one line with its line and column, exit 2")
     func badRightInConfig() async throws {
         let work = Workspace()

@@ -94,7 +94,16 @@ public struct FolderSelection: Sendable {
         pair.conditions = folder.conditions
         pair.rights = folder.rights
         pair.retention = folder.retention
+        if mode != .pull, pair.savesVersions, !pair.backend.capabilities.serverSideCopy {
+            throw SelectionError(Self.cannotKeepVersions(pair))
+        }
         return pair
+    }
+
+    /// A folder that keeps versions saves each replaced one with a copy made on the server.
+    static func cannotKeepVersions(_ pair: FolderPair) -> String {
+        "folder '\(pair.name)' keeps versions on its remote, which needs copies made on the server, and "
+            + "\(pair.backend.displayName) cannot make them: give the folder delete in remote_rights, or use another remote"
     }
 
     public func backend(for remote: RemoteConfig) throws(SelectionError) -> any Backend {

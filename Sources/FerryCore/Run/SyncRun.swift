@@ -142,8 +142,7 @@ public struct SyncRun: Sendable {
                 + "only ferry pull runs it")
         }
         if pair.mode != .pull, pair.savesVersions, !pair.backend.capabilities.serverSideCopy {
-            throw RunError(.setup, "folder '\(pair.name)' keeps versions on its remote, which needs copies made on the server, "
-                + "and \(pair.backend.displayName) cannot make them: give the folder delete in remote_rights, or use another remote")
+            throw RunError(.setup, FolderSelection.cannotKeepVersions(pair))
         }
         guard !pair.rights.mayDelete else { return try await runAnyRights() }
         let result: Result<RunSummary, RunError> = await HousekeepingDeletions.$allowed.withValue(false) {
