@@ -395,8 +395,8 @@ public struct SyncRun: Sendable {
             let catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                         maxMembers: config.listingBounds.maxEntries)
             if catalog.members.isEmpty {
-                let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot),
-                                                RemoteCatalog.folder(in: pair.remoteRoot)]
+                let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
+                                                RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
                 let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
                                           retryDelay: retryDelay)
                 return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
@@ -654,7 +654,7 @@ public struct SyncRun: Sendable {
             if entry.path.relative(to: remoteTrash) != nil { continue }
             guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
             // Ferry's own records of the pair, never content.
-            if relative.components.first == RemoteCatalog.folderName || relative.components.first == VersionName.folderName { continue }
+            if let first = relative.components.first, first == RemoteCatalog.folderName || first == VersionName.folderName { continue }
             if relative.components.first == BundleNaming.folderName {
                 bundles.append(entry)
                 continue
