@@ -31,12 +31,16 @@ extension WebDAVBackend: DirectUploadBackend {
                                          retryAfter: response.header("retry-after"))
         }
         guard try Self.sourceIsUnchanged(request) else {
-            _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            if HousekeepingDeletions.allowed {
+                _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            }
             throw Self.sourceChanged(request)
         }
         let moved = try transport.performNow(moveRequest(from: temporary, to: request.destination, overwrite: !request.expectsNewFile))
         if request.expectsNewFile, moved.status == 412 {
-            _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            if HousekeepingDeletions.allowed {
+                _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            }
             throw Self.nameTaken(request.destination)
         }
         try Self.checkMoved(moved, temporary)

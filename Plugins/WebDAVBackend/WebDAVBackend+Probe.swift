@@ -134,6 +134,8 @@ extension WebDAVBackend {
     /// Removes the probe file, trying again a few times after a dropped connection or a
     /// 5xx; a file still left has a temporary name and goes with the next probe.
     private func removeProbe(_ probe: RemotePath) async {
+        // Left for the next probe to write over where the folder may not delete.
+        guard HousekeepingDeletions.allowed else { return }
         for attempt in 0..<5 {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(20 << attempt)) }
             do {

@@ -49,8 +49,10 @@ extension WebDAVBackend {
             // have created it since the listing.
             try await move(from: temporary, to: request.destination, overwrite: !request.expectsNewFile)
         } catch where error.code == .alreadyExists && request.expectsNewFile {
-            _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false),
-                                                         responseBody: .discard))
+            if HousekeepingDeletions.allowed {
+                _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false),
+                                                             responseBody: .discard))
+            }
             throw Self.nameTaken(request.destination)
         }
         let keepsTime = setsModificationTimeProperty(features)
@@ -240,7 +242,7 @@ extension WebDAVBackend {
     /// The source must still be the version that was sent before it goes under its final name.
     func checkSourceUnchanged(_ request: UploadRequest, temporary: RemotePath) async throws(BackendError) {
         guard try Self.sourceIsUnchanged(request) else {
-            try? await delete(temporary)
+            if HousekeepingDeletions.allowed { try? await delete(temporary) }
             throw Self.sourceChanged(request)
         }
     }

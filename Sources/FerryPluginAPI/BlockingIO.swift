@@ -15,13 +15,19 @@ public enum BlockingIO {
     public static func run<T: Sendable, E: Error>(
         _ body: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {
+        // A pool thread runs outside the task: the folder's refusal of housekeeping
+        // deletions (a task-local) goes along, bound there only when it is set.
+        let deletionsAllowed = HousekeepingDeletions.allowed
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             pool.submit {
-                do throws(E) {
-                    continuation.resume(returning: .success(try body()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
+                let outcome = { () -> Result<T, E> in
+                    do throws(E) {
+                        return .success(try body())
+                    } catch {
+                        return .failure(error)
+                    }
                 }
+                continuation.resume(returning: deletionsAllowed ? outcome() : HousekeepingDeletions.$allowed.withValue(false, operation: outcome))
             }
         }
         return try result.get()

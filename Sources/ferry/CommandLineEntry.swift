@@ -11,7 +11,7 @@ enum CommandLineEntry {
             return 2
         }
         do {
-            var command = try Ferry.parseAsRoot(arguments)
+            var command = try Ferry.parseAsRoot(pullVersionSpelt(arguments))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -40,6 +40,19 @@ enum CommandLineEntry {
 }
 
 extension CommandLineEntry {
+    /// `ferry pull FOLDER --version TIME`: the root command's `--version` flag would take
+    /// the option (and TIME would become a path), so it goes to pull as `--as-of`.
+    static func pullVersionSpelt(_ arguments: [String]) -> [String] {
+        guard arguments.first == "pull" else { return arguments }
+        var spelt = arguments
+        for index in spelt.indices.dropFirst() {
+            if spelt[index] == "--" { break }
+            if spelt[index] == "--version" { spelt[index] = "--as-of" }
+            if spelt[index].hasPrefix("--version=") { spelt[index] = "--as-of=" + spelt[index].dropFirst("--version=".count) }
+        }
+        return spelt
+    }
+
     /// `ferry pul`: the first word names no command. ArgumentParser says only "Unexpected
     /// argument 'pul'"; this names the command meant, or lists them.
     static func unknownCommand(_ arguments: [String]) -> String? {

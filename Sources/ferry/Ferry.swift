@@ -18,7 +18,7 @@ struct Ferry: AsyncParsableCommand {
             `ferry init` writes a commented one; docs/config.md lists every key.
             """,
         subcommands: [Init.self, Push.self, Pull.self, Sync.self, Resolve.self, Verify.self, Status.self, Forget.self, Retry.self, Doctor.self,
-                      List.self, Find.self, Plugins.self, PluginTest.self, Watch.self, Daemon.self, Keygen.self, APIKeyCommand.self]
+                      List.self, Find.self, Plugins.self, PluginTest.self, Watch.self, Daemon.self, Keygen.self, APIKeyCommand.self, Versions.self]
     )
 
     @Flag(name: .long, help: "Print the version and exit.")

@@ -62,6 +62,11 @@ extension Ferry {
                 StandardStreams.error("ferry: as of \(when) (\(cached ? "from the journal" : "offline")); "
                     + "files added or changed on the remote since are not shown")
             }
+            // Saved versions are shown by `ferry versions`, not as files of the folder; a
+            // listing of the versions folder itself (nas:photos/.ferry-versions) shows them.
+            entries.removeAll { entry in
+                entry.path.relative(to: root)?.components.contains(VersionName.folderName) ?? false
+            }
             // Made only when an archive is listed, private to this user (never a name another
             // user could plant beforehand), removed afterwards.
             var scratchFolder: String?

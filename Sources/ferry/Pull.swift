@@ -15,6 +15,10 @@ extension Ferry {
 
                 With PATH…, files (or folders) of FOLDER that its cache budget (local_limit) \
                 evicted are fetched on demand, and count as the most recently used.
+
+                With --version TIME, every file's version that was current at TIME on the \
+                remote (a folder that keeps versions: remote_rights without delete) is put \
+                back into the local folder; ferry versions PATH lists a file's versions.
                 """)
 
         @Argument(help: "A configured folder's name, or a local path (with --from).")
@@ -25,6 +29,13 @@ extension Ferry {
 
         @Option(name: .long, help: ArgumentHelp("Where to pull an ad-hoc folder from.", valueName: "remote"))
         var from: String?
+
+        // Spelt --version on the command line: `CommandLineEntry` hands it over under this
+        // name, since the root command's --version flag would take it first.
+        @Option(name: .customLong("as-of"),
+                help: ArgumentHelp("Restore every file's version that was current at this time (UTC); also --version TIME.",
+                                   valueName: "time"))
+        var asOf: String?
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var transfer: TransferOptions
@@ -38,6 +49,12 @@ extension Ferry {
         }
 
         func run() async throws {
+            if let asOf {
+                guard paths.isEmpty, !mirror.delete else {
+                    throw CommandFailure.usage("--version restores a whole folder: ferry pull FOLDER --version TIME (no PATH, no --delete)")
+                }
+                return try await VersionRestoreCommand.run(folder: folder, remote: from, time: asOf, global: global)
+            }
             try await FolderRunCommand.run(mode: .pull, folder: folder, remote: from, global: global, transfer: transfer,
                                            mirror: mirror.delete, fetch: paths)
         }

@@ -38,6 +38,9 @@ extension BundleStep {
             var updated = bundle
             do throws(BackendError) {
                 if live.isEmpty {
+                    // Without delete an emptied bundle stays where it is (its members are
+                    // no longer read from it).
+                    guard pair.rights.mayDelete else { continue }
                     let manifestPath = try bundleFolder.appending(BundleNaming.manifestName(for: name))
                     let bundlePath = try bundleFolder.appending(name)
                     try await withRetries { () async throws(BackendError) in try await pair.backend.delete(manifestPath) }
@@ -88,6 +91,7 @@ extension BundleStep {
     /// Removes what a push that stopped between a bundle's two uploads left behind, once
     /// it is old enough; names Ferry does not make are left alone.
     private func removeOrphans(_ orphans: [RemoteEntry]) async {
+        guard pair.rights.mayDelete else { return }
         let cutoff = Int64((Date().timeIntervalSince1970 - Self.orphanAge) * 1e9)
         for orphan in orphans {
             let name = orphan.path.name

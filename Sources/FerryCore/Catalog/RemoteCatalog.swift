@@ -58,7 +58,7 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     public static func covers(_ path: String) -> Bool {
         guard path.hasPrefix(".") || path.contains("/.") else { return false }
         let first = path.split(separator: "/", maxSplits: 1).first.map(String.init) ?? path
-        return ![folderName, BundleNaming.folderName, TrashSettings.folderName].contains(first)
+        return ![folderName, BundleNaming.folderName, TrashSettings.folderName, VersionName.folderName].contains(first)
     }
 
     public func encoded() -> Data {

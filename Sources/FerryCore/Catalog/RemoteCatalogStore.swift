@@ -140,7 +140,10 @@ struct RemoteCatalogStore: Sendable {
 
 extension RemoteCatalogStore {
     /// Removes the catalog folder's file `name`; one already gone is fine.
+    /// A folder without `delete` leaves it (an old change marker only costs a reader a name
+    /// to skip).
     func remove(named name: String) async throws(BackendError) {
+        guard pair.rights.mayDelete else { return }
         guard let path = try? folder.appending(name) else { return }
         do {
             try await pair.backend.delete(path)

@@ -97,6 +97,11 @@ public struct FolderConfig: Sendable {
     /// `remote_check:`: how long a push folder trusts the journal's view of its remote
     /// before listing it again; nil for the standard interval.
     public var remoteCheck: Duration? = nil
+    /// `remote_rights:`: what Ferry may do to the remote (docs/config.md, "Rights").
+    public var rights: RemoteRights = .all
+    /// `keep_versions:`, `keep_days:`: with `delete` in the rights, replaced versions are
+    /// saved and pruned by these; without `delete` every version is kept.
+    public var retention = VersionRetention()
 }
 
 /// Global limits on transfers.
@@ -136,7 +141,7 @@ public struct ScanSettings: Sendable, Equatable {
     /// Always skipped: Ferry's own temporary files, partial downloads of other tools,
     /// editor lock files and desktop metadata.
     public static let builtInIgnores = [
-        ".*" + TemporaryName.suffix, ".ferry-trash", ".ferry-catalog", "*.part", "*.tmp", "~$*", ".DS_Store", "Thumbs.db",
+        ".*" + TemporaryName.suffix, ".ferry-trash", ".ferry-catalog", "/.ferry-versions", "/.ferry-versions/**", "*.part", "*.tmp", "~$*", ".DS_Store", "Thumbs.db",
     ]
 
     public init(followSymlinks: Bool = false, ignore: [String] = []) {

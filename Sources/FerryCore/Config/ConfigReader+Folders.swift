@@ -68,3 +68,49 @@ extension ConfigReader {
         return conditions
     }
 }
+
+/// A folder's rights on its remote (`remote_rights:`) and how long it keeps versions.
+extension ConfigReader {
+    /// `remote_rights: [read, write, delete]`: a list (or one name) of rights; an unknown
+    /// name is an error at its own line and column, with the near right when there is one.
+    func remoteRights(_ node: Node, key: String) throws(ConfigError) -> RemoteRights {
+        let items: [Node]
+        switch node {
+        case let .sequence(sequence): items = Array(sequence)
+        case .scalar: items = [node]
+        default: throw error(node, key, "expected a list of rights (read, write, delete), found \(describe(node))")
+        }
+        var rights: Set<RemoteRights.Right> = []
+        let names = RemoteRights.Right.allCases.map(\.rawValue)
+        for item in items {
+            let text = try string(item, key: key)
+            guard let right = RemoteRights.Right(rawValue: text.lowercased()) else {
+                // Two edits away at most (a swap of two letters, `wirte`): the names are short.
+                let near = names.map { ($0, Self.editDistance(text.lowercased(), $0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }
+                let hint = near.map { "; did you mean '\($0.0)'?" } ?? ""
+                throw error(item, key, "unknown right '\(text)' (expected read, write or delete)\(hint)")
+            }
+            guard rights.insert(right).inserted else { throw error(item, key, "'\(text)' is listed twice") }
+        }
+        guard rights.contains(.read) else {
+            throw error(node, key, "the rights must include read (Ferry lists the remote to know what it holds)")
+        }
+        return RemoteRights(rights: rights)
+    }
+
+    /// Checks a folder's rights against its mode and retention: a push or sync folder needs
+    /// `write`, and retention (which deletes old versions) needs `delete`.
+    func checkRights(_ rights: (value: RemoteRights, node: Node)?, retention: [(key: String, node: Node)],
+                     mode: SyncMode, folderKey: String) throws(ConfigError) {
+        let value = rights?.value ?? .all
+        if let rights, !value.mayWrite, mode != .pull {
+            throw error(rights.node, folderKey + ".remote_rights",
+                        "a \(mode.rawValue) folder writes to its remote: add write, or set mode: pull")
+        }
+        if !value.mayDelete, let first = retention.first {
+            throw error(first.node, folderKey + "." + first.key,
+                        "\(first.key) removes old versions, which needs delete in remote_rights; "
+                            + "without delete every version is kept")
+        }
+    }
+}

@@ -8,7 +8,7 @@ extension ConfigReader {
         ("state", ["path"]),
         ("remotes.NAME.encryption", ["key_file", "passphrase_env", "names", "cipher"]),
         ("folders.NAME", ["path", "remote", "remote_path", "mode", "ignore", "conflict", "trash", "hidden_names",
-                          "local_limit", "when", "remote_check"]),
+                          "local_limit", "when", "remote_check", "remote_rights", "keep_versions", "keep_days"]),
         ("folders.NAME.trash", ["local", "remote", "keep"]),
         ("folders.NAME.local_limit", ["max_size", "max_files", "evict", "keep_queues"]),
         ("folders.NAME.when", ["network", "network_command", "power", "min_battery"]),

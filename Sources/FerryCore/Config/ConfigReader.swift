@@ -135,6 +135,9 @@ struct ConfigReader {
             var localLimit: (limit: LocalLimit, node: Node)?
             var conditions = RunConditions()
             var remoteCheck: (interval: Duration, node: Node)?
+            var rights: (value: RemoteRights, node: Node)?
+            var retention = VersionRetention()
+            var retentionKeys: [(key: String, node: Node)] = []
             for field in fields {
                 let fieldKey = key + "." + field.key
                 switch field.key {
@@ -167,6 +170,13 @@ struct ConfigReader {
                 case "local_limit": localLimit = (try self.localLimit(field.value, key: fieldKey), field.keyNode)
                 case "when": conditions = try runConditions(field.value, key: fieldKey)
                 case "remote_check": remoteCheck = (try duration(field.value, key: fieldKey), field.keyNode)
+                case "remote_rights": rights = (try remoteRights(field.value, key: fieldKey), field.value)
+                case "keep_versions":
+                    retention.keepVersions = try integer(field.value, key: fieldKey, range: 1...1_000_000)
+                    retentionKeys.append((field.key, field.keyNode))
+                case "keep_days":
+                    retention.keepDays = try integer(field.value, key: fieldKey, range: 1...100_000)
+                    retentionKeys.append((field.key, field.keyNode))
                 default: break
                 }
             }
@@ -176,10 +186,11 @@ struct ConfigReader {
                             "a cache budget applies to pull and sync folders; a push folder keeps its files")
             }
             guard let remoteName else { throw error(entry.value, key, "missing required key 'remote' (a name under 'remotes:')") }
+            try checkRights(rights, retention: retentionKeys, mode: mode, folderKey: key)
             config.folders.append(FolderConfig(
                 name: entry.key, localPath: localPath, remote: remoteName, remotePath: remotePath, mode: mode, ignore: ignore,
                 conflict: conflict, trash: trash, ignoresHiddenNames: ignoresHiddenNames, localLimit: localLimit?.limit,
-                conditions: conditions, remoteCheck: remoteCheck?.interval))
+                conditions: conditions, remoteCheck: remoteCheck?.interval, rights: rights?.value ?? .all, retention: retention))
         }
     }
 

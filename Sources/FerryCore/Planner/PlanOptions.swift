@@ -14,10 +14,16 @@ public struct PlanOptions: Sendable, Equatable {
     /// When a plan that changes too much is held (`ChangeHold`); nil: never (the deletion
     /// limit above still applies), as with `--accept-changes`.
     public var holds: HoldPolicy?
+    /// The folder may delete and replace remote files (`remote_rights` with `delete`).
+    /// Without it no remote deletion is planned: a push leaves the remote copy alone, a
+    /// sync keeps it remote-only (as the cache budget does), and a conflict renames the
+    /// local copy, never the remote one.
+    public var mayDeleteRemote = true
 
     public init(mode: SyncMode, mirror: Bool = false, maxDeletes: Int? = nil, maxDeleteShare: Double = 0.5, forceDeletes: Bool = false,
-                sync: SyncPlanSettings? = nil, holds: HoldPolicy? = nil) {
+                sync: SyncPlanSettings? = nil, holds: HoldPolicy? = nil, mayDeleteRemote: Bool = true) {
         self.mode = mode
+        self.mayDeleteRemote = mayDeleteRemote
         self.mirror = mirror
         self.maxDeletes = maxDeletes
         self.maxDeleteShare = maxDeleteShare

@@ -304,6 +304,26 @@ public enum Planner {
     /// `contentDiffers`: the two sides were read and hold different bytes although they
     /// agree on size and time, so that agreement proves nothing.
     static func decide(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool = false) -> Decision {
+        let decision = decideAnyRights(record, options: options, contentDiffers: contentDiffers)
+        return options.mayDeleteRemote ? decision : withoutRemoteDeletion(decision, mode: options.mode)
+    }
+
+    /// A folder without `delete` in its rights (`PlanOptions.mayDeleteRemote`) never plans
+    /// to delete or rename a remote file: a push (with `--delete`) leaves the remote copy and
+    /// forgets it; a sync keeps a file deleted locally on the remote only, as the cache
+    /// budget keeps an evicted one, so it neither comes back nor is deleted there (a newer
+    /// remote version stays remote-only too; `ferry pull FOLDER PATH` fetches it); a
+    /// conflict kept both ways renames the local copy, never the remote one. Replacing a
+    /// remote file is still an upload: the executor saves the old version first.
+    static func withoutRemoteDeletion(_ decision: Decision, mode: SyncMode) -> Decision {
+        switch decision {
+        case .delete(.deleteRemote): return mode == .sync ? .remoteOnly : .forget
+        case let .move(.keepBothRemoteLoses, target): return .move(.keepBothLocalLoses, target: target)
+        default: return decision
+        }
+    }
+
+    private static func decideAnyRights(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool) -> Decision {
         // The cache budget's files (docs/cache-and-conditions.md): an evicted file is not
         // fetched again, and its absence is never a local deletion (a sync would delete
         // it on the remote); one asked for on demand is fetched whatever the mode.

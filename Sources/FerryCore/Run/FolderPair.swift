@@ -26,6 +26,13 @@ public struct FolderPair: Sendable {
     /// between listings, a pull's or sync's when the other writers' change markers say
     /// nothing changed (`remote_check:`; zero lists on every run). docs/remote-check.md.
     public var remoteCheck: Duration
+    /// What Ferry may do to the remote (`remote_rights:`).
+    public var rights: RemoteRights = .all
+    /// How long saved versions are kept where the pair may delete (`keep_versions`, `keep_days`).
+    public var retention = VersionRetention()
+    /// An upload that replaces a remote file first saves it in the versions folder
+    /// (`VersionName`): always without `delete`, and with retention set.
+    public var savesVersions: Bool { rights.keepsEveryVersion || (rights.mayWrite && rights.mayDelete && !retention.isEmpty) }
     /// A push's remote is written by Ferry alone, as a rule; a pull's or sync's may be
     /// written by something that marks no change (a phone app, a web interface), so it is
     /// listed in full more often.

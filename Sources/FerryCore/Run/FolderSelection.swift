@@ -81,6 +81,10 @@ public struct FolderSelection: Sendable {
         guard let remote = config.remote(named: folder.remote) else {
             throw SelectionError("folder '\(folder.name)' names remote '\(folder.remote)', which is not configured")
         }
+        if mode != .pull, !folder.rights.mayWrite {
+            throw SelectionError("folder '\(folder.name)' may not write to its remote (remote_rights has no write): "
+                + "only ferry pull runs it")
+        }
         var pair = FolderPair(name: folder.name, localRoot: folder.localPath, backend: try backend(for: remote),
                               remoteRoot: folder.remotePath, mode: mode, ignore: folder.ignore,
                               conflict: folder.conflict, trash: folder.trash)
@@ -88,7 +92,18 @@ public struct FolderSelection: Sendable {
         pair.localLimit = folder.localLimit
         pair.remoteCheck = folder.remoteCheck ?? FolderPair.standardRemoteCheck(for: mode)
         pair.conditions = folder.conditions
+        pair.rights = folder.rights
+        pair.retention = folder.retention
+        if mode != .pull, pair.savesVersions, !pair.backend.capabilities.serverSideCopy {
+            throw SelectionError(Self.cannotKeepVersions(pair))
+        }
         return pair
+    }
+
+    /// A folder that keeps versions saves each replaced one with a copy made on the server.
+    static func cannotKeepVersions(_ pair: FolderPair) -> String {
+        "folder '\(pair.name)' keeps versions on its remote, which needs copies made on the server, and "
+            + "\(pair.backend.displayName) cannot make them: give the folder delete in remote_rights, or use another remote"
     }
 
     public func backend(for remote: RemoteConfig) throws(SelectionError) -> any Backend {

@@ -140,6 +140,25 @@ public struct SyncRun: Sendable {
     /// then (unless a dry run) execute and bundles. Each phase throws a `RunError` naming
     /// itself, with the cause.
     public func run() async throws(RunError) -> RunSummary {
+        if pair.mode != .pull, !pair.rights.mayWrite {
+            throw RunError(.setup, "folder '\(pair.name)' may not write to its remote (remote_rights has no write): "
+                + "only ferry pull runs it")
+        }
+        if pair.mode != .pull, pair.savesVersions, !pair.backend.capabilities.serverSideCopy {
+            throw RunError(.setup, FolderSelection.cannotKeepVersions(pair))
+        }
+        guard !pair.rights.mayDelete else { return try await runAnyRights() }
+        let result: Result<RunSummary, RunError> = await HousekeepingDeletions.$allowed.withValue(false) {
+            do throws(RunError) {
+                return .success(try await runAnyRights())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func runAnyRights() async throws(RunError) -> RunSummary {
         let started = ContinuousClock.now
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let rules = try setUp()
@@ -168,7 +187,10 @@ public struct SyncRun: Sendable {
             }
         }
         let partition = BundlePlanner.partition(jobs: plan.jobs, catalog: snapshot.catalog, mode: pair.mode,
-                                                rule: config.archive, matcher: rules.archiveMatcher, now: now)
+                                                // No new bundles where the folder may not delete:
+                                                // a bundle is retired by deleting it.
+                                                rule: pair.rights.mayDelete ? config.archive : nil,
+                                                matcher: rules.archiveMatcher, now: now)
         if options.dryRun {
             reportDryRun(plan, partition: partition)
         } else {
@@ -177,7 +199,8 @@ public struct SyncRun: Sendable {
             }
             // Every remote_check, and in runs that upload: a run that learnt from the
             // journal or change markers that nothing changed sends no request for it.
-            if pair.mode != .pull {
+            // Aborting an unfinished upload is a deletion request (S3's AbortMultipartUpload).
+            if pair.mode != .pull, pair.rights.mayDelete {
                 let hasJobs = (try? await opened.journal?.pendingJobTotals(pairId: opened.pairId).isEmpty) == false
                 if snapshot.listedEverything || hasJobs { await abortAbandonedUploads(opened) }
             }
@@ -376,7 +399,7 @@ public struct SyncRun: Sendable {
                                                         maxMembers: config.listingBounds.maxEntries)
             if catalog.members.isEmpty {
                 let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
-                                                RemoteCatalog.folder(in: pair.remoteRoot)]
+                                                RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
                 let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
                                           retryDelay: retryDelay)
                 return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
@@ -637,7 +660,7 @@ public struct SyncRun: Sendable {
             if entry.path.relative(to: remoteTrash) != nil { continue }
             guard let relative = entry.path.relative(to: pair.remoteRoot), !relative.isRoot else { continue }
             // Ferry's own records of the pair, never content.
-            if relative.components.first == RemoteCatalog.folderName { continue }
+            if let first = relative.components.first, first == RemoteCatalog.folderName || first == VersionName.folderName { continue }
             if relative.components.first == BundleNaming.folderName {
                 bundles.append(entry)
                 continue
@@ -698,7 +721,7 @@ public struct SyncRun: Sendable {
         PlanOptions(mode: pair.mode, mirror: options.mirror, maxDeletes: options.maxDeletes,
                     maxDeleteShare: config.transfers.maxDeleteShare, forceDeletes: options.forceDeletes || options.acceptChanges,
                     sync: pair.mode == .push ? nil : syncSettings(at: now),
-                    holds: options.acceptChanges ? nil : config.holds)
+                    holds: options.acceptChanges ? nil : config.holds, mayDeleteRemote: pair.rights.mayDelete)
     }
 
     func syncSettings(at now: Double) -> SyncPlanSettings {
@@ -720,7 +743,7 @@ public struct SyncRun: Sendable {
         } catch {
             sink.emit(.skipped(path: localFolder, reason: "cannot empty expired trash: \(error.description)"))
         }
-        guard remoteToo else { return }
+        guard remoteToo, pair.rights.mayDelete else { return }
         let remoteFolder = pair.trash.remoteFolder(root: pair.remoteRoot)
         do {
             try await TrashExpiry.purgeRemote(remoteFolder, backend: pair.backend, now: now, keepSeconds: keep)

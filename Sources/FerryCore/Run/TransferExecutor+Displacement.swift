@@ -31,6 +31,8 @@ extension TransferExecutor {
     /// name of this device's beside it (removed once the write is done). Nil when nothing is to be displaced.
     func displacementTarget(for planned: FileRecord) throws -> (path: RemotePath, isTrash: Bool)? {
         guard planOptions.mode == .sync, planned.remote != nil else { return nil }
+        // The replaced version is saved in the versions folder instead (`saveReplacedVersion`).
+        if pair.savesVersions, planned.action == .upload { return nil }
         if let target = planned.moveTarget, planned.action != .moveRemote {
             return (pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target)), true)
         }

@@ -202,6 +202,7 @@ struct TransferExecutor: Sendable {
     /// Which backend sends or stages the file in the first trip, if any does.
     func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
         guard !(Self.mayHaveLanded(planned) || Self.leftPartial(planned)),
+              !(pair.savesVersions && planned.remote != nil),
               (try? displacementTarget(for: planned)) == nil else {
             return (nil, nil)
         }
@@ -278,7 +279,7 @@ struct TransferExecutor: Sendable {
         if Self.mayHaveLanded(planned), let landed = try await alreadyUploaded(version, to: destination) {
             // A later attempt may have left its temporary file before failing (a lost
             // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
-            if let parent = destination.parent,
+            if pair.rights.mayDelete, let parent = destination.parent,
                let temporary = try? parent.appending(TemporaryName.for(destination.name, tag: temporaryTag)) {
                 try? await pair.backend.delete(temporary)
             }
@@ -287,6 +288,7 @@ struct TransferExecutor: Sendable {
         let aside = try displacementTarget(for: planned)
         var displaced: RemotePath?
         if let aside { displaced = try await displace(planned, to: aside.path) }
+        try await saveReplacedVersion(planned)
         record.beginUpload(of: version, at: now())
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra

@@ -1,0 +1,201 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A folder with `remote_rights: [read, write]` (issue 53) through the real `ferry` binary on
+/// each kind of remote: every version survives three rounds of edits, `ferry versions`
+/// lists them, `ferry pull --version` puts the first back, and the server never sees a
+/// DELETE (its access log, or a counting proxy in front of S3).
+@Suite("append-only remotes keep every version", .integration)
+struct AppendOnlyRemoteTests {
+    enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case local, nginx, apache, seaweedfs
+        var description: String { rawValue }
+    }
+
+    /// A started remote: the YAML lines of its `remotes:` entry, the environment `ferry`
+    /// needs, and the requests it answered so far (nil for a local folder).
+    struct Remote {
+        var yaml: String
+        var environment: [String: String] = [:]
+        var requests: @Sendable () -> [String]? = { nil }
+        /// Kept alive for the test.
+        var servers: [AnyObject] = []
+    }
+
+    static func start(_ kind: Kind, in work: Workspace) async throws -> Remote {
+        switch kind {
+        case .local:
+            return Remote(yaml: "    type: local\n    path: \(work.destination)\n")
+        case .nginx, .apache:
+            let server = try await TestServer(kind == .nginx ? .nginx : .apache)
+            return Remote(yaml: "    type: webdav\n    url: \(server.url("/dav/keep"))\n",
+                          requests: { server.accessLog }, servers: [server])
+        case .seaweedfs:
+            let server = try await S3TestServer(.seaweedfs)
+            let proxy = try await FaultProxy(upstream: server.endpoint, share: 0, options: ["--keep-host"])
+            var environment = server.environment
+            environment["AWS_ENDPOINT_URL_S3"] = proxy.origin
+            return Remote(yaml: "    type: s3\n    bucket: \(S3TestServer.bucket)\n    prefix: keep\n",
+                          environment: environment, requests: { proxy.requests }, servers: [server, proxy])
+        }
+    }
+
+    static func config(_ remote: Remote, rights: String = "[read, write]") -> String {
+        "remotes:\n  store:\n" + remote.yaml
+            + "folders:\n  keep:\n    path: src\n    remote: store\n    mode: push\n    remote_rights: \(rights)\n"
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("three rounds of edits keep four versions, pull --version restores the first, and no DELETE is sent",
+          arguments: Kind.allCases)
+    func keepsEveryVersion(_ kind: Kind) async throws {
+        let work = Workspace()
+        let remote = try await Self.start(kind, in: work)
+        try Self.write(Self.config(remote), to: work.directory.child("config.yml"))
+        func ferry(_ arguments: [String]) async throws -> FerryProcess.Result {
+            try await work.ferry(arguments + ["--state", work.state, "--json"], environment: remote.environment)
+        }
+        let contents = ["first version\n", "second, longer version\n", "third version, longer still\n",
+                        "fourth and last version of the notes\n"]
+        let notes = work.source + "/docs/notes.txt"
+        try Self.write("stays\n", to: work.source + "/gone.txt")
+        for (round, text) in contents.enumerated() {
+            try Self.write(text, to: notes)
+            // After the first push, a local deletion and push --delete: the remote copy stays.
+            let extra = round == 1 ? ["--delete", "--force-delete"] : []
+            if round == 1 { try FileManager.default.removeItem(atPath: work.source + "/gone.txt") }
+            let push = try await ferry(["push", "keep"] + extra)
+            #expect(push.status == 0, "round \(round): \(push.diagnostics)")
+        }
+
+        let listed = try await ferry(["versions", notes])
+        #expect(listed.status == 0, "\(listed.diagnostics)")
+        let versions = listed.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(versions.compactMap { ($0["size"] as? NSNumber)?.intValue } == contents.map { $0.utf8.count }, "\(listed.diagnostics)")
+        #expect(versions.last?["current"] as? Bool == true)
+        let first = try #require(versions.first?["from"] as? String, "\(listed.diagnostics)")
+
+        let restore = try await ferry(["pull", "keep", "--version", first])
+        #expect(restore.status == 0, "\(restore.diagnostics)")
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == contents[0])
+        // The file deleted locally was never deleted on the remote: the restore brings it back.
+        #expect(FileManager.default.fileExists(atPath: work.source + "/gone.txt"))
+
+        if kind == .local {
+            let saved = try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-versions/docs")
+            #expect(saved.filter { $0.hasPrefix("notes.txt.") }.count == 3, "\(saved)")
+            #expect(FileManager.default.fileExists(atPath: work.destination + "/gone.txt"))
+        }
+        // Ferry's listing of the remote shows the folder's files, not the saved versions.
+        let ls = try await work.ferry(["ls", "-R", "store"], environment: remote.environment)
+        #expect(ls.status == 0 && ls.standardOutput.contains("notes.txt") && !ls.standardOutput.contains(".ferry-versions"),
+                "\(ls.diagnostics)")
+        let requests = try #require(kind == .local ? [] : remote.requests())
+        if kind != .local { #expect(requests.contains { $0.hasPrefix("PUT ") }, "no request was logged: \(requests.prefix(5))") }
+        let deletions = requests.filter { $0.hasPrefix("DELETE ") }
+        #expect(deletions.isEmpty, "\(deletions)")
+    }
+
+    @Test("two-way sync without delete: an edit keeps the old version, a local deletion stays on the remote and does not come back",
+          arguments: Kind.allCases)
+    func syncKeepsDeletedFilesRemote(_ kind: Kind) async throws {
+        let work = Workspace()
+        let remote = try await Self.start(kind, in: work)
+        try Self.write(Self.config(remote).replacingOccurrences(of: "mode: push", with: "mode: sync"),
+                       to: work.directory.child("config.yml"))
+        func sync() async throws -> FerryProcess.Result {
+            let result = try await work.ferry(["sync", "keep", "--state", work.state, "--json"], environment: remote.environment)
+            #expect(result.status == 0, "\(result.diagnostics)")
+            return result
+        }
+        try Self.write("one\n", to: work.source + "/a.txt")
+        try Self.write("bee\n", to: work.source + "/b.txt")
+        _ = try await sync()
+        try Self.write("one, edited\n", to: work.source + "/a.txt")
+        try FileManager.default.removeItem(atPath: work.source + "/b.txt")
+        _ = try await sync()
+        // Twice more: the deleted file must not ping-pong back, the remote copy must stay.
+        _ = try await sync()
+        let last = try await sync()
+        #expect(!FileManager.default.fileExists(atPath: work.source + "/b.txt"), "\(last.diagnostics)")
+        let listed = try await work.ferry(["versions", work.source + "/a.txt", "--state", work.state, "--json"],
+                                          environment: remote.environment)
+        #expect(listed.status == 0, "\(listed.diagnostics)")
+        #expect(listed.standardOutput.split(separator: "\n").count == 2, "\(listed.diagnostics)")
+        let remoteB = try await work.ferry(["versions", work.source + "/b.txt", "--state", work.state, "--json"],
+                                           environment: remote.environment)
+        #expect(remoteB.status == 0 && remoteB.standardOutput.contains("\"current\":true"), "\(remoteB.diagnostics)")
+        let deletions = (remote.requests() ?? []).filter { $0.hasPrefix("DELETE ") }
+        #expect(deletions.isEmpty, "\(deletions)")
+    }
+
+    @Test("with delete and keep_versions: 2, only the newest two replaced versions stay")
+    func retentionPrunes() async throws {
+        let work = Workspace()
+        let remote = try await Self.start(.local, in: work)
+        try Self.write(Self.config(remote, rights: "[read, write, delete]") + "    keep_versions: 2\n",
+                       to: work.directory.child("config.yml"))
+        for round in 0..<5 {
+            try Self.write(String(repeating: "x", count: round + 1), to: work.source + "/a.txt")
+            let push = try await work.ferry(["push", "keep", "--state", work.state])
+            #expect(push.status == 0, "\(push.diagnostics)")
+        }
+        let saved = try FileManager.default.contentsOfDirectory(atPath: work.destination + "/.ferry-versions").sorted()
+        #expect(saved.count == 2, "\(saved)")
+        let sizes = try saved.map { try Data(contentsOf: URL(fileURLWithPath: work.destination + "/.ferry-versions/" + $0)).count }
+        #expect(sizes == [3, 4])
+    }
+
+    @Test("a folder without write refuses push and sync with one line and exit 2, and pulls")
+    func withoutWriteIsPullOnly() async throws {
+        let work = Workspace()
+        let remote = try await Self.start(.local, in: work)
+        let yaml = "remotes:\n  store:\n" + remote.yaml
+            + "folders:\n  keep:\n    path: src\n    remote: store\n    mode: pull\n    remote_rights: [read]\n"
+        try Self.write(yaml, to: work.directory.child("config.yml"))
+        try Self.write("remote file\n", to: work.destination + "/a.txt")
+        try Self.write("local file\n", to: work.source + "/b.txt")
+        for command in ["push", "sync"] {
+            let refused = try await work.ferry([command, "keep", "--state", work.state])
+            #expect(refused.status == 2, "\(refused.diagnostics)")
+            #expect(refused.standardError.contains("may not write to its remote"), "\(refused.diagnostics)")
+            #expect(refused.standardError.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1)
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.destination + "/b.txt"))
+        let pull = try await work.ferry(["pull", "keep", "--state", work.state])
+        #expect(pull.status == 0, "\(pull.diagnostics)")
+        #expect(try String(contentsOfFile: work.source + "/a.txt", encoding: .utf8) == "remote file\n")
+    }
+
+    @Test("a remote that cannot copy on the server cannot keep versions: push stops first, with one line and exit 2")
+    func remoteWithoutCopy() async throws {
+        let work = Workspace()
+        let yaml = "remotes:\n  web: {type: http, url: \"http://127.0.0.1:9/x\"}\n"
+            + "folders:\n  keep:\n    path: src\n    remote: web\n    remote_rights: [read, write]\n"
+        try Self.write(yaml, to: work.directory.child("config.yml"))
+        try Self.write("a\n", to: work.source + "/a.txt")
+        let result = try await work.ferry(["push", "keep", "--state", work.state])
+        #expect(result.status == 2, "\(result.diagnostics)")
+        #expect(result.standardError.contains("cannot make them"), "\(result.diagnostics)")
+        #expect(result.standardError.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1)
+    }
+
+    @Test("a bad right in config.yml: one line with its line and column, exit 2")
+    func badRightInConfig() async throws {
+        let work = Workspace()
+        let remote = try await Self.start(.local, in: work)
+        try Self.write(Self.config(remote, rights: "[read, wirte]"), to: work.directory.child("config.yml"))
+        let result = try await work.ferry(["push", "keep", "--state", work.state])
+        #expect(result.status == 2, "\(result.diagnostics)")
+        #expect(result.standardError.contains(":10:27: "), "\(result.diagnostics)")
+        #expect(result.standardError.contains("did you mean 'write'?"), "\(result.diagnostics)")
+    }
+}
