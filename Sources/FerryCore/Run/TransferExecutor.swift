@@ -144,8 +144,9 @@ struct TransferExecutor: Sendable {
 
     func currentTime() -> Double { Date().timeIntervalSince1970 }
 
+    /// The file on the remote, as the remote spells its name (`FileRecord.remoteSpelling`).
     func remotePath(_ record: FileRecord) throws -> RemotePath {
-        pair.remoteRoot.appending(try RemotePath(record.path))
+        pair.remoteRoot.appending(try RemotePath(record.remoteSpelling ?? record.path))
     }
 
     func localPath(_ record: FileRecord) -> String {
