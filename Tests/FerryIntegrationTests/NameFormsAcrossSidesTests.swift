@@ -124,4 +124,33 @@ struct NameFormsAcrossSidesTests {
         #expect(again.status == 0 && again.int("downloaded") == 0 && again.int("failed") == 0, "\(again.diagnostics)")
         #expect(try Self.bytes(localFile) == Self.bytes(remote.directory + "/DCIM/" + Self.nfd))
     }
+
+    @Test("a sync where the local NFC file and the remote's NFD spelling both changed keeps both versions on both sides, and the remote keeps its spelling",
+          arguments: [TestServer.Kind?.none, .nginx])
+    func bothChangedInSync(_ kind: TestServer.Kind?) async throws {
+        let work = Workspace()
+        let remote = try await Remote(kind, work: work)
+        let localFile = work.source + "/DCIM/" + Self.nfc
+        try TreeGenerator.write(at: localFile, size: 1000, seed: 1, modified: 1_700_000_000)
+        let first = try await Self.run("sync", work, remote)
+        #expect(first.status == 0 && first.int("uploaded") == 1, "\(first.diagnostics)")
+
+        // Edited on both sides; the remote's edit came back under the NFD spelling.
+        try FileManager.default.removeItem(atPath: remote.directory + "/DCIM/" + Self.nfc)
+        try TreeGenerator.write(at: remote.directory + "/DCIM/" + Self.nfd, size: 2000, seed: 2, modified: 1_700_000_100)
+        try TreeGenerator.write(at: localFile, size: 3000, seed: 3, modified: 1_700_000_200)
+        let edits = [try Self.bytes(remote.directory + "/DCIM/" + Self.nfd), try Self.bytes(localFile)]
+        let sync = try await Self.run("sync", work, remote)
+        #expect(sync.status == 0 && sync.int("failed") == 0, "\(sync.diagnostics)")
+        for (side, name) in [(work.source, Self.nfc), (remote.directory, Self.nfd)] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: side + "/DCIM")
+            #expect(names.count == 2 && names.contains { Array($0.utf8) == Array(name.utf8) }, "\(side): \(names.map { Array($0.utf8) })")
+            #expect(Set(try names.map { try Self.bytes(side + "/DCIM/" + $0) }) == Set(edits), "\(side) lost an edit")
+        }
+        #expect(try Self.bytes(localFile) == Self.bytes(remote.directory + "/DCIM/" + Self.nfd))
+
+        let again = try await Self.run("sync", work, remote)
+        #expect(again.status == 0 && again.int("uploaded") == 0 && again.int("downloaded") == 0 && again.int("failed") == 0,
+                "\(again.diagnostics)")
+    }
 }
