@@ -58,6 +58,9 @@ struct TransferExecutor: Sendable {
     /// The write lease this run holds (`WriteLease`), on a store that needs one: a job that
     /// writes to the remote starts only while it is held.
     var writeLease: WriteLeaseKeeper?
+    /// Modification times the remote catalog keeps for a store that keeps none, by the
+    /// remote's path (`KeptFileTime`): a download is given its file's, not the upload's.
+    var keptTimes: [String: KeptFileTime] = [:]
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
