@@ -112,6 +112,7 @@ struct PagedPlanningTests {
         full.moveTarget = "trash/IMG_1.jpg"
         full.resolution = .keepBoth
         full.fetchedAt = 18
+        full.remoteSpelling = "d/IMG_1.jpg"
         let bare = FileRecord(pairId: pairId, path: "a.jpg", queue: "thumbnails", status: .localOnly, updatedAt: 1)
         var second = full
         second.path = "e/IMG_2.jpg"

@@ -33,13 +33,21 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     public static let maxEntries = 250_000
     static let currentVersion = 1
 
+    /// At most this many kept times (`times`) in one writer's catalog: about 12 MiB of them.
+    public static let maxTimes = 100_000
+
     public var version: Int
     /// In path order.
     public var entries: [Entry]
+    /// Modification times of the files this writer put on a store that keeps none
+    /// (`KeptFileTime`), in path order; absent (and left out of the file, which then reads
+    /// as before) for every other store.
+    public var times: [KeptFileTime]?
 
-    public init(entries: [Entry]) {
+    public init(entries: [Entry], times: [KeptFileTime]? = nil) {
         version = Self.currentVersion
         self.entries = entries.sorted { $0.path.precedesInUTF8Order($1.path) }
+        self.times = times?.sorted { $0.path.precedesInUTF8Order($1.path) }
     }
 
     /// The catalog folder of a pair whose remote root is `remoteRoot`.
@@ -71,7 +79,8 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     public static func decode(_ data: Data) -> RemoteCatalog? {
         guard let catalog = try? JSONDecoder().decode(RemoteCatalog.self, from: data),
               catalog.version == currentVersion,
-              catalog.entries.allSatisfy({ covers($0.path) && (try? RemotePath($0.path)) != nil && $0.size >= 0 }) else {
+              catalog.entries.allSatisfy({ covers($0.path) && (try? RemotePath($0.path)) != nil && $0.size >= 0 }),
+              (catalog.times ?? []).allSatisfy({ (try? RemotePath($0.path)) != nil && $0.size >= 0 }) else {
             return nil
         }
         return catalog

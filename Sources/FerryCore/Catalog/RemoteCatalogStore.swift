@@ -46,6 +46,7 @@ struct RemoteCatalogStore: Sendable {
     func load(listed files: [RemoteEntry]?) async throws(BackendError) -> RemoteCatalog? {
         guard let files else { return nil }
         var merged: [String: RemoteCatalog.Entry] = [:]
+        var times: [String: KeptFileTime] = [:]
         var found = false
         for file in files where file.kind == .file && file.path.name.hasSuffix(".json") {
             guard file.size <= RemoteCatalog.maxSize else {
@@ -60,8 +61,15 @@ struct RemoteCatalogStore: Sendable {
             guard merged.count <= RemoteCatalog.maxEntries else {
                 throw Self.tooLarge(file.path.name, "brings the catalogs to over \(RemoteCatalog.maxEntries) hidden paths")
             }
+            // Two writers' times of one path: the newer (each still applies only to its version).
+            for time in catalog.times ?? [] where (times[time.path]?.modifiedNanos ?? .min) < time.modifiedNanos {
+                times[time.path] = time
+            }
+            guard times.count <= RemoteCatalog.maxEntries else {
+                throw Self.tooLarge(file.path.name, "brings the catalogs to over \(RemoteCatalog.maxEntries) kept times")
+            }
         }
-        return found ? RemoteCatalog(entries: Array(merged.values)) : nil
+        return found ? RemoteCatalog(entries: Array(merged.values), times: times.isEmpty ? nil : Array(times.values)) : nil
     }
 
     static func tooLarge(_ name: String, _ what: String) -> BackendError {
@@ -95,9 +103,10 @@ struct RemoteCatalogStore: Sendable {
         }
     }
 
-    /// Writes this writer's catalog of `entries` unless the same catalog was written last.
-    func save(_ entries: [RemoteCatalog.Entry], now: Double) async throws(BackendError) {
-        let data = RemoteCatalog(entries: entries).encoded()
+    /// Writes this writer's catalog of `entries` (and `times`, for a store that keeps none)
+    /// unless the same catalog was written last.
+    func save(_ entries: [RemoteCatalog.Entry], times: [KeptFileTime]? = nil, now: Double) async throws(BackendError) {
+        let data = RemoteCatalog(entries: entries, times: times).encoded()
         let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
         let digestFile = self.digestFile
         let known = try? await BlockingIO.run { () throws(BackendError) -> String in

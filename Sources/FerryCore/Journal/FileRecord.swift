@@ -66,6 +66,10 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     /// the cache budget counts it as at least that recent, so a file just asked for is the
     /// last to be evicted again.
     public var fetchedAt: Double?
+    /// The path as the remote's last listing spelled it, when that is another Unicode form
+    /// of `path` (NFD on the remote, NFC here): every request to the remote names the file
+    /// so (`Planner.remoteSpelling`). Nil when the remote spells it as `path`, or lacks it.
+    public var remoteSpelling: String?
 
     public init(pairId: Int64, path: String, queue: String, status: FileStatus, updatedAt: Double) {
         self.pairId = pairId

@@ -17,7 +17,7 @@ extension FileRecord {
         "transferSize", "transferModifiedNanos", "transferInode", "transferETag",
         "updatedAt",
         "moveTarget", "resolution", "fetchedAt", "transferState",
-        "syncedLocalChangedNanos",
+        "syncedLocalChangedNanos", "remoteSpelling",
     ]
 
     /// The row's values in `columnNames` order, converted here: an array of existentials
@@ -34,7 +34,7 @@ extension FileRecord {
             transferSize.databaseValue, transferModifiedNanos.databaseValue, transferInode.databaseValue, transferETag.databaseValue,
             updatedAt.databaseValue,
             moveTarget.databaseValue, resolution?.rawValue.databaseValue ?? .null, fetchedAt.databaseValue, transferState.databaseValue,
-            syncedLocalChangedNanos.databaseValue,
+            syncedLocalChangedNanos.databaseValue, remoteSpelling.databaseValue,
         ]
     }
 
@@ -100,6 +100,7 @@ extension FileRecord {
         fetchedAt = row[29]
         transferState = row[30]
         syncedLocalChangedNanos = row[31]
+        remoteSpelling = row[32]
     }
 
     /// Rows of `file` read by position: `clause` is what follows `FROM file` (conditions,
@@ -138,10 +139,10 @@ extension FileRecord {
     private var upsertArguments: StatementArguments {
         let v = columnValues
         // Unchecked arguments bind what is there: a column left out would be written NULL.
-        precondition(v.count == 32, "the upsert's argument list must name every column")
+        precondition(v.count == 33, "the upsert's argument list must name every column")
         return [v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15],
                 v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23], v[24], v[25], v[26], v[27], v[28], v[29], v[30],
-                v[31]]
+                v[31], v[32]]
     }
 
     static func upsertStatement(_ db: Database) throws -> Statement {

@@ -150,6 +150,13 @@ enum JournalMigrations {
                 table.add(column: "syncedLocalChangedNanos", .integer)
             }
         }
+        // The remote's spelling of a name it holds in another Unicode form
+        // (`FileRecord.remoteSpelling`); rows written before learn it at the next listing.
+        migrator.registerMigration("v12-remote-spelling") { db in
+            try db.alter(table: "file") { table in
+                table.add(column: "remoteSpelling", .text)
+            }
+        }
         return migrator
     }
 }

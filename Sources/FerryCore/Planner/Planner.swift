@@ -46,6 +46,13 @@ public enum Planner {
         return paths
     }
 
+    /// Whether `order` holds the paths of `expected` once each, in path order. A name in
+    /// two spellings may stand in either: they sort apart, and Swift compares them as equal.
+    private static func isPathOrder(_ order: [String], of expected: [String]) -> Bool {
+        order.count == expected.count && Set(order) == Set(expected)
+            && zip(order, order.dropFirst()).allSatisfy { $0.precedesInUTF8Order($1) }
+    }
+
     /// The decisions for one part of the paths (a planning run may go through a large
     /// folder part by part, so that the journal is never in memory at once). Jobs come in
     /// path order and the deletion guard is not applied: `checkDeletions` and `ranked`
@@ -70,16 +77,21 @@ public enum Planner {
         var abandonedDownloads: [String] = []
         var resumedDisplacements: [String] = []
         let paths = order ?? sortedPaths(records: records, remote: remote)
-        assert(order == nil || order == sortedPaths(records: records, remote: remote), "planPart: order is not the paths in path order")
+        assert(order.map { isPathOrder($0, of: sortedPaths(records: records, remote: remote)) } ?? true,
+               "planPart: order is not the paths in path order")
 
         for path in paths {
             let original = records[path]
-            let remoteVersion = remote[path]
+            // The listing's key is the name as the remote spells it (`remoteSpelling`).
+            let listed = remote.index(forKey: path)
+            let remoteVersion = listed.map { remote.values[$0] }
+            let listedSpelling = listed.map { remote.keys[$0] }
             let isRequeued = !requeued.isEmpty && requeued.contains(path)
             // The usual row of a no-op run, decided where it is: copying it to change
             // nothing, and comparing the copy with it, was a twentieth of the planning.
             // (A file only on the remote is classified again under new rules, below.)
             if let original, original.isConfirmedInSync, original.remote == remoteVersion,
+               original.remoteSpelling == remoteSpelling(listed: listedSpelling, path: original.path),
                queuesCurrent || original.local != nil || remoteVersion == nil,
                !isRequeued, decide(original, options: options) == .inSync {
                 if original.local != nil { localFiles += 1 }
@@ -96,6 +108,7 @@ public enum Planner {
                 record.queue = classifier.queue(forPath: path, size: remoteVersion.size)
             }
             record.remote = remoteVersion
+            record.remoteSpelling = remoteSpelling(listed: listedSpelling, path: record.path)
 
             if record.local != nil { localFiles += 1 }
             var decision = decide(record, options: options)
@@ -104,10 +117,11 @@ public enum Planner {
                 (record, decision) = resumed
                 resumedDisplacements.append(path)
             }
-            if let original, leftPartialDownload(original, decision: decision) { abandonedDownloads.append(path) }
+            if let original, leftPartialDownload(original, decision: decision) { abandonedDownloads.append(original.path) }
             switch decision {
             case .forget:
-                if original != nil { forgotten.append(path) }
+                // The row's own spelling: `path` may be the listing's other form of it.
+                if let original { forgotten.append(original.path) }
                 continue
             case .inSync:
                 record.confirmInSync()

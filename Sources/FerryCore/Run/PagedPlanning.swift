@@ -228,7 +228,8 @@ struct PagedPlanning {
                     rowPaths.append(record.path)
                     if fromJournal, let version = record.remote,
                        relisted.isEmpty || !relisted.contains(ChangeMarker.folder(of: record.path)) {
-                        partRemote[record.path] = version
+                        // Keyed as the remote spells the name, as a listing would be.
+                        partRemote[record.remoteSpelling ?? record.path] = version
                         remoteCount += 1
                     }
                 }

@@ -141,12 +141,17 @@ extension SyncRun {
         guard changed || neverWritten else { return nil }
         do {
             let entries = try await journal.catalogEntries(pairId: pairId)
+            // A store found to keep no modification times (asked after the run's first
+            // upload): the catalog keeps them, for pulls to restore.
+            let capabilities = pair.backend.capabilities
+            let times = KeptFileTime.needed(by: capabilities)
+                ? try await journal.keptFileTimes(pairId: pairId, limit: RemoteCatalog.maxTimes) : nil
             // A catalog is written where it says something: hidden names to remember, a
             // server known to hide them (an empty catalog tells a later pull there are
-            // none), or an earlier catalog to update.
-            guard !entries.isEmpty || pair.backend.capabilities.listingOmitsHiddenNames
+            // none), times to keep, or an earlier catalog to update.
+            guard !entries.isEmpty || capabilities.listingOmitsHiddenNames || !(times ?? []).isEmpty
                     || FileManager.default.fileExists(atPath: store.digestFile) else { return nil }
-            try await singleOperation.run { () async throws(BackendError) in try await store.save(entries, now: now) }
+            try await singleOperation.run { () async throws(BackendError) in try await store.save(entries, times: times, now: now) }
             return nil
         } catch let error as BackendError {
             return "the remote catalog of names that start with '.' could not be written (\(error.description)); run again"

@@ -123,6 +123,9 @@ public struct SyncRun: Sendable {
         var checksCatalogAfterListing = false
         /// What the other writers' change markers said (a pull or sync).
         var markers: MarkerView?
+        /// Modification times the remote catalog keeps for a store that keeps none, by path
+        /// (`KeptFileTime`): downloads set these rather than the upload's time.
+        var keptTimes: [String: KeptFileTime] = [:]
 
         /// Whether the remote was listed in full (not taken from the journal, in whole or in part).
         var listedEverything: Bool { !fromJournal && relisted == nil }
@@ -404,7 +407,8 @@ public struct SyncRun: Sendable {
                                           retryDelay: retryDelay)
                 return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
                                       catalog: catalog, bundles: bundles, incomplete: nil,
-                                      checksCatalogAfterListing: remoteCatalog == nil, markers: markers)
+                                      checksCatalogAfterListing: remoteCatalog == nil, markers: markers,
+                                      keptTimes: Self.keptTimes(in: remoteCatalog))
             }
             bundleCatalog = catalog
         }
@@ -432,7 +436,14 @@ public struct SyncRun: Sendable {
         let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
                                                 opened: opened)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes,
-                              markers: markers)
+                              markers: markers, keptTimes: Self.keptTimes(in: remoteCatalog))
+    }
+
+    /// The catalog's kept times by path.
+    static func keptTimes(in catalog: RemoteCatalog?) -> [String: KeptFileTime] {
+        var times: [String: KeptFileTime] = [:]
+        for time in catalog?.times ?? [] { times[time.path] = time }
+        return times
     }
 
     /// How long to wait before asking the remote again after a listing, or the look at the
@@ -559,7 +570,7 @@ public struct SyncRun: Sendable {
                                            freeSpaceReserve: config.transfers.minFreeSpace,
                                            planOptions: planOptions(at: now),
                                            compareMaxSize: config.transfers.compareMaxSize,
-                                           temporaryTag: temporaryTag, writeLease: lease),
+                                           temporaryTag: temporaryTag, writeLease: lease, keptTimes: snapshot.keptTimes),
                 writer: writer,
                 classifier: rules.classifier,
                 queueCaps: config.queues.map(\.concurrency),

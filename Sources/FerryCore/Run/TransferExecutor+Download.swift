@@ -309,7 +309,9 @@ extension TransferExecutor {
             guard written.size == fetched.result.entry.size else {
                 throw BackendError(.io, "the downloaded file has the wrong size", path: folder.fullPath(partial), retryable: true)
             }
-            if let modified = fetched.result.entry.modifiedNanos {
+            // A store that keeps no times gives the upload's; the remote catalog kept the file's.
+            let kept = keptTimes[fetched.record.remoteSpelling ?? fetched.record.path]?.time(for: fetched.result.entry)
+            if let modified = kept ?? fetched.result.entry.modifiedNanos {
                 try folder.setModificationTime(partial, nanos: modified)
             }
         }

@@ -58,6 +58,9 @@ struct TransferExecutor: Sendable {
     /// The write lease this run holds (`WriteLease`), on a store that needs one: a job that
     /// writes to the remote starts only while it is held.
     var writeLease: WriteLeaseKeeper?
+    /// Modification times the remote catalog keeps for a store that keeps none, by the
+    /// remote's path (`KeptFileTime`): a download is given its file's, not the upload's.
+    var keptTimes: [String: KeptFileTime] = [:]
 
     /// Files at least this large are marked `uploading`/`downloading` (with the version
     /// their partial bytes belong to) before the transfer, so they can be continued.
@@ -144,8 +147,9 @@ struct TransferExecutor: Sendable {
 
     func currentTime() -> Double { Date().timeIntervalSince1970 }
 
+    /// The file on the remote, as the remote spells its name (`FileRecord.remoteSpelling`).
     func remotePath(_ record: FileRecord) throws -> RemotePath {
-        pair.remoteRoot.appending(try RemotePath(record.path))
+        pair.remoteRoot.appending(try RemotePath(record.remoteSpelling ?? record.path))
     }
 
     func localPath(_ record: FileRecord) -> String {

@@ -64,7 +64,7 @@ public struct VerifyRun: Sendable {
                     let localHash = try await BlockingIO.run { () throws(BackendError) in
                         try Self.sha256(ofFile: LocalFileSystem.join(pair.localRoot, record.path))
                     }
-                    let remoteHash = try await remoteSHA256(record.path, version: remoteVersion)
+                    let remoteHash = try await remoteSHA256(record.remoteSpelling ?? record.path, version: remoteVersion)
                     hashed += 1
                     if localHash != remoteHash {
                         findings.append(VerificationFinding(path: record.path, kind: .contentDiffers,
