@@ -10,11 +10,11 @@ struct ReplacementSample: Sendable {
         self.capacity = capacity
     }
 
-    mutating func offer(_ path: String, remote: RemoteVersion) {
+    mutating func offer(_ path: String, remote: RemoteVersion, remoteName: String? = nil) {
         let hash = Self.hash(path)
         if kept.count == capacity, let last = kept.last, hash >= last.hash { return }
         let index = kept.firstIndex { $0.hash > hash } ?? kept.count
-        kept.insert((hash, SampledFile(path: path, remote: remote)), at: index)
+        kept.insert((hash, SampledFile(path: path, remote: remote, remoteName: remoteName ?? path)), at: index)
         if kept.count > capacity { kept.removeLast() }
     }
 
@@ -32,8 +32,10 @@ struct ReplacementSample: Sendable {
     }
 }
 
-/// A file a run would replace: its path and the remote version it would replace.
+/// A file a run would replace: its path, the remote version it would replace, and that
+/// version's name as the remote spells it (`FileRecord.remoteSpelling`).
 public struct SampledFile: Sendable, Equatable {
     public var path: String
     public var remote: RemoteVersion
+    public var remoteName: String
 }

@@ -28,7 +28,7 @@ struct ContentSampler {
     }
 
     private func previousLook(of file: SampledFile) async -> ContentLook {
-        guard backend.capabilities.rangedRead, file.remote.size > 0, let relative = try? RemotePath(file.path) else {
+        guard backend.capabilities.rangedRead, file.remote.size > 0, let relative = try? RemotePath(file.remoteName) else {
             return .unknown
         }
         let path = remoteRoot.appending(relative)

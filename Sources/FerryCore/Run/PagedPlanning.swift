@@ -260,7 +260,7 @@ struct PagedPlanning {
                     let replaces = Planner.replaces(job)
                     if replaces.remote, let remote = job.remote {
                         remoteReplacements += 1
-                        replacementSample.offer(job.path, remote: remote)
+                        replacementSample.offer(job.path, remote: remote, remoteName: job.remoteSpelling)
                     }
                     if replaces.local { localReplacements += 1 }
                 }
