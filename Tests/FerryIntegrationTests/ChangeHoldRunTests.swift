@@ -37,6 +37,14 @@ struct ChangeHoldRunTests {
         try Data([0xFF, 0xD8, 0xFF, 0xE1] + bytes(size - 4, seed: seed)).write(to: URL(fileURLWithPath: path))
     }
 
+    /// A photo library: every path a photo, in its year's folder.
+    static func writeLibrary(_ paths: [String], in root: String) throws {
+        for folder in Set(paths.map { $0.split(separator: "/")[0] }) {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+        }
+        for (index, path) in paths.enumerated() { try writePhoto(root + "/" + path, seed: UInt64(index)) }
+    }
+
     static func photoPaths(_ count: Int) -> [String] {
         (0..<count).map { String(format: "%@/IMG_%04d.jpg", $0 % 4 == 0 ? "2024" : "2025", $0) }
     }
@@ -55,8 +63,7 @@ struct ChangeHoldRunTests {
         let work = Workspace()
         let (url, directory, server) = try await Self.remote(target, work: work)
         let paths = Self.photoPaths(2_000)
-        for folder in ["2024", "2025"] { try FileManager.default.createDirectory(atPath: work.source + "/" + folder, withIntermediateDirectories: true) }
-        for (index, path) in paths.enumerated() { try Self.writePhoto(work.source + "/" + path, seed: UInt64(index)) }
+        try Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", url, "--state", work.state, "--json"]
         let first = try await work.ferry(push)
         #expect(first.status == 0, "\(first.diagnostics)")
@@ -89,8 +96,7 @@ struct ChangeHoldRunTests {
         let work = Workspace()
         let (url, directory, server) = try await Self.remote(target, work: work)
         let paths = Self.photoPaths(2_000)
-        for folder in ["2024", "2025"] { try FileManager.default.createDirectory(atPath: work.source + "/" + folder, withIntermediateDirectories: true) }
-        for (index, path) in paths.enumerated() { try Self.writePhoto(work.source + "/" + path, seed: UInt64(index)) }
+        try Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", url, "--state", work.state, "--json"]
         #expect(try await work.ferry(push).status == 0)
 
@@ -108,8 +114,7 @@ struct ChangeHoldRunTests {
     func replacementShareIsHeld() async throws {
         let work = Workspace()
         let paths = Self.photoPaths(200)
-        for folder in ["2024", "2025"] { try FileManager.default.createDirectory(atPath: work.source + "/" + folder, withIntermediateDirectories: true) }
-        for (index, path) in paths.enumerated() { try Self.writePhoto(work.source + "/" + path, seed: UInt64(index)) }
+        try Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", work.destination, "--state", work.state, "--json"]
         #expect(try await work.ferry(push).status == 0)
         let before = try Self.contents(work.destination)
@@ -140,8 +145,7 @@ struct ChangeHoldRunTests {
     func syncDownloadsAreHeld() async throws {
         let work = Workspace()
         let paths = Self.photoPaths(100)
-        for folder in ["2024", "2025"] { try FileManager.default.createDirectory(atPath: work.source + "/" + folder, withIntermediateDirectories: true) }
-        for (index, path) in paths.enumerated() { try Self.writePhoto(work.source + "/" + path, seed: UInt64(index)) }
+        try Self.writeLibrary(paths, in: work.source)
         let sync = ["sync", work.source, "--to", work.destination, "--state", work.state, "--json"]
         #expect(try await work.ferry(sync).status == 0)
         let before = try Self.contents(work.source)
