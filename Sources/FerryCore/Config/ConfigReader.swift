@@ -241,11 +241,8 @@ struct ConfigReader {
                     config.transfers.bandwidthLimit = try size(entry.value, key: key)
                 }
             case "max_delete":
-                let text = try string(entry.value, key: key)
-                guard text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...100).contains(percent) else {
-                    throw error(entry.value, key, "expected a percentage such as 50%")
-                }
-                config.transfers.maxDeleteShare = percent / 100
+                config.transfers.maxDeleteShare = try share(entry.value, key: key, percent: 0...100,
+                                                            expected: "a percentage such as 50%")
             case "min_free_space":
                 let text = try string(entry.value, key: key)
                 if text.hasSuffix("%") {
@@ -267,15 +264,9 @@ struct ConfigReader {
             let key = "holds." + entry.key
             switch entry.key {
             case "replace":
-                let text = try string(entry.value, key: key)
-                if text == "off" {
-                    config.holds.replaceShare = nil
-                } else {
-                    guard text.hasSuffix("%"), let percent = Double(text.dropLast()), (1...100).contains(percent) else {
-                        throw error(entry.value, key, "expected a percentage from 1% to 100%, such as 30%, or off")
-                    }
-                    config.holds.replaceShare = percent / 100
-                }
+                config.holds.replaceShare = try string(entry.value, key: key) == "off" ? nil
+                    : try share(entry.value, key: key, percent: 1...100,
+                                expected: "a percentage from 1% to 100%, such as 30%, or off")
             case "min_files": config.holds.minFiles = try integer(entry.value, key: key, range: 1...10_000_000)
             case "content": config.holds.checksContent = try boolean(entry.value, key: key)
             default: break
@@ -490,6 +481,15 @@ struct ConfigReader {
             entries.append(Entry(key: name, keyNode: keyNode, value: value))
         }
         return entries
+    }
+
+    /// A percentage written `N%`, within `percent`, as a share from 0 to 1.
+    func share(_ node: Node, key: String, percent range: ClosedRange<Double>, expected: String) throws(ConfigError) -> Double {
+        let text = try string(node, key: key)
+        guard text.hasSuffix("%"), let percent = Double(text.dropLast()), range.contains(percent) else {
+            throw error(node, key, "expected \(expected)")
+        }
+        return percent / 100
     }
 
     func string(_ node: Node, key: String) throws(ConfigError) -> String {

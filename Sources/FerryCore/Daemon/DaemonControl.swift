@@ -48,7 +48,7 @@ public final class DaemonControl: Sendable {
     /// through a hold that has not happened yet.
     public func acceptChanges(_ name: String) async throws {
         let folder = try folder(name)
-        guard await board.snapshot().folders.contains(where: { $0.name == folder.name && $0.hold != nil }) else {
+        guard board.isHeld(pair: folder.name) else {
             throw ControlError(.conflict, "folder '\(name)' is not held; there is nothing to accept")
         }
         try await run(name, reason: "api: accept changes", acceptsChanges: true)

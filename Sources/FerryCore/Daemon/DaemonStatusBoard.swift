@@ -136,6 +136,11 @@ public final class DaemonStatusBoard: Sendable {
         events?.publish(name: "run_ended", object: object)
     }
 
+    /// Whether the folder's last run was held and none has gone through since.
+    public func isHeld(pair: String) -> Bool {
+        state.withLock { $0.folders[pair]?.hold != nil }
+    }
+
     public func setUnsettled(pair: String, count: Int) {
         state.withLock { $0.folders[pair]?.unsettled = count }
     }

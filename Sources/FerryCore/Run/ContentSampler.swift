@@ -15,7 +15,7 @@ struct ContentSampler {
     func looks(of files: [SampledFile]) async -> [(path: String, look: ContentLook)] {
         let root = localRoot
         let paths = files.map(\.path)
-        let current = await Task.detached { Self.localLooks(of: paths, in: root) }.value
+        let current = await BlockingIO.run { Self.localLooks(of: paths, in: root) }
         var result: [(path: String, look: ContentLook)] = []
         for (file, look) in zip(files, current) {
             guard look == .looksEncrypted else {
