@@ -78,10 +78,14 @@ extension S3Backend {
         // still free. Refused, the upload stays on the store with its parts, and its
         // checkpoint in the journal.
         if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+        if let replaced = Self.replaceCondition(request) { headers.append(("If-Match", replaced)) }
         let response = try await send(
             "POST", url: addressing.objectURL(key: key, query: S3Query([("uploadId", id)])), headers: headers,
             body: .data(MultipartAnswers.completionBody(outcomes.map { ($0.number, $0.etag) })))
         if request.expectsNewFile, response.status == 412 { throw .anotherWriterCreated(path.description, cause: "HTTP 412 on POST (CompleteMultipartUpload) with If-None-Match: *") }
+        if Self.replaceCondition(request) != nil, response.status == 412 {
+            throw .anotherWriterReplaced(path.description, cause: "HTTP 412 on POST (CompleteMultipartUpload) with If-Match")
+        }
         guard response.isSuccess else { throw failure(response, method: "POST (CompleteMultipartUpload)", path: path) }
         let completion = MultipartAnswers.completion(response.body)
         if let error = completion.error {

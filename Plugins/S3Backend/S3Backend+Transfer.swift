@@ -42,10 +42,16 @@ extension S3Backend {
         // machine's new object is never overwritten silently (stores without conditional
         // writes ignore the header).
         if request.expectsNewFile { headers.append(("If-None-Match", "*")) }
+        // A version another writer put there since the listing is never overwritten unseen
+        // where the file's versions are kept (stores without conditional writes ignore it).
+        if let replaced = Self.replaceCondition(request) { headers.append(("If-Match", replaced)) }
         let put = self.request("PUT", url: addressing.objectURL(key: addressing.key(path)), headers: headers,
                                body: .file(path: request.source, offset: 0, length: request.size))
         let response = try transport.performNow(put, observer: observer)
         if request.expectsNewFile, response.status == 412 { throw .anotherWriterCreated(path.description, cause: "HTTP 412 on PUT with If-None-Match: *") }
+        if Self.replaceCondition(request) != nil, response.status == 412 {
+            throw .anotherWriterReplaced(path.description, cause: "HTTP 412 on PUT with If-Match")
+        }
         guard response.isSuccess else { throw failure(response, method: "PUT", path: path) }
         let etag = response.header("etag").map(ETag.normalized)
         if let etag, let sent = ETag.md5Hex(etag), sent != digest.hex {
@@ -163,4 +169,11 @@ extension S3Backend {
     }
 }
 
-extension S3Backend: DirectUploadBackend {}
+extension S3Backend: DirectUploadBackend {
+    /// The `If-Match` value a replacing write carries (`UploadRequest.replacedETag`); nil
+    /// for a new name, which has its own condition.
+    static func replaceCondition(_ request: UploadRequest) -> String? {
+        guard !request.expectsNewFile, let etag = request.replacedETag else { return nil }
+        return ETag.normalized(etag)
+    }
+}

@@ -84,4 +84,11 @@ extension BackendError {
         BackendError(.alreadyExists, "another writer created this file since the listing; it is decided again",
                      path: path, cause: cause)
     }
+
+    /// A conditional replacing write (`UploadRequest.replacedETag`) found another version
+    /// under the name.
+    public static func anotherWriterReplaced(_ path: String, cause: String? = nil) -> BackendError {
+        BackendError(.alreadyExists, "another writer replaced this file since the listing; it is decided again",
+                     path: path, cause: cause)
+    }
 }

@@ -14,6 +14,11 @@ public struct UploadRequest: Sendable {
     /// conditional (S3's `If-None-Match: *`) refuses to replace a file another writer
     /// created meanwhile, with `alreadyExists`, instead of overwriting it silently.
     public var expectsNewFile: Bool
+    /// The ETag the listing gave the file this write replaces, set where that version must
+    /// not be overwritten unseen (a folder that keeps every version, on a store without an
+    /// atomic move): a backend that can make the write conditional (S3's `If-Match`)
+    /// refuses it with `alreadyExists` when another writer replaced the file meanwhile.
+    public var replacedETag: String?
     /// The last checkpoint (`TransferObserver.uploadCheckpoint`) the journal holds for an
     /// earlier upload to `destination`: what the backend needs to continue it when
     /// `mayResume`, or to discard it (the version changed) when not.

@@ -17,10 +17,14 @@ struct WriteLeaseTests {
         let work = TemporaryDirectory("ferry-lease")
         let remote = InMemoryBackend()
 
+        /// The folder's `remote_rights`: without `delete`, a lease is given back by emptying its file.
+        var rights = RemoteRights.all
+
         func keeper(_ writer: String, clock: any RunClock = SteppedClock(), duration: Double = WriteLeaseTests.duration)
             -> WriteLeaseKeeper {
-            let pair = FolderPair(name: "photos", localRoot: work.child(writer), backend: remote, remoteRoot: .root,
+            var pair = FolderPair(name: "photos", localRoot: work.child(writer), backend: remote, remoteRoot: .root,
                                   mode: .sync, ignore: [])
+            pair.rights = rights
             let store = RemoteCatalogStore(pair: pair, stateDirectory: work.child("state-" + writer), pairId: 1, host: writer)
             return WriteLeaseKeeper(store: store, writer: writer, device: "device " + writer, duration: duration, clock: clock)
         }
@@ -71,6 +75,28 @@ struct WriteLeaseTests {
         _ = try await b.take(maxWait: 0)
         #expect(await b.loss() == nil)
         #expect(setup.leaseFiles == [".ferry-catalog/b.lease"])
+    }
+
+    @Test("without delete: a lease is given back by emptying its file, which is no lease to the next writer")
+    func givenBackWithoutDelete() async throws {
+        var setup = Setup()
+        setup.rights = RemoteRights(rights: [.read, .write])
+        let clock = SteppedClock()
+        let a = setup.keeper("a", clock: clock)
+        let b = setup.keeper("b", clock: clock)
+        _ = try await a.take(maxWait: 0)
+        await a.release()
+        #expect(setup.leaseFiles == [".ferry-catalog/a.lease"])
+        #expect(setup.remote.files[".ferry-catalog/a.lease"]?.data.isEmpty == true)
+        _ = try await b.take(maxWait: 0)
+        #expect(clock.now() < Self.duration, "B took it at once: the empty file is no live lease")
+        #expect(await b.loss() == nil)
+        // A comes back while B holds it and renews: A steps back by emptying its own file again.
+        let waiting = SteppedClock(sharing: clock) { await b.renew() }
+        let again = setup.keeper("a", clock: waiting)
+        await #expect(throws: WriteLeaseKeeper.Refusal.self) { _ = try await again.take(maxWait: 0) }
+        #expect(setup.remote.files[".ferry-catalog/a.lease"]?.data.isEmpty == true)
+        #expect(setup.remote.files[".ferry-catalog/b.lease"]?.data.isEmpty == false)
     }
 
     @Test("a holder that renews keeps it: the waiter gives up, says who holds it, and leaves no file behind")

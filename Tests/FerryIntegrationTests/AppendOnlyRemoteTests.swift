@@ -137,6 +137,59 @@ struct AppendOnlyRemoteTests {
         #expect(deletions.isEmpty, "\(deletions)")
     }
 
+    /// Two devices (state folders) push the same files into one append-only folder at the
+    /// same instant: every version either reaches the remote (under the name or in the
+    /// versions folder) or is reported as a conflict on its device, which still has it.
+    @Test("two devices push the same files at once: no version is lost or taken for another", arguments: Kind.allCases)
+    func twoPushesAtOnce(_ kind: Kind) async throws {
+        let work = Workspace()
+        let remote = try await Self.start(kind, in: work)
+        let config = "remotes:\n  store:\n" + remote.yaml + "folders:\n"
+            + ["a", "b"].map { "  \($0):\n    path: \($0)\n    remote: store\n    remote_path: shared\n    mode: push\n    remote_rights: [read, write]\n" }
+            .joined()
+        try Self.write(config, to: work.directory.child("config.yml"))
+        func arguments(_ device: String) -> [String] { ["push", device, "--state", work.directory.child("state-" + device), "--json"] }
+        let files = (0..<12).map { "trip-\($0 % 2)/day-\($0).gpx" }
+        func text(_ path: String, _ writer: String) -> String {
+            switch writer {
+            case "base": "\(path) as first pushed\n"
+            case "a": "\(path) as device A wrote it\n"
+            default: "\(path) as device B wrote it, a longer line\n"
+            }
+        }
+        for path in files { try Self.write(text(path, "base"), to: work.directory.child("a/" + path)) }
+        let first = try await work.ferry(arguments("a"), environment: remote.environment)
+        #expect(first.status == 0 && first.int("uploaded") == files.count, "\(first.diagnostics)")
+        // B joins with the same base, pushed by A, and knows it (pull first, as a user would).
+        let joined = try await work.ferry(["pull", "b", "--state", work.directory.child("state-b"), "--json"], environment: remote.environment)
+        #expect(joined.status == 0 && joined.int("downloaded") == files.count, "\(joined.diagnostics)")
+        for path in files {
+            try Self.write(text(path, "a"), to: work.directory.child("a/" + path))
+            try Self.write(text(path, "b"), to: work.directory.child("b/" + path))
+        }
+        let running = try ["a", "b"].map { try FerryProcess(arguments($0), in: work.directory.path, environment: remote.environment) }
+        defer { for process in running { process.stopIfRunning() } }
+        var conflicts: [String: Set<String>] = [:]
+        for (device, process) in zip(["a", "b"], running) {
+            let result = await process.wait()
+            #expect(result.int("failed") == 0, "device \(device): \(result.diagnostics)")
+            conflicts[device] = Set(result.events(named: "conflict").compactMap { $0["path"] as? String })
+        }
+        for path in files {
+            let listed = try await work.ferry(["versions", work.directory.child("a/" + path), "--state", work.directory.child("state-a"),
+                                               "--json"], environment: remote.environment)
+            let sizes = listed.events.compactMap { ($0["size"] as? NSNumber)?.intValue }
+            #expect(sizes.contains(text(path, "base").utf8.count), "\(path): \(sizes) \(listed.diagnostics)")
+            for device in ["a", "b"] {
+                let kept = sizes.contains(text(path, device).utf8.count) || conflicts[device, default: []].contains(path)
+                #expect(kept, "\(path): device \(device)'s version is neither on the remote nor a conflict: \(sizes)")
+                #expect(try String(contentsOfFile: work.directory.child(device + "/" + path), encoding: .utf8) == text(path, device))
+            }
+        }
+        let deletions = (remote.requests() ?? []).filter { $0.hasPrefix("DELETE ") }
+        #expect(deletions.isEmpty, "\(deletions)")
+    }
+
     @Test("with delete and keep_versions: 2, only the newest two replaced versions stay")
     func retentionPrunes() async throws {
         let work = Workspace()

@@ -211,8 +211,17 @@ struct SharedRemote {
     /// Held so that the server runs for as long as the test.
     let webServer: TestServer?
     let store: S3TestServer?
+    /// A proxy in front of an S3 store that logs every request (`countingRequests`).
+    var proxy: FaultProxy? = nil
+    /// Lines added to every device's folder in config.yml.
+    var folderSettings: [String] = []
 
-    static func start(_ kind: SeveralDevicesTests.RemoteKind, in work: Workspace) async throws -> SharedRemote {
+    /// The requests the remote answered so far ("METHOD PATH …"): a web server's access log,
+    /// or the proxy's; nil for a local folder, or an S3 store started without the proxy.
+    var requests: [String]? { webServer?.accessLog ?? proxy?.requests }
+
+    static func start(_ kind: SeveralDevicesTests.RemoteKind, in work: Workspace,
+                      countingRequests: Bool = false) async throws -> SharedRemote {
         switch kind {
         case .local:
             let folder = work.directory.child("remote")
@@ -233,11 +242,14 @@ struct SharedRemote {
             // holder stops writing when no renewal was confirmed for half of it, and moto,
             // one Python process, answered nothing for 5 s beside two test runs and a busy
             // loop on 2 cores (a 10 s lease; the run then rightly exited 1, "run the sync again").
+            // The proxy keeps the Host header, so the signatures stay valid.
+            let proxy = countingRequests
+                ? try await FaultProxy(upstream: store.endpoint, share: 0, options: ["--keep-host"]) : nil
             return SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: several",
-                                           "endpoint: \(store.endpoint)"],
+                                           "endpoint: \(proxy?.origin ?? store.endpoint)"],
                                 disk: nil, bookkeeping: [],
                                 environment: store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "20"]) { $1 },
-                                webServer: nil, store: store)
+                                webServer: nil, store: store, proxy: proxy)
         }
     }
 
@@ -245,7 +257,9 @@ struct SharedRemote {
     /// remote's root, so every device syncs the same remote folder.
     func config(for devices: [Device], hiddenNames: Bool = false) -> String {
         var lines = ["remotes:", "  shared:"] + settings.map { "    " + $0 } + ["folders:"]
-        for device in devices { lines += device.folderLines(remote: "shared", hiddenNames: hiddenNames) }
+        for device in devices {
+            lines += device.folderLines(remote: "shared", hiddenNames: hiddenNames) + folderSettings.map { "    " + $0 }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -432,6 +446,96 @@ struct SeveralDevicesTests {
             #expect(settled.int("uploaded") == 0 && settled.int("downloaded") == 0 && settled.int("deleted") == 0,
                     "device \(device.name) still found work: \(settled.diagnostics)\n\(runs)")
         }
+        withExtendedLifetime(remote) {}
+    }
+
+    /// A folder that may not delete on its remote (`remote_rights: [read, write]`) replaces
+    /// no version in place: each replaced version goes into the versions folder. Two devices
+    /// that replace the same files at the same instant must still each keep theirs, and
+    /// neither may take the other's write for its own (which once left them silently
+    /// different, each sure it was in sync).
+    @Test("append-only: two devices edit the same files and sync at the same instant: both versions kept, the first in the versions folder, no DELETE",
+          arguments: RemoteKind.allCases)
+    func appendOnlyAtOnce(_ kind: RemoteKind) async throws {
+        let work = Workspace()
+        var remote = try await SharedRemote.start(kind, in: work, countingRequests: true)
+        remote.folderSettings = ["remote_rights: [read, write]"]
+        let (a, b) = (Device("a", in: work), Device("b", in: work))
+        let reader = Device("r", in: work)
+        for device in [a, b, reader] {
+            try FileManager.default.createDirectory(atPath: device.path, withIntermediateDirectories: true)
+        }
+        let config = work.directory.child("config.yml")
+        try Data(remote.config(for: [a, b]).utf8).write(to: URL(fileURLWithPath: config))
+        var history: [String] = []
+        func syncing(_ device: Device, _ step: String) async throws -> FerryProcess.Result {
+            let result = try await work.ferry(device.syncArguments(config: config), environment: remote.environment)
+            history.append("\(step) \(device.name): \(Self.outline(result))")
+            return result
+        }
+
+        let files = (0..<12).map { "album-\($0 % 3)/track-\($0).gpx" }
+        for path in files { try SyncMatrix.write(DeviceEdits.base(path), at: a.path + "/" + path, modified: DeviceEdits.t0) }
+        let seeded = try await syncing(a, "first")
+        #expect(seeded.status == 0 && seeded.int("uploaded") == files.count, "\(seeded.diagnostics)")
+        let joined = try await syncing(b, "first")
+        #expect(joined.status == 0 && joined.int("downloaded") == files.count, "\(joined.diagnostics)")
+
+        for path in files {
+            try SyncMatrix.write(DeviceEdits.fromA(path), at: a.path + "/" + path, modified: DeviceEdits.t0.addingTimeInterval(100))
+            try SyncMatrix.write(DeviceEdits.fromB(path), at: b.path + "/" + path, modified: DeviceEdits.t0.addingTimeInterval(200))
+        }
+        var running: [FerryProcess] = []
+        defer { for process in running { process.stopIfRunning() } }
+        for device in [a, b] {
+            running.append(try FerryProcess(device.syncArguments(config: config), in: work.directory.path,
+                                            environment: remote.environment))
+        }
+        for (device, process) in zip([a, b], running) {
+            let result = await process.wait()
+            history.append("together \(device.name): \(Self.outline(result))")
+            #expect(result.status == 0, "device \(device.name), syncing with the other at once: \(result.diagnostics)")
+        }
+        for round in 1...2 {
+            for device in [a, b] {
+                let result = try await syncing(device, "round \(round)")
+                #expect(result.status == 0, "round \(round), device \(device.name): \(result.diagnostics)")
+            }
+        }
+
+        // Both edits of every file on both devices and in a fresh pull: one under the name,
+        // one as a conflict copy.
+        var expected = ExpectedTree()
+        for path in files { expected.bothKept[path] = [DeviceEdits.fromA(path), DeviceEdits.fromB(path)] }
+        let pulled = try await work.ferry(["pull", reader.path, "--from", "shared", "--config", config, "--state", reader.state,
+                                           "--json", "--ignore-hidden-names"], environment: remote.environment)
+        #expect(pulled.status == 0, "\(pulled.diagnostics)")
+        let runs = history.joined(separator: "\n")
+        let reference = try SyncMatrix.contents(of: a.path)
+        for (label, root) in [("device a", a.path), ("device b", b.path), ("a fresh pull", reader.path)] {
+            let tree = try SyncMatrix.contents(of: root)
+            let differences = ExpectedTree.differences(tree, from: reference)
+            #expect(differences == [], "\(label) differs from device a:\n\(differences.joined(separator: "\n"))\n\(runs)")
+            let problems = expected.problems(in: tree)
+            #expect(problems == [], "\(label):\n\(problems.joined(separator: "\n"))\n\(runs)")
+        }
+        // The version both replaced is in the versions folder.
+        for path in files {
+            let listed = try await work.ferry(["versions", a.path + "/" + path, "--config", config, "--state", a.state, "--json"],
+                                              environment: remote.environment)
+            let sizes = listed.events.compactMap { ($0["size"] as? NSNumber)?.intValue }
+            #expect(listed.status == 0 && sizes.contains(DeviceEdits.base(path).utf8.count),
+                    "\(path): versions \(sizes): \(listed.diagnostics)\n\(runs)")
+        }
+        // Settled: nothing left to do on either device.
+        for device in [a, b] {
+            let settled = try await syncing(device, "settled")
+            #expect(settled.status == 0 && settled.int("uploaded") == 0 && settled.int("downloaded") == 0,
+                    "device \(device.name) still found work: \(settled.diagnostics)\n\(runs)")
+        }
+        let deletions = (remote.requests ?? []).filter { $0.hasPrefix("DELETE ") }
+        #expect(deletions.isEmpty, "\(deletions)")
+        if kind != .local { #expect(remote.requests?.contains { $0.hasPrefix("PUT ") } == true, "no request was logged") }
         withExtendedLifetime(remote) {}
     }
 

@@ -251,6 +251,38 @@ struct S3MultipartTests {
         #expect(try await backend.stat(destination)?.size == 3000)
     }
 
+    /// On SeaweedFS only: moto 5.2 ignores `If-Match` on CompleteMultipartUpload (it honours
+    /// it on PUT, and `If-None-Match` on both). A two-way sync on such a store relies on
+    /// its write lease.
+    @Test("a multipart upload made on the listed ETag never replaces a version another writer put there meanwhile")
+    func conditionalReplacingCompletion() async throws {
+        let server = try await S3TestServer(.seaweedfs)
+        let backend = try Self.backend(server, prefix: "replace", concurrency: 2)
+        let scratch = TemporaryDirectory("ferry-s3-mp-replace")
+        let destination = try RemotePath("big.mov")
+        var listedETag: String?
+        for (seed, size) in [(UInt64(11), 1000), (12, 3000)] {
+            let theirs = scratch.child("theirs-\(seed)")
+            try TreeGenerator.write(at: theirs, size: size, seed: seed)
+            _ = try await backend.upload(UploadRequest(source: theirs, destination: destination, size: Int64(size),
+                                                       modifiedNanos: try #require(try LocalFileSystem.metadata(theirs)).modifiedNanos,
+                                                       mayResume: false),
+                                         observer: NullTransferObserver())
+            if listedETag == nil { listedETag = try await backend.stat(destination)?.etag }
+        }
+        let (path, nanos) = try Self.source(scratch, seed: 10)
+        var mine = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
+        #expect(listedETag != nil)
+        mine.replacedETag = listedETag
+        do {
+            _ = try await backend.upload(mine, observer: NullTransferObserver())
+            Issue.record("the multipart upload replaced a version the listing never saw")
+        } catch {
+            #expect(error.code == .alreadyExists, "\(error)")
+        }
+        #expect(try await backend.stat(destination)?.size == 3000)
+    }
+
     /// Notes whether the ledger of a ranged download (which only the parallel streams keep)
     /// was beside the partial file while bytes came in.
     final class LedgerWatcher: TransferObserver {

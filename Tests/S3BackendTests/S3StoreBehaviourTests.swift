@@ -147,6 +147,30 @@ struct S3StoreBehaviourTests {
         #expect(try await backend.stat(try RemotePath("IMG_2.jpg"))?.size == 2000)
     }
 
+    @Test("a replacing write made on the listed ETag never replaces a version another writer put there meanwhile",
+          arguments: S3TestServer.Kind.singleProcess)
+    func conditionalReplace(_ kind: S3TestServer.Kind) async throws {
+        let server = try await S3TestServer(kind)
+        let backend = try server.backend(prefix: "replace")
+        let scratch = TemporaryDirectory("ferry-s3-replace")
+        let listed = try await Self.upload(backend, "IMG_1.jpg", size: 1000, seed: 1, in: scratch)
+        let listedETag = try #require(try await backend.stat(listed.destination)?.etag)
+        _ = try await Self.upload(backend, "IMG_1.jpg", size: 3000, seed: 2, in: scratch)
+        var mine = try await Self.upload(backend, "IMG_2.jpg", size: 2000, seed: 3, in: scratch)
+        mine.destination = listed.destination
+        mine.replacedETag = listedETag
+        do {
+            _ = try await backend.upload(mine, observer: NullTransferObserver())
+            Issue.record("the write replaced a version the listing never saw")
+        } catch {
+            #expect(error.code == .alreadyExists, "\(error)")
+        }
+        #expect(try await backend.stat(listed.destination)?.size == 3000)
+        mine.replacedETag = try #require(try await backend.stat(listed.destination)?.etag)
+        _ = try await backend.upload(mine, observer: NullTransferObserver())
+        #expect(try await backend.stat(listed.destination)?.size == 2000)
+    }
+
     @Test("a failed download never leaves the store's error body in the partial file",
           arguments: S3TestServer.Kind.singleProcess)
     func failedDownloadLeavesThePartialFile(_ kind: S3TestServer.Kind) async throws {

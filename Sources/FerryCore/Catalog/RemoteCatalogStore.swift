@@ -160,4 +160,15 @@ extension RemoteCatalogStore {
             return
         }
     }
+
+    /// Empties the catalog folder's file `name` for those who read it by size: removed
+    /// where the folder may delete, else written again with no bytes (write leases:
+    /// `WriteLease.listed` skips an empty file).
+    func vacate(named name: String, now: Double) async throws(BackendError) {
+        if pair.rights.mayDelete {
+            try await remove(named: name)
+        } else {
+            try await put(Data(), named: name, now: now)
+        }
+    }
 }

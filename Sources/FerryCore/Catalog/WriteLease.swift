@@ -7,7 +7,8 @@ import FerryPluginAPI
 /// Each writer (a device's folder pair, as for change markers) has one file,
 /// `.ferry-catalog/WRITER.lease`. A writer takes the lease by writing its file and then
 /// listing the folder: it holds the lease when no other writer's live file is there, and
-/// otherwise removes its own and tries again a little later. Two writers can never both
+/// otherwise removes its own (empties it, in a folder without `delete`: an empty file is
+/// no lease) and tries again a little later. Two writers can never both
 /// hold it on a store whose listing shows every finished write (S3 since 2020, WebDAV, a
 /// disk): the later of the two writes is listed by the other's look, or came after it, in
 /// which case its own look sees the earlier file. Both may step back at once; the random
@@ -57,7 +58,8 @@ public enum WriteLease {
     /// The lease files among the entries of `.ferry-catalog/`.
     public static func listed(in entries: [RemoteEntry]) -> [Listed] {
         entries.compactMap { entry in
-            guard entry.kind == .file, let writer = writer(ofFileName: entry.path.name) else { return nil }
+            // An empty file is a lease given back in a folder that may not delete (`vacate`).
+            guard entry.kind == .file, entry.size > 0, let writer = writer(ofFileName: entry.path.name) else { return nil }
             let stamp = "\(entry.size)/\(entry.etag ?? "")/\(entry.modifiedNanos.map(String.init) ?? "")"
             return Listed(writer: writer, path: entry.path, stamp: stamp, modifiedNanos: entry.modifiedNanos)
         }

@@ -7,10 +7,10 @@ extension SyncRun {
     /// The keeper of this pair's write lease when this run needs one: a two-way sync with
     /// jobs, on a store without conditional new names or without an atomic move.
     func writeLeaseKeeper(opened: OpenJournal) async throws(RunError) -> WriteLeaseKeeper? {
-        // A folder without `delete` moves nothing aside: a version another device wrote
-        // meanwhile is saved in the versions folder, not lost, and the lease file could not
-        // be given back.
-        guard pair.mode == .sync, pair.rights.mayDelete, let journal = opened.journal else { return nil }
+        // A folder without `delete` takes it too: its replacing writes are conditional
+        // (`If-Match`) only on stores that honour the condition, and its lease is given
+        // back by emptying the file, not deleting it.
+        guard pair.mode == .sync, let journal = opened.journal else { return nil }
         let capabilities = pair.backend.capabilities
         guard !(capabilities.conditionalNewNames && capabilities.atomicMove) else { return nil }
         let pending: Bool

@@ -718,7 +718,9 @@ public struct SyncRun: Sendable {
     /// This state folder's device id for temporary upload names, in a two-way sync only:
     /// push and pull keep the plain names, which earlier versions' partial uploads have.
     func deviceTag() throws(RunError) -> String? {
-        guard pair.mode == .sync else { return nil }
+        // A push into a folder that keeps every version promises that a version another
+        // device pushes at the same moment is kept too: the two must not share a temporary file.
+        guard pair.mode == .sync || (pair.mode == .push && pair.savesVersions) else { return nil }
         do throws(SystemError) {
             return try DeviceIdentity.id(stateDirectory: stateDirectory)
         } catch {

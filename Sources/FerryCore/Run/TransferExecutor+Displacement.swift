@@ -31,7 +31,7 @@ extension TransferExecutor {
     /// name of this device's beside it (removed once the write is done). Nil when nothing is to be displaced.
     func displacementTarget(for planned: FileRecord) throws -> (path: RemotePath, isTrash: Bool)? {
         guard planOptions.mode == .sync, planned.remote != nil else { return nil }
-        // The replaced version is saved in the versions folder instead (`saveReplacedVersion`).
+        // The replaced version goes into the versions folder instead (`keepReplacedVersion`).
         if pair.savesVersions, planned.action == .upload { return nil }
         if let target = planned.moveTarget, planned.action != .moveRemote {
             return (pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target)), true)
@@ -173,15 +173,18 @@ extension TransferExecutor {
 
     static let maxRedecisions = 5
 
-    /// An upload of a new name that found the name taken by another writer (`refusal`,
-    /// from the upload itself or from publishing a staged batch), decided again from what
-    /// is there now; nil when the refusal was something else (a folder in the way). Throws
-    /// when the look at what is there fails (a retryable error, as any other).
+    /// An upload that found the name taken by another writer (`refusal`, from the upload
+    /// itself or from publishing a staged batch: a new name, or one emptied for the new
+    /// version), decided again from what is there now; nil when the refusal was something
+    /// else (a folder in the way). An empty name by now is another device's version moved
+    /// into the versions folder a moment ago: decided again, the file goes as a new one.
+    /// Throws when the look at what is there fails (a retryable error, as any other).
     func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async throws -> Success? {
-        guard planned.action == .upload, refusal.code == .alreadyExists,
-              let current = try await pair.backend.stat(try remotePath(planned)), current.kind == .file
-        else { return nil }
+        guard planned.action == .upload, refusal.code == .alreadyExists else { return nil }
+        let current = try await pair.backend.stat(try remotePath(planned))
+        if let current, current.kind != .file { return nil }
         return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
-            current: current, message: "another device created the remote file since the listing")))
+            current: current, message: current == nil ? "another device moved the remote file away since the listing"
+                : "another device wrote the remote file since the listing")))
     }
 }

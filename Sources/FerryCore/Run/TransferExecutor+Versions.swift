@@ -1,14 +1,80 @@
 import FerryPluginAPI
 
 /// A folder that keeps versions (`remote_rights` without `delete`, or retention set) never
-/// lets an upload destroy the remote version it replaces: the version is first copied on
-/// the server into the versions folder (`VersionName`), then the new one is written over
-/// the name. A copy is no deletion on any backend (S3's CopyObject, WebDAV's COPY, a
-/// local copy), so nothing in this path sends one. A version another device wrote after
-/// this device's listing is what the copy saves: it is kept, not lost.
+/// lets an upload destroy the remote version it replaces, nor the version another device
+/// writes at the same moment. No path here sends a deletion.
+///
+/// - Where the store moves a file in one step and refuses a new name that is taken (a
+///   disk, WebDAV), the version under the name is moved into the versions folder
+///   (`VersionName`), and the upload then takes the free name only while it is free. A
+///   version another device put there meanwhile is refused, not replaced: the file is
+///   decided again (a conflict in a two-way sync, another round of saving in a push).
+/// - Elsewhere (S3: a move is a copy and a delete) the version is copied into the versions
+///   folder, and the upload replaces the name only while it holds the listed version
+///   (`UploadRequest.replacedETag`, `If-Match`). A two-way sync on such a store also holds
+///   the folder's write lease, for stores that ignore the condition.
 extension TransferExecutor {
-    /// Saves the remote file `planned` is about to replace; nothing when the upload takes a
-    /// new name, or when the name turned out empty (the upload then creates it).
+    /// How the remote version an upload replaces was kept.
+    enum ReplacedVersionKeeping: Equatable {
+        /// Nothing to keep: a new name, or a folder that keeps no versions.
+        case none
+        /// Moved into the versions folder: the upload takes the name only while it is free.
+        case movedAside
+        /// Copied into the versions folder: the upload replaces the name only while it
+        /// holds the version with this ETag (where the listing gave one).
+        case copied(replacedETag: String?)
+    }
+
+    /// Keeps the remote file `planned` is about to replace in the versions folder, and says
+    /// how, so that the upload is made conditional to match.
+    func keepReplacedVersion(_ planned: FileRecord) async throws -> ReplacedVersionKeeping {
+        guard pair.savesVersions, let expected = planned.remote else { return .none }
+        let capabilities = pair.backend.capabilities
+        if capabilities.atomicMove && capabilities.conditionalNewNames {
+            try await moveIntoVersions(planned, expected: expected)
+            return .movedAside
+        }
+        try await saveReplacedVersion(planned)
+        return .copied(replacedETag: expected.etag)
+    }
+
+    /// Moves the version under `planned`'s name into the versions folder. In a two-way
+    /// sync, a version other than the planned one (another device wrote since the
+    /// listing) is put back and the file decided again (`RemoteChangedSincePlan`); a push
+    /// replaces whatever is there, which stays in the versions folder. An empty name
+    /// (another device moved the version into the versions folder a moment ago, or an
+    /// earlier attempt of this job did) is fine: the upload takes it only while it is free.
+    private func moveIntoVersions(_ planned: FileRecord, expected: RemoteVersion) async throws {
+        let relative = try RemotePath(planned.path)
+        let name = try remotePath(planned)
+        var millis = Int64((currentTime() * 1000).rounded(.down))
+        for _ in 0..<1000 {
+            let target = try VersionName.savedPath(of: relative, replacedAtMillis: millis, root: pair.remoteRoot)
+            guard let refusal = await moveRefusal(from: name, to: target) else {
+                if planOptions.mode == .sync {
+                    guard let moved = try await pair.backend.stat(target), moved.kind == .file else {
+                        throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
+                                                     message: "the remote file vanished while it was moved into the versions folder")
+                    }
+                    if !Self.isDisplaced(moved, expected) {
+                        try await putBack(target, to: name, planned: planned)
+                        throw RemoteChangedSincePlan(current: moved, message: "another device wrote the remote file since the listing")
+                    }
+                }
+                await pruneVersions(of: relative)
+                return
+            }
+            switch refusal.code {
+            case .alreadyExists: millis += 1
+            case .notFound: return
+            default: throw refusal
+            }
+        }
+        throw BackendError(.alreadyExists, "no free name in the versions folder", path: planned.path)
+    }
+
+    /// Copies the remote file `planned` is about to replace into the versions folder;
+    /// nothing when the name turned out empty (the upload then creates it).
     func saveReplacedVersion(_ planned: FileRecord) async throws {
         guard pair.savesVersions, planned.remote != nil else { return }
         let relative = try RemotePath(planned.path)

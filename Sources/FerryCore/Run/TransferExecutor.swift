@@ -53,7 +53,8 @@ struct TransferExecutor: Sendable {
     /// The largest look-alike copy that is read and compared (`transfers.compare_max_size`).
     var compareMaxSize: Int64 = 1 << 30
     /// This device's part of temporary upload names (`UploadRequest.temporaryTag`): set for
-    /// two-way sync, where other devices write the same remote folder.
+    /// two-way sync, where other devices write the same remote folder, and for a push into
+    /// a folder that keeps every version.
     var temporaryTag: String?
     /// The write lease this run holds (`WriteLease`), on a store that needs one: a job that
     /// writes to the remote starts only while it is held.
@@ -280,7 +281,7 @@ struct TransferExecutor: Sendable {
         // Continue an earlier partial upload only if it was made from this very version.
         let mayResume = planned.transferLocal == version
         // Look before sending the file again.
-        if Self.mayHaveLanded(planned), let landed = try await alreadyUploaded(version, to: destination) {
+        if Self.mayHaveLanded(planned), let landed = try await alreadyUploaded(version, to: destination, replacing: planned.remote) {
             // A later attempt may have left its temporary file before failing (a lost
             // MOVE answer, then a re-sent PUT whose MOVE failed): it is garbage now.
             if pair.rights.mayDelete, let parent = destination.parent,
@@ -292,7 +293,7 @@ struct TransferExecutor: Sendable {
         let aside = try displacementTarget(for: planned)
         var displaced: RemotePath?
         if let aside { displaced = try await displace(planned, to: aside.path) }
-        try await saveReplacedVersion(planned)
+        let keeping = try await keepReplacedVersion(planned)
         record.beginUpload(of: version, at: now())
         // The mark exists so an interrupted transfer can be continued; a small file is
         // simply sent again, and its job is already on disk as needsUpload, so the extra
@@ -304,14 +305,17 @@ struct TransferExecutor: Sendable {
         // backend then discards the upload it names.
         var request = UploadRequest(source: source, destination: destination, size: version.size,
                                     modifiedNanos: version.modifiedNanos, mayResume: mayResume,
-                                    expectsNewFile: planned.remote == nil || aside != nil, resumeState: planned.transferState)
+                                    expectsNewFile: planned.remote == nil || aside != nil || keeping == .movedAside,
+                                    resumeState: planned.transferState)
         request.temporaryTag = temporaryTag
+        if case let .copied(replacedETag) = keeping { request.replacedETag = replacedETag }
         // A small file on a backend that flushes per file waits to be flushed with others;
         // a large one (marked, resumable) goes on its own, and so does one that an earlier
         // upload left partly sent (`leftPartial`).
-        // A displaced version's scratch copy is removed once the new one is in place, so
-        // such an upload is not left to a later batch.
-        if !resumable, !Self.leftPartial(planned), aside == nil, let stager = pair.backend as? any StagedUploadBackend,
+        // A displaced version's scratch copy is removed once the new one is in place, and
+        // a name emptied for a new version is filled at once: such an upload is not left
+        // to a later batch.
+        if !resumable, !Self.leftPartial(planned), aside == nil, keeping == .none, let stager = pair.backend as? any StagedUploadBackend,
            let written = try await stager.stageUpload(request, observer: observer) {
             return .sent(written.result, staged: written)
         }
@@ -337,10 +341,15 @@ struct TransferExecutor: Sendable {
     }
 
     /// The remote copy when it is this very version of the source (same size, and the
-    /// modification time the upload gave it), or nil when it has to be sent.
-    private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath) async throws -> RemoteVersion? {
+    /// modification time the upload gave it), or nil when it has to be sent. The version
+    /// the upload was to replace is never taken for it: after a re-decision that is
+    /// another device's write, which can have the same size and, from a coarse clock, the
+    /// same time.
+    private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath,
+                                 replacing replaced: RemoteVersion?) async throws -> RemoteVersion? {
         guard let entry = try await pair.backend.stat(destination), entry.kind == .file else { return nil }
         let remote = RemoteVersion(entry)
+        if let replaced, remote.isSameVersion(as: replaced) { return nil }
         return remote.matches(version) ? remote : nil
     }
 

@@ -49,7 +49,7 @@ actor WriteLeaseKeeper {
             }
             let look = WriteLease.look(at: listing, own: writer, firstSeen: firstSeen, now: now, duration: duration)
             for stale in look.stale {
-                try? await store.remove(named: stale.path.name)
+                try? await store.vacate(named: stale.path.name, now: clock.wallTime())
             }
             if look.live.isEmpty && look.ownListed {
                 renewedAt = written
@@ -57,7 +57,7 @@ actor WriteLeaseKeeper {
             }
             // Another writer holds it (or takes it at this moment): step back, so that it
             // can go on, and try again after a random while.
-            try? await store.remove(named: WriteLease.fileName(writer: writer))
+            try? await store.vacate(named: WriteLease.fileName(writer: writer), now: clock.wallTime())
             if now - started >= max(maxWait, duration * 1.25) {
                 var holder: String?
                 if let live = look.live.first, let entry = listing.first(where: { $0.path == live.path }),
@@ -114,7 +114,7 @@ actor WriteLeaseKeeper {
     /// Gives the lease back: other writers need not wait for it to expire.
     func release() async {
         renewedAt = nil
-        try? await store.remove(named: WriteLease.fileName(writer: writer))
+        try? await store.vacate(named: WriteLease.fileName(writer: writer), now: clock.wallTime())
     }
 
     private func writeOwnFile() async throws {
