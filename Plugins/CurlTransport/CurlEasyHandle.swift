@@ -242,6 +242,7 @@ extension HTTPRequest.Body {
         case let .file(_, _, length): return length
         case let .content(_, _, length): return length
         case let .parts(parts): return parts.reduce(0) { $0 + $1.length }
+        case let .cutOff(_, announcedLength): return announcedLength
         }
     }
 }

@@ -10,6 +10,9 @@ final class CurlTransferContext {
 
     private var requestData: Data?
     private var requestDataOffset = 0
+    /// `requestData` is only the start of the announced body (`HTTPRequest.Body.cutOff`):
+    /// once it is sent, the transfer is aborted instead of ended.
+    private var cutsOffAfterData = false
     private var requestFile: OpenFile?
     private var requestContent: (any UploadContent)?
     /// What `requestContent` gives, on its way into libcurl's buffer.
@@ -20,6 +23,8 @@ final class CurlTransferContext {
     private var requestFileStart: Int64 = 0
     private var requestFileLength: Int64 = 0
     private var requestParts: BodyPartsReader?
+    /// `HTTPRequest.lastBodyBytesCheck`.
+    private let lastBodyBytesCheck: (@Sendable () throws(BackendError) -> Void)?
 
     private var memory = Data()
     private var memoryLimit = 0
@@ -63,6 +68,7 @@ final class CurlTransferContext {
     init(request: HTTPRequest, observer: any TransferObserver) throws(BackendError) {
         self.observer = observer
         requestedRange = request.range
+        lastBodyBytesCheck = request.lastBodyBytesCheck
         switch request.body {
         case .none: break
         case let .data(data): requestData = data
@@ -80,6 +86,9 @@ final class CurlTransferContext {
             requestFileLength = length
         case let .parts(parts):
             requestParts = try BodyPartsReader(parts)
+        case let .cutOff(data, _):
+            requestData = data
+            cutsOffAfterData = true
         }
         switch request.responseBody {
         case let .memory(limit):
@@ -121,6 +130,11 @@ final class CurlTransferContext {
                     buffer.baseAddress!.copyMemory(from: source.baseAddress! + requestDataOffset, byteCount: count)
                 }
                 requestDataOffset += count
+            } else if cutsOffAfterData {
+                // libcurl has sent what the last call gave it before asking again, so the
+                // server has the start of the body when the connection goes.
+                failure = BackendError(.connectionLost, HTTPRequest.BodyCutOff.message)
+                return nil
             }
         } else if let file = requestFile, requestFileRemaining > 0 {
             let want = Int(min(Int64(buffer.count), requestFileRemaining))
@@ -136,6 +150,7 @@ final class CurlTransferContext {
             }
             requestFileOffset += Int64(count)
             requestFileRemaining -= Int64(count)
+            if requestFileRemaining == 0, !passesLastBodyBytesCheck() { return nil }
         } else if let content = requestContent, requestFileRemaining > 0 {
             let want = Int(min(Int64(buffer.count), requestFileRemaining))
             if contentBuffer.count < want { contentBuffer = [UInt8](repeating: 0, count: want) }
@@ -154,6 +169,7 @@ final class CurlTransferContext {
             }
             requestFileOffset += Int64(count)
             requestFileRemaining -= Int64(count)
+            if requestFileRemaining == 0, !passesLastBodyBytesCheck() { return nil }
         } else if let parts = requestParts {
             do {
                 count = try parts.fill(buffer)
@@ -165,6 +181,18 @@ final class CurlTransferContext {
         bytesSent += Int64(count)
         pauseIfThrottled(observer.bytesTransferred(count))
         return count
+    }
+
+    /// Runs `lastBodyBytesCheck`; false (with `failure` set) when it threw.
+    private func passesLastBodyBytesCheck() -> Bool {
+        guard let check = lastBodyBytesCheck else { return true }
+        do {
+            try check()
+            return true
+        } catch {
+            failure = error
+            return false
+        }
     }
 
     /// Moves the request body back to `position` (libcurl resends it after a redirect or an

@@ -13,6 +13,16 @@ public struct HTTPRequest: Sendable {
         /// Pieces sent one after another (a multipart form: preamble, file, epilogue), each
         /// read only when libcurl asks for it, so a large file is never held in memory.
         case parts([BodyPart])
+        /// `data`, sent as the start of a body announced as `announcedLength` bytes; then the
+        /// connection is dropped, as when a client loses its network half-way through an
+        /// upload. The transfer fails with `connectionLost` and `BodyCutOff.message`. For the
+        /// capability probe, which needs to see what a server keeps after such a cut.
+        case cutOff(Data, announcedLength: Int64)
+    }
+
+    /// What a `.cutOff` body's transfer fails with.
+    public enum BodyCutOff {
+        public static let message = "the body was cut off on purpose"
     }
 
     /// One piece of a `.parts` body.
@@ -59,6 +69,13 @@ public struct HTTPRequest: Sendable {
     /// Whether a `.file` response body is flushed to disk (`fsync`) when the transfer ends.
     /// False when the caller flushes it with others (a batch of small downloads).
     public var flushesResponseFile = true
+    /// Run when the last bytes of a `.file` or `.content` body have been read, before
+    /// libcurl has them: a throw keeps them back and drops the connection, so the server
+    /// gets a body shorter than announced, and the transfer fails with what was thrown.
+    /// A `PUT` straight to a file's final name checks its source here: on a server that
+    /// never keeps a cut-off `PUT`, a read of a source that changed meanwhile then never
+    /// lands under the name. Run again after a rewind, when the body is read again.
+    public var lastBodyBytesCheck: (@Sendable () throws(BackendError) -> Void)?
 
     /// A body that is read and dropped is still read: an endless one would hold the
     /// transfer forever. No answer Ferry drops (MKCOL, MOVE, DELETE, HEAD) is this large.
