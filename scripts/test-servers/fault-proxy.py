@@ -52,6 +52,12 @@ header's value, when there is one) matches REGEX pass; the next one is held (log
 `held`, and DIR/held is written, naming it) and is forwarded only once DIR/release
 exists; later ones pass again. A test waits for DIR/held, then kills the client in the
 middle of that request: what the server has is exactly the first N.
+--reply-delay SECONDS holds every answer from the server that long before the client
+gets it: a network's round trip (0.01 for a LAN-to-internet one) on loopback, for
+benchmarks. Answers are held side by side, not one after another.
+A request whose body ends before its Content-Length (the client dropped the connection
+part-way) reaches the server the same way: its headers and the bytes that came, then the
+connection closed. Logged as `cut RECEIVED/LENGTH`; the client gets no answer.
 --log FILE appends one line per request: `METHOD RAW-PATH OUTCOME`, where OUTCOME is
 `ok STATUS`, `500`, `503`, `reset`, `delay STATUS` or `lost STATUS`, written before the
 client gets its answer (a test that counts requests once it has an answer needs no wait).
@@ -96,6 +102,8 @@ def parse_arguments():
                         help="hold the request after the first N whose `METHOD RAW-PATH [RANGE]` matches REGEX "
                              "until GATE/release exists (one request, once)")
     parser.add_argument("--gate", metavar="DIR", help="the folder of --hold's files: held (written), release (read)")
+    parser.add_argument("--reply-delay", type=float, default=0, metavar="SECONDS",
+                        help="hold every answer from the server this long (a network's round trip)")
     arguments = parser.parse_args()
     if arguments.hold:
         pattern, _, count = arguments.hold.rpartition(":")
@@ -151,7 +159,12 @@ class Proxy(BaseHTTPRequestHandler):
 
     def handle_any(self):
         length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else None
+        try:
+            body = self.rfile.read(length) if length else None
+        except ConnectionResetError:
+            body = b""
+        if body is not None and len(body) < length:
+            return self.forward_cut(body, length)
         if arguments.hold:
             self.wait_at_gate()
         if self.command == "MKCOL" and arguments.mkcol_race > 0:
@@ -303,10 +316,30 @@ class Proxy(BaseHTTPRequestHandler):
         self.close_connection = True
         self.connection.close()
 
-    def forward(self, body):
-        """Sends the request upstream; returns (status line, headers, payload)."""
+    def forward_cut(self, body, length):
+        """The client dropped the connection part-way through the body: the server gets
+        the same cut (and closes its side, which is waited for)."""
+        log(self.command, self.path, f"cut {len(body)}/{length}")
+        headers = self.upstream_headers()
+        lines = [f"{self.command} {self.path} HTTP/1.1"] + [f"{key}: {value}" for key, value in headers.items()]
+        try:
+            with socket.create_connection((upstream.hostname, upstream.port), timeout=10) as connection:
+                connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+                connection.shutdown(socket.SHUT_WR)
+                while connection.recv(65536):
+                    pass
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def upstream_headers(self):
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP and k.lower() != "host"}
         headers["Host"] = self.headers.get("Host") if arguments.keep_host else upstream.netloc
+        return headers
+
+    def forward(self, body):
+        """Sends the request upstream; returns (status line, headers, payload)."""
+        headers = self.upstream_headers()
         replaced_md5 = getattr(self, "replaced_md5", None)
         if replaced_md5:
             # A body rewritten by deny_delete: its own digest and length.
@@ -327,6 +360,8 @@ class Proxy(BaseHTTPRequestHandler):
 
     def forward_and_reply(self, body, outcome):
         (status, reason), headers, payload = self.forward(body)
+        if arguments.reply_delay > 0:
+            time.sleep(arguments.reply_delay)
         # Logged before the client hears the answer: a test that counts requests once its
         # client has an answer finds every line there, with no waiting for a flush.
         log(self.command, self.path, f"{outcome} {status}")
