@@ -7,9 +7,10 @@ import Foundation
 /// A status code alone proves nothing: nginx refuses a ranged `PUT` with 501, but a server
 /// that ignored `Content-Range` and answered 204 would replace the file with the second
 /// part. So the probe writes a small file, appends to it with a ranged `PUT`, reads it back
-/// and compares every byte; sets Ferry's `mtime` property and reads it back; lists its
-/// folder to see whether the file (whose name starts with `.`) is shown; then removes
-/// the file. About nine requests, once per run and remote. The file goes into the folder
+/// and compares every byte; sets Ferry's `mtime` property and reads it back; writes it
+/// whole, then cuts a second `PUT` of it off half-way and reads back what the name holds;
+/// lists its folder to see whether the file (whose name starts with `.`) is shown; then
+/// removes the file. About a dozen requests, once per run and remote. The file goes into the folder
 /// of the upload that needs the answer (a folder that upload must be able to write anyway;
 /// Apache answers 500 to a file created in a folder it may not write), or the root.
 extension WebDAVBackend {
@@ -19,6 +20,16 @@ extension WebDAVBackend {
     static let probeSecondPart = Data("ferry probe, part two: 7890123\n".utf8)
     /// A time with nanoseconds, to see how precisely the property keeps it.
     static let probeModificationTime: Int64 = 1_650_000_000_123_456_789
+    /// The atomic-PUT probe's two versions of the file: the one written whole, and the one
+    /// whose `PUT` is cut off half-way. Different bytes, so a partial write of the second
+    /// reads back as neither; 16 KiB, so the half that goes out is more than a server that
+    /// writes in place has to buffer before its first write.
+    static let probeWholeVersion = Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 % 251) })
+    static let probeCutVersion = Data(repeating: UInt8(ascii: "x"), count: 16_384)
+    /// Between the cut and the read-back: a server that writes in place on another thread
+    /// may not have touched the file yet when a read on a new connection arrives, and would
+    /// pass for atomic. The probe runs once per run and remote.
+    static let probeCutPause: Duration = .milliseconds(50)
 
     public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
         _ = try await serverFeatures()
@@ -74,16 +85,53 @@ extension WebDAVBackend {
             // Nothing could be written (a read-only share): nginx is known by its name.
             let nginx = created.header("server")?.lowercased().hasPrefix("nginx") ?? false
             return WebDAVServerFeatures(rangedPut: .unsupported(reason), modificationTimeProperty: .unsupported(reason),
-                                        honoursOCMtime: false, hidesDotNames: nginx)
+                                        honoursOCMtime: false, hidesDotNames: nginx, atomicPut: .unsupported(reason))
         }
         let honoursOCMtime = created.header("x-oc-mtime")?.lowercased() == "accepted"
         let rangedPut = try await probeRangedPut(url: url, path: probe)
         let property = try await probeModificationTimeProperty(on: probe)
+        let atomicPut = try await probeAtomicPut(url: url, path: probe)
         // The probe file's name starts with "." and it is stored: a listing without it
         // leaves such names out.
         let listed = try await listIncludingTemporary(probe.parent ?? .root).contains { $0.path.name == probe.name }
         return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime,
-                                    hidesDotNames: !listed)
+                                    hidesDotNames: !listed, atomicPut: atomicPut)
+    }
+
+    /// Writes the probe file whole, sends a `PUT` of another version that announces its
+    /// full length but is cut off after half of it (as a dropped connection cuts an
+    /// upload), and reads the file back: atomic when it is still the whole first version.
+    /// Measured rather than guessed from the `Server` header: the same server software
+    /// can be built or configured to write in place.
+    private func probeAtomicPut(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        let whole = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, body: .data(Self.probeWholeVersion), responseBody: .memory(limit: 64 * 1024)))
+        guard whole.isSuccess else { return .unsupported(try refusal(whole, method: "PUT", path: path)) }
+        let announced = Int64(Self.probeCutVersion.count)
+        let sent = Self.probeCutVersion.prefix(Self.probeCutVersion.count / 2)
+        do {
+            let answer = try await transport.perform(HTTPRequest(
+                method: "PUT", url: url, body: .cutOff(Data(sent), announcedLength: announced),
+                responseBody: .memory(limit: 64 * 1024)))
+            // Answered before the body was cut: refused unread, so nothing was learnt.
+            guard answer.isSuccess else { return .unsupported(try refusal(answer, method: "PUT", path: path) + " before its body ended") }
+            return .unsupported("HTTP \(answer.status) on a PUT cut off after \(sent.count) of \(announced) bytes")
+        } catch where error.code == .connectionLost {
+            // The cut (or the server closing the connection on it): what the name holds now is the answer.
+        }
+        try? await Task.sleep(for: Self.probeCutPause)
+        let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
+        let cut = "a PUT cut off after \(sent.count) of \(announced) bytes"
+        switch readBack.status {
+        case 200 where readBack.body == Self.probeWholeVersion:
+            return .supported
+        case 200:
+            return .unsupported("\(cut) left \(readBack.body.count) other bytes under the name")
+        case 404:
+            return .unsupported("\(cut) left nothing under the name")
+        default:
+            return .unsupported(try refusal(readBack, method: "GET", path: path) + " reading the probe file back")
+        }
     }
 
     /// Appends the second part with `Content-Range` and reads the whole file back.

@@ -32,10 +32,16 @@ public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible
     /// The server leaves names that start with `.` out of its listings (nginx's dav-ext):
     /// the probe file, which has such a name, was stored but not listed.
     public var hidesDotNames: Bool = false
+    /// A `PUT` cut off half-way left the file's previous content whole under its name: the
+    /// server stores a body elsewhere and renames it into place once complete (nginx's
+    /// client_body_temp, Apache's `.davfs.tmp*`). There a `PUT` straight to the final name
+    /// is as safe as one to a temporary name and a `MOVE`, and takes one round trip instead
+    /// of two.
+    public var atomicPut: Support = .unsupported("not probed")
 
     public var description: String {
         "ranged PUT: \(rangedPut); mtime property: \(modificationTimeProperty); X-OC-Mtime: \(honoursOCMtime ? "yes" : "no")"
-            + "; lists names starting with '.': \(hidesDotNames ? "no" : "yes")"
+            + "; lists names starting with '.': \(hidesDotNames ? "no" : "yes"); atomic PUT: \(atomicPut)"
     }
 }
 

@@ -159,6 +159,7 @@ extension Ferry {
                     object.add("ranged_put", details.rangedPut.description)
                     object.add("mtime_property", details.modificationTimeProperty.description)
                     object.add("x_oc_mtime", details.honoursOCMtime)
+                    object.add("atomic_put", details.atomicPut.description)
                 }
                 if let store {
                     object.add("list_objects_v2", store.listObjectsV2)
@@ -177,6 +178,7 @@ extension Ferry {
                     StandardStreams.output("  ranged PUT (resumable uploads): \(details.rangedPut)")
                     StandardStreams.output("  mtime property (PROPPATCH): \(details.modificationTimeProperty)")
                     StandardStreams.output("  X-OC-Mtime honoured: \(details.honoursOCMtime ? "yes" : "no")")
+                    StandardStreams.output("  atomic PUT (a cut-off PUT leaves the old file; one PUT per replaced file): \(details.atomicPut)")
                 }
                 if let store {
                     StandardStreams.output("  ListObjectsV2: \(store.listObjectsV2 ? "yes" : "no")")

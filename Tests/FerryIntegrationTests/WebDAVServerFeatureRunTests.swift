@@ -95,6 +95,7 @@ struct WebDAVServerFeatureRunTests {
         #expect((devices["replaced_versions"] as? String)?.contains("moved aside") == true, "\(devices)")
         #expect((devices["changes_from_other_devices"] as? String)?.contains("change markers") == true, "\(devices)")
         #expect((devices["write_lease"] as? String)?.hasPrefix("not needed") == true, "\(devices)")
+        #expect(report["atomic_put"] as? String == "yes")
         switch kind {
         case .apache:
             #expect(capabilities.contains("resumable-upload") && capabilities.contains("mtime"), "\(capabilities)")

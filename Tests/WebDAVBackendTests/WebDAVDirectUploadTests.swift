@@ -78,7 +78,8 @@ struct WebDAVDirectUploadTests {
         // How many PUTs that takes (the probe sends some), so the next one can be refused.
         let counting = try await FaultProxy(upstream: server.origin, share: 0)
         _ = try await learn(counting, "counted")
-        let puts = counting.requests.filter { $0.hasPrefix("PUT ") }.count
+        // The probe's cut-off PUT never reaches a script: the proxy passes the cut on as it is.
+        let puts = counting.requests.filter { $0.hasPrefix("PUT ") && !$0.contains(" cut ") }.count
         let proxy = try await FaultProxy(upstream: server.origin, share: 0,
                                          options: ["--script", "PUT=" + Array(repeating: "ok", count: puts).joined(separator: ",") + ",409"])
         let backend = try await learn(proxy, "gone")
