@@ -17,11 +17,16 @@ public struct BackendPlugin: Sendable {
         public var kind: Kind
         public var isRequired: Bool
         public var summary: String
+        /// The only words a `string` option takes (`auto`, `off`), when it takes only some:
+        /// config.yml's reader refuses any other at its line and column, which a plugin's
+        /// factory cannot point at. Empty: any text.
+        public var values: [String]
 
-        public init(_ name: String, _ kind: Kind, required: Bool = false, summary: String) {
+        public init(_ name: String, _ kind: Kind, required: Bool = false, values: [String] = [], summary: String) {
             self.name = name
             self.kind = kind
             self.isRequired = required
+            self.values = values
             self.summary = summary
         }
     }

@@ -21,7 +21,7 @@ struct ConfigErrorCase: Sendable, CustomTestStringConvertible {
 struct ConfigLoaderTests {
     static let testPlugin = BackendPlugin(
         type: "local", summary: "",
-        options: [.init("path", .path, required: true, summary: "")],
+        options: [.init("path", .path, required: true, summary: ""), .init("flavour", .string, values: ["plain", "fancy"], summary: "")],
         capabilities: BackendCapabilities(),
         make: { _ throws(BackendError) -> any Backend in throw BackendError(.unsupported, "x") })
 
@@ -249,6 +249,10 @@ struct ConfigLoaderTests {
     // MARK: Errors
 
     static let errorCases: [ConfigErrorCase] = [
+        ConfigErrorCase(
+            name: "a word an option with fixed words does not take",
+            yaml: "remotes:\n  r:\n    type: local\n    path: /r\n    flavour: odd\n",
+            line: 5, column: 14, mentions: "unknown value 'odd' (expected plain or fancy)", key: "remotes.r.flavour"),
         ConfigErrorCase(
             name: "unknown top-level key",
             yaml: "transfers:\n  max: 4\nbogus: 1\n",

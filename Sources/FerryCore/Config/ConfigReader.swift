@@ -538,6 +538,11 @@ struct ConfigReader {
         return value
     }
 
+    /// "a, b or c".
+    static func alternatives(_ words: [String]) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words[words.count - 1]
+    }
+
     func duration(_ node: Node, key: String) throws(ConfigError) -> Duration {
         let text = try string(node, key: key)
         guard let value = Quantity.duration(text) else {
@@ -575,6 +580,12 @@ struct ConfigReader {
 
     private func optionValue(_ node: Node, option: BackendPlugin.Option, key: String) throws(ConfigError) -> String {
         switch option.kind {
+        case .string where !option.values.isEmpty:
+            let text = try string(node, key: key)
+            guard option.values.contains(text) else {
+                throw error(node, key, "unknown value '\(text)' (expected \(Self.alternatives(option.values)))")
+            }
+            return text
         case .string, .url: return try string(node, key: key)
         case .path: return try path(node, key: key)
         case .integer: return String(try integer(node, key: key, range: Int.min...Int.max))
