@@ -3,10 +3,10 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// A small file's upload on the core's blocking thread: the same `PUT` to the temporary
-/// name, look at the source and `MOVE` as `upload` (WebDAVBackend+Upload.swift), without
-/// three more trips between threads. On nginx those trips, not the requests, were most of
-/// the CPU a push of small files took.
+/// A small file's upload on the core's blocking thread: the same `PUT` (to the temporary
+/// name, or to the final one where `putsDirectly` allows), look at the source and `MOVE`
+/// as `upload` (WebDAVBackend+Upload.swift), without three more trips between threads. On
+/// nginx those trips, not the requests, were most of the CPU a push of small files took.
 extension WebDAVBackend: DirectUploadBackend {
     /// Files that go in one plain `PUT`.
     public var directUploadLimit: Int64 { uploadChunkSize > 0 ? uploadChunkSize + 1 : .max }
@@ -18,8 +18,11 @@ extension WebDAVBackend: DirectUploadBackend {
         guard let parent = request.destination.parent, knownFolders.contains(parent),
               let features = serverFeatureRecord.current, !setsModificationTimeProperty(features),
               !confirmation.needsCheck else { return nil }
-        let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
-        let response = try transport.performNow(plainPut(of: request, to: temporary, length: request.size), observer: observer)
+        let direct = putsDirectly(request, features: features)
+        let target = direct ? request.destination
+            : try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
+        let put = direct ? directPut(of: request) : plainPut(of: request, to: target, length: request.size)
+        let response = try transport.performNow(put, observer: observer)
         if response.status == 409 || response.status == 404 {
             // The folder vanished since it was cached: nothing was stored, and the usual
             // path creates the folder again.
@@ -31,22 +34,26 @@ extension WebDAVBackend: DirectUploadBackend {
                                          retryAfter: response.header("retry-after"))
         }
         guard try Self.sourceIsUnchanged(request) else {
-            if HousekeepingDeletions.allowed {
-                _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+            // Sent directly, the server holds the planned version, whole: the source passed
+            // its look at the last bytes (see `uploadDirectly`).
+            if !direct && HousekeepingDeletions.allowed {
+                _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(target, isFolder: false), responseBody: .discard))
             }
             throw Self.sourceChanged(request)
         }
-        let moved = try transport.performNow(moveRequest(from: temporary, to: request.destination, overwrite: !request.expectsNewFile))
-        if request.expectsNewFile, moved.status == 412 {
-            if HousekeepingDeletions.allowed {
-                _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false), responseBody: .discard))
+        if !direct {
+            let moved = try transport.performNow(moveRequest(from: target, to: request.destination, overwrite: !request.expectsNewFile))
+            if request.expectsNewFile, moved.status == 412 {
+                if HousekeepingDeletions.allowed {
+                    _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(target, isFolder: false), responseBody: .discard))
+                }
+                throw Self.nameTaken(request.destination)
             }
-            throw Self.nameTaken(request.destination)
+            try Self.checkMoved(moved, target)
         }
-        try Self.checkMoved(moved, temporary)
         let entry = UploadConfirmation.prediction(path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos)
-        // The source was its planned version after the PUT had read all of it, and before
-        // the MOVE put the copy under its name.
+        // The source was its planned version after the PUT had read all of it: what the
+        // server stored is that version.
         return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0, verifiedSource: true)
     }
 }

@@ -19,6 +19,9 @@ import Foundation
 /// 3. `MOVE` it onto the final name, then confirm size with a `PROPFIND`.
 /// 4. Keep the modification time: `X-OC-Mtime` went with every `PUT`; where the server
 ///    does not honour it but stores dead properties, `PROPPATCH` Ferry's `mtime`.
+///
+/// Where `putsDirectly` allows it, steps 1-3 are one `PUT` to the final name, and the
+/// source is checked after it (`uploadDirectly`).
 extension WebDAVBackend {
     /// Bytes compared at the end of a partial or finished temporary file: enough to catch
     /// a torn or misplaced write, cheap enough to do on every continued upload.
@@ -39,6 +42,9 @@ extension WebDAVBackend {
         let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
         try await makeDirectory(parent)
         let features = try await serverFeatures(probingIn: parent)
+        if putsDirectly(request, features: features) {
+            return try await uploadDirectly(request, features: features, observer: observer)
+        }
 
         let fill = try await fillTemporary(temporary, from: request, rangedPut: features.rangedPut.isSupported,
                                            observer: observer)
@@ -69,6 +75,51 @@ extension WebDAVBackend {
         .anotherWriterCreated(path.description, cause: "HTTP 412 on MOVE with Overwrite: F")
     }
 
+    // MARK: One PUT to the final name
+
+    /// Whether `request` goes in one `PUT` to its final name, with no temporary name and no
+    /// `MOVE`. The temporary name is what keeps a cut-off upload from the final name; a
+    /// server whose own `PUT` does that (the probe's `atomicPut`) makes it redundant, except:
+    func putsDirectly(_ request: UploadRequest, features: WebDAVServerFeatures) -> Bool {
+        directPut == .auto && features.atomicPut.isSupported
+            // A name the listing showed free is taken only if it still is: nginx honours no
+            // condition on a PUT (docs/decisions.md, several devices), but every server
+            // refuses a `MOVE` with `Overwrite: F` onto a taken name.
+            && !request.expectsNewFile
+            // Other devices may write this folder at the same moment (a two-way sync, a
+            // versioned folder): their writes are kept apart by the tagged temporary names
+            // and the MOVE, as docs/two-way-sync.md describes; not changed here.
+            && request.temporaryTag == nil
+            && request.replacedETag == nil
+            && !fillsInRanges(request, features: features)
+    }
+
+    /// Whether the upload continues an earlier partial one or goes in chunks: both live in
+    /// the temporary file, which is what is continued. A file the core may resume also
+    /// goes there, so that the partial file an earlier attempt left is written over rather
+    /// than left behind.
+    func fillsInRanges(_ request: UploadRequest, features: WebDAVServerFeatures) -> Bool {
+        request.mayResume || (features.rangedPut.isSupported && uploadChunkSize > 0 && request.size > uploadChunkSize)
+    }
+
+    /// One `PUT` to the final name (`directPut(of:)`), then the same look at the source,
+    /// confirmation and modification time as after a `MOVE`.
+    func uploadDirectly(_ request: UploadRequest, features: WebDAVServerFeatures,
+                        observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        let sent = try await putFirstPart(of: request, to: request.destination, length: request.size,
+                                          checkingSource: true, observer: observer)
+        // The source passed its look when its last bytes were read, so the server holds the
+        // planned version, whole. A change since then is reported all the same, as before a
+        // MOVE, so that the core sends the newer version now rather than at the next scan.
+        guard try Self.sourceIsUnchanged(request) else { throw Self.sourceChanged(request) }
+        let keepsTime = setsModificationTimeProperty(features)
+        var entry = try await confirmUpload(request, force: keepsTime)
+        if keepsTime {
+            entry = await keepModificationTime(of: request, on: entry)
+        }
+        return UploadResult(entry: entry, bytesSent: sent, resumedFrom: 0)
+    }
+
     // MARK: Filling the temporary file
 
     func fillTemporary(_ temporary: RemotePath, from request: UploadRequest, rangedPut: Bool,
@@ -97,13 +148,14 @@ extension WebDAVBackend {
         return TemporaryFill(resumedFrom: 0, bytesSent: sent)
     }
 
-    /// A plain `PUT` of the file's first `length` bytes, replacing whatever the temporary
-    /// file held. Returns the bytes sent.
-    func putFirstPart(of request: UploadRequest, to temporary: RemotePath, length: Int64,
+    /// A plain `PUT` of the file's first `length` bytes to `target` (the temporary file, or
+    /// with `checkingSource` the final name: `directPut(of:)`), replacing whatever it held.
+    /// Returns the bytes sent.
+    func putFirstPart(of request: UploadRequest, to target: RemotePath, length: Int64, checkingSource: Bool = false,
                       observer: any TransferObserver) async throws(BackendError) -> Int64 {
-        let put = plainPut(of: request, to: temporary, length: length)
+        let put = checkingSource ? directPut(of: request) : plainPut(of: request, to: target, length: length)
         var response = try await transport.perform(put, observer: observer)
-        if response.status == 409 || response.status == 404, let parent = temporary.parent {
+        if response.status == 409 || response.status == 404, let parent = target.parent {
             // The folder vanished since it was cached (or the cache was wrong): create it again.
             knownFolders.remove(parent)
             try await makeDirectory(parent)
@@ -116,12 +168,25 @@ extension WebDAVBackend {
         return length
     }
 
-    /// The `PUT` of the file's first `length` bytes to `temporary`, from the start.
-    func plainPut(of request: UploadRequest, to temporary: RemotePath, length: Int64) -> HTTPRequest {
-        HTTPRequest(method: "PUT", url: urls.url(temporary, isFolder: false),
+    /// The `PUT` of the file's first `length` bytes to `target`, from the start.
+    func plainPut(of request: UploadRequest, to target: RemotePath, length: Int64) -> HTTPRequest {
+        HTTPRequest(method: "PUT", url: urls.url(target, isFolder: false),
                     headers: Self.modificationTimeHeaders(request.modifiedNanos),
                     body: .upload(request, offset: 0, length: length),
                     responseBody: .memory(limit: 64 * 1024))
+    }
+
+    /// The `PUT` of the whole file to its final name. The source is looked at once its last
+    /// bytes are read and before they go out: a source that changed meanwhile has the body
+    /// cut off there, which a server with atomic PUT throws away, so a read of a changing
+    /// file never lands under the name (as the look before a `MOVE` ensures), and the
+    /// upload fails with `changedDuringTransfer`.
+    func directPut(of request: UploadRequest) -> HTTPRequest {
+        var put = plainPut(of: request, to: request.destination, length: request.size)
+        put.lastBodyBytesCheck = { () throws(BackendError) in
+            guard try Self.sourceIsUnchanged(request) else { throw Self.sourceChanged(request) }
+        }
+        return put
     }
 
     /// Ranged `PUT`s of the file from `offset` to its end, `uploadChunkSize` bytes each (one

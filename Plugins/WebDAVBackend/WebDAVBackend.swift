@@ -12,6 +12,9 @@ import Synchronization
 ///   created with `MKCOL` (most servers answer 409 to a PUT into a missing folder). On a
 ///   server that honours ranged `PUT`, large files go in chunks and an interrupted upload
 ///   is continued after checking what the server holds (see WebDAVBackend+Upload.swift).
+///   Where the probe saw that the server itself never leaves a cut-off `PUT` under the
+///   name (`WebDAVServerFeatures.atomicPut`), a file that replaces one nobody else writes
+///   goes in one `PUT` to its final name (`putsDirectly`).
 /// - Modification times: `X-OC-Mtime` on every `PUT` (ownCloud, Nextcloud), else Ferry's
 ///   own dead property set with `PROPPATCH` where the server stores it
 ///   (`ModificationTimeProperty`).
@@ -28,6 +31,9 @@ public struct WebDAVBackend: Backend {
     /// ignores `X-OC-Mtime`: one `PROPPATCH` per file, which on Apache takes longer than
     /// the `PUT` of a small file (see docs/webdav-servers.md).
     public let writesModificationTimeProperty: Bool
+    /// Whether uploads may go straight to their final name where the server allows it
+    /// safely (`direct_put`).
+    public let directPut: DirectPut
     /// Folders known to exist, so MKCOL is sent once per folder per run.
     let knownFolders = KnownFolders()
     /// Whether uploads still need a PROPFIND to learn what the server stored.
@@ -37,14 +43,24 @@ public struct WebDAVBackend: Backend {
 
     public static let defaultUploadChunkSize: Int64 = 64 << 20
 
+    /// The `direct_put` option.
+    public enum DirectPut: String, Sendable, CaseIterable {
+        /// One `PUT` to the final name where the probe found the server's `PUT` atomic.
+        case auto
+        /// Always a temporary name and a `MOVE`: for a server whose `PUT` passed the probe
+        /// but is known to write in place in other cases (a large body, a full disk).
+        case off
+    }
+
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits(),
                 uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize,
-                writesModificationTimeProperty: Bool = true) throws(BackendError) {
+                writesModificationTimeProperty: Bool = true, directPut: DirectPut = .auto) throws(BackendError) {
         urls = try ServerURL(base: baseURL)
         transport = CurlTransport(settings: settings, server: urls.origin)
         self.limits = limits
         self.uploadChunkSize = max(0, uploadChunkSize)
         self.writesModificationTimeProperty = writesModificationTimeProperty
+        self.directPut = directPut
     }
 
     public var displayName: String { "webdav:" + urls.origin + urls.rootPath }

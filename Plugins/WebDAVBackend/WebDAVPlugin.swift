@@ -15,6 +15,10 @@ extension WebDAVBackend {
             .init("keep_mtime", .boolean,
                   summary: "on servers that ignore X-OC-Mtime but store WebDAV properties (Apache), keep each file's "
                       + "modification time in a property: one PROPPATCH per upload (default true)"),
+            .init("direct_put", .string, values: DirectPut.allCases.map(\.rawValue),
+                  summary: "auto (default): where the probe finds that a PUT cut off half-way leaves the old file whole, "
+                      + "send a replaced file in one PUT to its name instead of a PUT to a temporary name and a MOVE; "
+                      + "off: always the temporary name"),
         ] + RemoteTransportOptions.options,
         urlSchemes: ["dav", "davs"],
         // Per server, the probe adds resumable-upload (verified ranged PUT) and mtime
@@ -25,7 +29,8 @@ extension WebDAVBackend {
             let url = baseURL(try settings.required("url"))
             let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)
             let backend = try WebDAVBackend(baseURL: url, settings: transport, uploadChunkSize: try uploadChunkSize(settings),
-                                            writesModificationTimeProperty: settings.options["keep_mtime"] != "false")
+                                            writesModificationTimeProperty: settings.options["keep_mtime"] != "false",
+                                            directPut: try directPut(settings))
             PlainTextCredentials.warnIfNeeded(baseURL: url, credentials: transport.credentials, remote: settings.remoteName)
             return backend
         }
@@ -38,6 +43,16 @@ extension WebDAVBackend {
                                + "of at least 1M, such as 64M or 1G (got '\(text)')")
         }
         return bytes
+    }
+
+    /// config.yml's reader checks the value already; settings made elsewhere (plugin tests)
+    /// are checked here.
+    static func directPut(_ settings: BackendSettings) throws(BackendError) -> DirectPut {
+        guard let text = settings.options["direct_put"] else { return .auto }
+        guard let value = DirectPut(rawValue: text) else {
+            throw BackendError(.invalidName, "remote '\(settings.remoteName)': direct_put must be auto or off (got '\(text)')")
+        }
+        return value
     }
 
     /// `dav://` → `http://`, `davs://` → `https://`; http(s) URLs pass through.

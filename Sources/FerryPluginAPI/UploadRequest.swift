@@ -60,7 +60,9 @@ public struct UploadResult: Sendable {
     /// after reading all of it, and either the store checked the bytes it received against
     /// that reading's hash (S3's `Content-MD5`), or the check came before the copy went
     /// under its final name (a write to the source in between changes its modification
-    /// time). A change after this is the next scan's to find, as for any upload.
+    /// time), or the check came before the last bytes went out, to a store that keeps a
+    /// request's body whole or not at all (WebDAV's direct `PUT`). A change after this is
+    /// the next scan's to find, as for any upload.
     public var verifiedSource: Bool
 
     public init(entry: RemoteEntry, bytesSent: Int64, resumedFrom: Int64, verifiedSource: Bool = false) {

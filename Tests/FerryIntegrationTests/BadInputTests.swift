@@ -20,6 +20,9 @@ struct BadInputTests {
              location: "config.yml:8:13:", mentions: "no remote named 'cloud'"),
         Case(name: "missing required key", yaml: "remotes:\n  nas:\n    path: /x\n", location: "config.yml:3:5:", mentions: "type"),
         Case(name: "broken YAML", yaml: "remotes: [\n", location: "config.yml:2:1:", mentions: "YAML"),
+        Case(name: "a word a WebDAV option does not take",
+             yaml: "remotes:\n  nas:\n    type: webdav\n    url: http://127.0.0.1:9/dav\n    direct_put: always\n",
+             location: "config.yml:5:17:", mentions: "unknown value 'always' (expected auto or off)"),
     ]
 
     @Test("exit 2, one line with line:column, no journal created or changed", arguments: cases)

@@ -13,16 +13,17 @@ import Testing
 struct WebDAVDirectUploadTests {
     let scratch = TemporaryDirectory("ferry-webdav-direct")
 
-    func request(_ name: String, seed: UInt64, modifiedNanos: Int64? = nil) throws -> UploadRequest {
+    func request(_ name: String, seed: UInt64, modifiedNanos: Int64? = nil, expectsNewFile: Bool = false) throws -> UploadRequest {
         let source = scratch.child(name.replacingOccurrences(of: "/", with: "_"))
         try TreeGenerator.write(at: source, size: 3000 + Int(seed), seed: seed, modified: 1_700_000_000 + Double(seed))
         let meta = try #require(try LocalFileSystem.metadata(source))
         return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size,
-                             modifiedNanos: modifiedNanos ?? meta.modifiedNanos, mayResume: false)
+                             modifiedNanos: modifiedNanos ?? meta.modifiedNanos, mayResume: false, expectsNewFile: expectsNewFile)
     }
 
-    /// A server that keeps the `Date` of a PUT as the file's time, and has no dead properties.
-    @Test("on nginx: declined until the usual path made the folder and learnt the server, then a PUT and a MOVE only")
+    /// A server that keeps the `Date` of a PUT as the file's time, has no dead properties,
+    /// and whose PUT is atomic (the probe's `atomicPut`).
+    @Test("on nginx: declined until the usual path made the folder and learnt the server, then one PUT to the name (a new name: PUT and MOVE)")
     func nginxSendsDirectlyOnceLearnt() async throws {
         let server = try await TestServer(.nginx)
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
@@ -38,28 +39,48 @@ struct WebDAVDirectUploadTests {
         let sent = try request("a/IMG_9.jpg", seed: 9)
         let result = try #require(try backend.uploadNow(sent, observer: NullTransferObserver()))
         #expect(result.verifiedSource)
-        #expect(proxy.requests.dropFirst(before).map { String($0.split(separator: " ")[0]) } == ["PUT", "MOVE"],
-                "\(proxy.requests.dropFirst(before))")
+        #expect(proxy.requests.dropFirst(before).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                    == ["PUT /dav/direct/a/IMG_9.jpg"], "\(proxy.requests.dropFirst(before))")
         let stored = server.directory + "/root/direct/a/IMG_9.jpg"
         #expect(try TreeComparison.sameContent(sent.source, stored))
         let listed = try #require(try await backend.stat(sent.destination))
         #expect(listed.size == result.entry.size && listed.modifiedNanos == result.entry.modifiedNanos,
                 "the prediction is what a listing shows")
+
+        // A new name is taken only if still free: MOVE with `Overwrite: F`.
+        let afterDirect = proxy.requests.count
+        let new = try request("a/IMG_10.jpg", seed: 10, expectsNewFile: true)
+        #expect(try backend.uploadNow(new, observer: NullTransferObserver())?.verifiedSource == true)
+        #expect(proxy.requests.dropFirst(afterDirect).map { String($0.split(separator: " ")[0]) } == ["PUT", "MOVE"],
+                "\(proxy.requests.dropFirst(afterDirect))")
+        #expect(try TreeComparison.sameContent(new.source, server.directory + "/root/direct/a/IMG_10.jpg"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/root/direct/a")
             .allSatisfy { !TemporaryName.isTemporary($0) })
     }
 
-    @Test("on nginx: a source that changed is not put in place, and its temporary file is removed")
+    @Test("on nginx: a new file whose source changed is not put in place, and its temporary file is removed")
     func changedSourceIsNotMoved() async throws {
         let server = try await TestServer(.nginx)
         let backend = try WebDAVBackend(baseURL: server.url("/dav/changed/"), settings: CurlTransportSettings())
         for index in 1...UploadConfirmation.learningUploads {
             _ = try await backend.upload(try request("IMG_\(index).jpg", seed: UInt64(index)), observer: NullTransferObserver())
         }
-        let stale = try request("IMG_5.jpg", seed: 5, modifiedNanos: 1_600_000_000_000_000_000)
+        let stale = try request("IMG_5.jpg", seed: 5, modifiedNanos: 1_600_000_000_000_000_000, expectsNewFile: true)
         #expect(throws: BackendError.self) { _ = try backend.uploadNow(stale, observer: NullTransferObserver()) }
         let names = try FileManager.default.contentsOfDirectory(atPath: server.directory + "/root/changed")
         #expect(!names.contains("IMG_5.jpg") && names.allSatisfy { !TemporaryName.isTemporary($0) }, "\(names)")
+
+        // Sent straight to its name, the body is cut off before its last bytes: the server
+        // keeps the file it had (nginx would have dated a stored PUT from its `Date`).
+        let stored = server.directory + "/root/changed/IMG_1.jpg"
+        let before = try #require(try LocalFileSystem.metadata(stored))
+        let replaced = try request("IMG_1.jpg", seed: 1, modifiedNanos: 1_600_000_000_000_000_000)
+        #expect {
+            _ = try backend.uploadNow(replaced, observer: NullTransferObserver())
+        } throws: { ($0 as? BackendError)?.code == .changedDuringTransfer }
+        #expect(try LocalFileSystem.metadata(stored)?.modifiedNanos == before.modifiedNanos)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.directory + "/root/changed")
+            .allSatisfy { !TemporaryName.isTemporary($0) })
     }
 
     /// nginx makes a PUT's missing folders itself; other servers (Nextcloud) answer 409,

@@ -37,4 +37,26 @@ struct WebDAVPluginOptionTests {
             return message.contains("remote 'nas'") && message.contains("upload_chunk_size") && !message.contains("\n")
         }
     }
+
+    func directPut(_ value: String?) throws(BackendError) -> WebDAVBackend.DirectPut {
+        try WebDAVBackend.directPut(BackendSettings(remoteName: "nas", options: value.map { ["direct_put": $0] } ?? [:]))
+    }
+
+    @Test("direct_put is auto unless set to off; anything else is refused in one line")
+    func directPutValues() throws {
+        #expect(try directPut(nil) == .auto)
+        #expect(try directPut("auto") == .auto)
+        #expect(try directPut("off") == .off)
+        for wrong in ["on", "Off", "", "false"] {
+            #expect {
+                _ = try directPut(wrong)
+            } throws: { error in
+                let message = (error as? BackendError)?.message ?? ""
+                return message.contains("remote 'nas'") && message.contains("direct_put") && !message.contains("\n")
+            }
+        }
+        // config.yml's reader checks the same words (at the value's line and column).
+        let option = try #require(WebDAVBackend.plugin.options.first { $0.name == "direct_put" })
+        #expect(option.values == ["auto", "off"])
+    }
 }
