@@ -91,6 +91,10 @@ extension WebDAVBackend {
             // and the MOVE, as docs/two-way-sync.md describes; not changed here.
             && request.temporaryTag == nil
             && request.replacedETag == nil
+            // An earlier attempt may have left its temporary file (a MOVE that failed, then
+            // the DELETE after a refused MOVE lost): the usual path writes over it and moves
+            // it away; a PUT beside it would leave it for good.
+            && !request.followsEarlierAttempt
             && !fillsInRanges(request, features: features)
     }
 

@@ -28,6 +28,11 @@ public struct UploadRequest: Sendable {
     /// into its temporary file's name (`TemporaryName.for(_:tag:)`), so that two devices
     /// never write one temporary file and an interrupted upload is still continued.
     public var temporaryTag: String?
+    /// An earlier attempt at this upload did not end in a recorded success (a retry, or a
+    /// job decided again after its upload was refused): it may have left a temporary file
+    /// on the remote, which a backend that uses one writes over and moves away, as its
+    /// usual path does, rather than sending around it.
+    public var followsEarlierAttempt = false
     /// Set only for a `ContentUploadBackend`: the `size` bytes to send come from here, not
     /// from `source`, which then only names the file in messages and is not looked at
     /// (`content.verifySource()` is the look); `modifiedNanos` is still the time to keep.

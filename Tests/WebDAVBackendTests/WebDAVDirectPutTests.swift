@@ -75,11 +75,11 @@ struct WebDAVDirectPutTests {
 
     /// Why an upload keeps the temporary name on a server whose PUT is atomic.
     enum KeepsTemporary: String, CaseIterable, CustomTestStringConvertible {
-        case newName, anotherDevicesFolder, guardedVersion, resumable, turnedOff
+        case newName, anotherDevicesFolder, guardedVersion, resumable, retry, turnedOff
         var testDescription: String { rawValue }
     }
 
-    @Test("on nginx: a new name, a folder other devices write, a guarded version, a resumable file or direct_put: off keep PUT + MOVE",
+    @Test("on nginx: a new name, a folder other devices write, a guarded version, a resumable file, a retry or direct_put: off keep PUT + MOVE",
           arguments: KeepsTemporary.allCases)
     func keepsTemporaryName(_ reason: KeepsTemporary) async throws {
         let server = try await TestServer(.nginx)
@@ -94,6 +94,11 @@ struct WebDAVDirectPutTests {
         case .anotherDevicesFolder: request.temporaryTag = "laptop"
         case .guardedVersion: request.replacedETag = "\"5f-62d1a9a4\""
         case .resumable: request.mayResume = true
+        case .retry:
+            request.followsEarlierAttempt = true
+            // What a refused MOVE whose DELETE was lost leaves.
+            try Data("left by an earlier attempt".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/kept/"
+                + TemporaryName.for("IMG_1.jpg")))
         case .turnedOff: break
         }
         let start = proxy.requests.count
@@ -102,6 +107,7 @@ struct WebDAVDirectPutTests {
         let sent = requestLines(proxy.requests.dropFirst(start)).filter { $0.hasPrefix("PUT ") || $0.hasPrefix("MOVE ") }
         #expect(sent == ["PUT /dav/kept/" + temporary, "MOVE /dav/kept/" + temporary], "\(sent)")
         #expect(try TreeComparison.sameContent(request.source, server.directory + "/root/kept/IMG_1.jpg"))
+        #expect(try LocalFileSystem.directoryEntries(server.directory + "/root/kept").allSatisfy { !TemporaryName.isTemporary($0) })
     }
 
     @Test("on nginx: a source that changed while it was read is cut off before its last bytes, and the old file stays whole")
@@ -201,7 +207,7 @@ struct WebDAVDirectPutRuleTests {
         #expect(try backend().putsDirectly(large, features: features(atomic: true, ranged: false)))
     }
 
-    @Test("never for a new name, a folder other devices write, a guarded version, or a file that may be continued")
+    @Test("never for a new name, a folder other devices write, a guarded version, a file that may be continued, or a retry")
     func requestKinds() throws {
         let atomic = features(atomic: true, ranged: false)
         var newName = try request(size: 10)
@@ -212,7 +218,9 @@ struct WebDAVDirectPutRuleTests {
         guarded.replacedETag = "\"1\""
         var resumable = try request(size: 10)
         resumable.mayResume = true
-        for request in [newName, tagged, guarded, resumable] {
+        var retry = try request(size: 10)
+        retry.followsEarlierAttempt = true
+        for request in [newName, tagged, guarded, resumable, retry] {
             #expect(try !backend().putsDirectly(request, features: atomic))
         }
     }

@@ -308,6 +308,7 @@ struct TransferExecutor: Sendable {
                                     expectsNewFile: planned.remote == nil || aside != nil || keeping == .movedAside,
                                     resumeState: planned.transferState)
         request.temporaryTag = temporaryTag
+        request.followsEarlierAttempt = Self.mayHaveLanded(planned) || Self.leftPartial(planned)
         if case let .copied(replacedETag) = keeping { request.replacedETag = replacedETag }
         // A small file on a backend that flushes per file waits to be flushed with others;
         // a large one (marked, resumable) goes on its own, and so does one that an earlier
