@@ -5,7 +5,11 @@ same nginx WebDAV server, same data, same parallelism (4), medians of 5 runs (BE
 Cases: 2,000 files of 4 KiB pushed; one 1 GiB file pushed and pulled back; a second
 push with nothing changed. With `encrypted` among the cases (the default), the two pushes
 also run to a remote with `encryption:` (docs/encryption.md): "ferry encrypted ÷ ferry"
-is encryption's overhead. Writes a Markdown table to stdout and bench-results/webdav.md.
+is encryption's overhead. `delay10` (also a default) pushes 600 files of 4 KiB through
+delay-proxy.py holding every answer 10 ms (a LAN-to-internet round trip), to new names and
+over files already there (the case that goes in one PUT per file). Every run's time and
+peak memory (wait4's ru_maxrss) are kept: the table gives the median, the spread and the
+largest peak. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -15,7 +19,7 @@ from bench_table import write_table  # noqa: E402
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 # BENCH_CASES=small,push,pull,noop,noop20k,encrypted runs only those cases (default: all).
-CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop,noop20k,encrypted").split(","))
+CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop,noop20k,encrypted,delay10").split(","))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
 counter = [0]
 
@@ -31,13 +35,32 @@ def run(command, env=None):
 
 
 def once(make_command, prepare=None):
+    """Runs one tool once; returns (seconds, peak RSS in MiB)."""
     command, env = make_command()
     if prepare:
         prepare()
     os.sync()  # no writeback of the previous run's files in this one's time
-    start = time.perf_counter()
-    run(command, env)
-    return time.perf_counter() - start
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors,
+                                   env={**os.environ, **(env or {})})
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            errors.seek(0)
+            tail = errors.read().decode("utf-8", "replace")[-2000:]
+            sys.exit(f"bench: {' '.join(command)} exited {process.returncode}:\n{tail}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+class Timings(dict):
+    """Median seconds per tool, with every run's seconds (`samples`) and the largest peak
+    RSS of its runs (`rss`), for bench_table.write_table."""
+    def __init__(self, medians, samples, rss):
+        super().__init__(medians)
+        self.samples = samples
+        self.rss = rss
 
 
 def compare(tools):
@@ -45,16 +68,19 @@ def compare(tools):
     the next tool each round), so that a busy moment of the machine falls on all of them alike. tools: {name: make_command or
     (make_command, prepare)}."""
     samples = {name: [] for name in tools}
+    rss = {name: 0.0 for name in tools}
     names = list(tools)
     for round in range(RUNS):
         # Each round starts with another tool: the first run after a round's clean-up
         # (1 GiB files deleted) was slower whichever tool it was.
         for name in names[round % len(names):] + names[:round % len(names)]:
             make, prepare = tools[name] if isinstance(tools[name], tuple) else (tools[name], None)
-            samples[name].append(once(make, prepare))
+            seconds, peak = once(make, prepare)
+            samples[name].append(seconds)
+            rss[name] = max(rss[name], peak)
     for name, values in samples.items():
-        print(f"{name}: {' '.join(f'{v:.2f}' for v in values)}", file=sys.stderr)
-    return {name: statistics.median(values) for name, values in samples.items()}
+        print(f"{name}: {' '.join(f'{v:.2f}' for v in values)} (peak {rss[name]:.0f} MiB)", file=sys.stderr)
+    return Timings({name: statistics.median(values) for name, values in samples.items()}, samples, rss)
 
 
 def main():
@@ -200,6 +226,9 @@ def main():
             **encrypted_pull,
         })))
 
+        if "delay10" in CASES:
+            rows += delayed_small_files(work, server, origin)
+
         # No-op: everything already on the server.
         if "noop" in CASES:
             shutil.rmtree(state, ignore_errors=True)
@@ -253,6 +282,110 @@ def main():
         subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), server])
         shutil.rmtree(work, ignore_errors=True)
     finish(rows)
+
+
+def delayed_small_files(work, server, origin):
+    """600 × 4 KiB to nginx through a proxy that holds every answer 10 ms, 4 at a time:
+    once to new names (ferry: PUT to a temporary name + MOVE, for the Overwrite: F that
+    guards a new name), once over the same names already on the server with other content
+    (ferry: one PUT per file where the probe found the server's PUT atomic). Every tool
+    starts from the same remote state and ferry from an empty journal, so ferry and rclone
+    list the remote's folders first; curl just sends."""
+    proxy_dir = os.path.join(work, "proxy")
+    os.makedirs(proxy_dir)
+    url_file = os.path.join(proxy_dir, "url")
+    with open(url_file, "w") as out:
+        proxy = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "delay-proxy.py"), origin, "0.01"],
+                                 stdout=out, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            if open(url_file).read().endswith("\n"):
+                break
+            time.sleep(0.05)
+        delayed = open(url_file).read().strip()
+        delayed_host = delayed[len("http://"):]
+        state = os.path.join(work, "delay-state")
+        trees = {}
+        for version in ("old", "new"):
+            tree = os.path.join(work, f"six-hundred-{version}")
+            for i in range(600):
+                folder = os.path.join(tree, f"d{i // 200}")
+                os.makedirs(folder, exist_ok=True)
+                path = os.path.join(folder, f"IMG_{i:04d}.jpg")
+                # The older copies are shorter: rclone compares sizes only on this server.
+                with open(path, "wb") as f:
+                    f.write(os.urandom(4000 if version == "old" else 4096))
+                stamp = 1_700_000_000 + i + (0 if version == "old" else 100_000)
+                os.utime(path, (stamp, stamp))
+            trees[version] = tree
+        dav_root = os.path.join(server, "root")
+
+        def target(replacing):
+            """A fresh remote folder; with `replacing`, holding the old version of every file."""
+            name = fresh_name("delay")
+            if replacing:
+                shutil.copytree(trees["old"], os.path.join(dav_root, name))
+            return name
+
+        # Replacing every file of a folder is held as a likely mistake unless accepted.
+        def accepting(replacing):
+            return ["--accept-changes"] if replacing else []
+
+        def ferry(src, replacing):
+            def make():
+                shutil.rmtree(state, ignore_errors=True)
+                return [FERRY, "push", src, "--to", f"dav://{delayed_host}/dav/{target(replacing)}", "--state", state,
+                        "--transfers", "4"] + accepting(replacing), None
+            return make
+
+        def ferry_temporary_names(src, replacing):
+            """As before direct PUT: every file to a temporary name, then MOVE."""
+            def make():
+                shutil.rmtree(state, ignore_errors=True)
+                config = os.path.join(work, fresh_name("direct-put-off") + ".yml")
+                with open(config, "w") as f:
+                    f.write(f"remotes:\n  nas:\n    type: webdav\n    url: {delayed}/dav/{target(replacing)}\n"
+                            f"    direct_put: off\n")
+                return [FERRY, "push", src, "--to", "nas", "--config", config, "--state", state,
+                        "--transfers", "4"] + accepting(replacing), None
+            return make
+
+        def rclone(src, replacing):
+            def make():
+                return ["rclone", "copy", "--transfers", "4", src, f":webdav:{target(replacing)}"], \
+                       {"RCLONE_WEBDAV_URL": f"{delayed}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}
+            return make
+
+        def curl(src, replacing):
+            def make():
+                name = target(replacing)
+                config = os.path.join(work, name + ".curl")
+                with open(config, "w") as f:
+                    # curl 7.88 asks for `100 Continue` before every PUT body, a round trip
+                    # more per file; ferry leaves it out below 1 MiB, and so does curl here.
+                    f.write('header = "Expect:"\n')
+                    # curl makes no folders: they come with the files (nginx's create_full_put_path).
+                    for root, _, names in os.walk(src):
+                        for file in names:
+                            rel = os.path.relpath(os.path.join(root, file), src)
+                            f.write(f'upload-file = "{os.path.join(root, file)}"\n')
+                            f.write(f'url = "{delayed}/dav/{name}/{rel}"\n')
+                return ["curl", "-s", "-Z", "--parallel-max", "4", "-K", config], None
+            return make
+
+        rows = []
+        for label, replacing in (("600 × 4 KiB push, new names, 10 ms per answer", False),
+                                 ("600 × 4 KiB push over older copies, 10 ms per answer", True)):
+            rows.append((label, compare({
+                "ferry": ferry(trees["new"], replacing),
+                "ferry, direct_put: off": ferry_temporary_names(trees["new"], replacing),
+                "curl -Z --parallel-max 4 (plain PUT, no Expect)": curl(trees["new"], replacing),
+                "rclone copy --transfers 4": rclone(trees["new"], replacing),
+            })))
+        return rows
+    finally:
+        proxy.terminate()
+        proxy.wait()
 
 
 def finish(rows):

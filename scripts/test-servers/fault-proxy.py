@@ -52,9 +52,6 @@ header's value, when there is one) matches REGEX pass; the next one is held (log
 `held`, and DIR/held is written, naming it) and is forwarded only once DIR/release
 exists; later ones pass again. A test waits for DIR/held, then kills the client in the
 middle of that request: what the server has is exactly the first N.
---reply-delay SECONDS holds every answer from the server that long before the client
-gets it: a network's round trip (0.01 for a LAN-to-internet one) on loopback, for
-benchmarks. Answers are held side by side, not one after another.
 A request whose body ends before its Content-Length (the client dropped the connection
 part-way) reaches the server the same way: its headers and the bytes that came, then the
 connection closed. Logged as `cut RECEIVED/LENGTH`; the client gets no answer.
@@ -102,8 +99,6 @@ def parse_arguments():
                         help="hold the request after the first N whose `METHOD RAW-PATH [RANGE]` matches REGEX "
                              "until GATE/release exists (one request, once)")
     parser.add_argument("--gate", metavar="DIR", help="the folder of --hold's files: held (written), release (read)")
-    parser.add_argument("--reply-delay", type=float, default=0, metavar="SECONDS",
-                        help="hold every answer from the server this long (a network's round trip)")
     arguments = parser.parse_args()
     if arguments.hold:
         pattern, _, count = arguments.hold.rpartition(":")
@@ -360,8 +355,6 @@ class Proxy(BaseHTTPRequestHandler):
 
     def forward_and_reply(self, body, outcome):
         (status, reason), headers, payload = self.forward(body)
-        if arguments.reply_delay > 0:
-            time.sleep(arguments.reply_delay)
         # Logged before the client hears the answer: a test that counts requests once its
         # client has an answer finds every line there, with no waiting for a flush.
         log(self.command, self.path, f"{outcome} {status}")
