@@ -20,8 +20,8 @@ import Foundation
 /// 4. Keep the modification time: `X-OC-Mtime` went with every `PUT`; where the server
 ///    does not honour it but stores dead properties, `PROPPATCH` Ferry's `mtime`.
 ///
-/// Where `putsDirectly` allows it, steps 1-3 are one `PUT` to the final name, and the
-/// source is checked after it (`uploadDirectly`).
+/// Where `putsDirectly` allows it, steps 1-3 are one `PUT` to the final name, the source
+/// looked at before its last bytes go out (`directPut(of:)`) and again after.
 extension WebDAVBackend {
     /// Bytes compared at the end of a partial or finished temporary file: enough to catch
     /// a torn or misplaced write, cheap enough to do on every continued upload.
@@ -110,8 +110,7 @@ extension WebDAVBackend {
     /// confirmation and modification time as after a `MOVE`.
     func uploadDirectly(_ request: UploadRequest, features: WebDAVServerFeatures,
                         observer: any TransferObserver) async throws(BackendError) -> UploadResult {
-        let sent = try await putFirstPart(of: request, to: request.destination, length: request.size,
-                                          checkingSource: true, observer: observer)
+        try await sendPut(directPut(of: request), to: request.destination, for: request, observer: observer)
         // The source passed its look when its last bytes were read, so the server holds the
         // planned version, whole. A change since then is reported all the same, as before a
         // MOVE, so that the core sends the newer version now rather than at the next scan.
@@ -121,7 +120,7 @@ extension WebDAVBackend {
         if keepsTime {
             entry = await keepModificationTime(of: request, on: entry)
         }
-        return UploadResult(entry: entry, bytesSent: sent, resumedFrom: 0)
+        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
     }
 
     // MARK: Filling the temporary file
@@ -152,12 +151,18 @@ extension WebDAVBackend {
         return TemporaryFill(resumedFrom: 0, bytesSent: sent)
     }
 
-    /// A plain `PUT` of the file's first `length` bytes to `target` (the temporary file, or
-    /// with `checkingSource` the final name: `directPut(of:)`), replacing whatever it held.
-    /// Returns the bytes sent.
-    func putFirstPart(of request: UploadRequest, to target: RemotePath, length: Int64, checkingSource: Bool = false,
+    /// A plain `PUT` of the file's first `length` bytes, replacing whatever the temporary
+    /// file held. Returns the bytes sent.
+    func putFirstPart(of request: UploadRequest, to temporary: RemotePath, length: Int64,
                       observer: any TransferObserver) async throws(BackendError) -> Int64 {
-        let put = checkingSource ? directPut(of: request) : plainPut(of: request, to: target, length: length)
+        try await sendPut(plainPut(of: request, to: temporary, length: length), to: temporary, for: request, observer: observer)
+        return length
+    }
+
+    /// Sends `put`, a `PUT` to `target` of (part of) `request`'s file, creating `target`'s
+    /// folder again if the server says it is missing.
+    func sendPut(_ put: HTTPRequest, to target: RemotePath, for request: UploadRequest,
+                 observer: any TransferObserver) async throws(BackendError) {
         var response = try await transport.perform(put, observer: observer)
         if response.status == 409 || response.status == 404, let parent = target.parent {
             // The folder vanished since it was cached (or the cache was wrong): create it again.
@@ -169,7 +174,6 @@ extension WebDAVBackend {
             throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                          retryAfter: response.header("retry-after"))
         }
-        return length
     }
 
     /// The `PUT` of the file's first `length` bytes to `target`, from the start.
