@@ -36,12 +36,12 @@ extension WebDAVBackend {
         return capabilities
     }
 
-    /// The server's features, probed on first use (in `folder`, which must exist); free
-    /// afterwards.
-    public func serverFeatures(probingIn folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
+    /// The server's features, probed on first use (in `folder`, which must exist, on the
+    /// probe file of `tag`); free afterwards.
+    public func serverFeatures(probingIn folder: RemotePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await serverFeatureRecord.features { [self] in
             do throws(BackendError) {
-                return .success(try await probeServer(in: folder))
+                return .success(try await probeServer(in: folder, tag: tag))
             } catch {
                 return .failure(error)
             }
@@ -51,18 +51,29 @@ extension WebDAVBackend {
     /// The probe file's name: a temporary name, which listings and scans skip. Always the
     /// same, so that a probe file a dropped connection left behind is replaced and removed
     /// by the next probe rather than piling up (nginx does not even list it). Two probes
-    /// at once in one folder write the same bytes at the same offsets; the worst one can do
-    /// to the other is remove the file under it, which reads back wrong: "unsupported",
-    /// the safe answer.
+    /// at once in one folder write over each other's file; the worst one can do to the
+    /// other is make it read back wrong: "unsupported", the safe answer for the data, but
+    /// for the whole run (on Apache a run that takes the mtime property for unsupported
+    /// keeps no modification times).
     static let probeName = ".ferry-probe" + TemporaryName.suffix
 
-    /// Runs the probe now (uncached) on `probeName` in `folder` (created if missing),
-    /// removed afterwards. Errors that would stop any upload there (credentials refused,
-    /// server unreachable or failing) are thrown; a feature the server refuses is reported
-    /// as unsupported.
-    public func probeServer(in folder: RemotePath = .root) async throws(BackendError) -> WebDAVServerFeatures {
+    /// The probe file of the device `tag` (`UploadRequest.temporaryTag`): devices that
+    /// write one folder at the same moment, and so run their probes at the same moment,
+    /// each probe a file of their own. Sharing one, a device's probe could write its
+    /// whole-version PUT between the other's PROPPATCH and its read back
+    /// (SeveralDevicesTests, append-only on Apache, failed that way with extra conflict copies).
+    static func probeName(tag: String?) -> String {
+        guard let tag, !tag.isEmpty else { return probeName }
+        return ".ferry-probe." + tag + TemporaryName.suffix
+    }
+
+    /// Runs the probe now (uncached) on the probe file of `tag` in `folder` (created if
+    /// missing), removed afterwards. Errors that would stop any upload there (credentials
+    /// refused, server unreachable or failing) are thrown; a feature the server refuses is
+    /// reported as unsupported.
+    public func probeServer(in folder: RemotePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await makeDirectory(folder)
-        let probe = try folder.appending(Self.probeName)
+        let probe = try folder.appending(Self.probeName(tag: tag))
         do {
             let features = try await probeFeatures(on: probe)
             await removeProbe(probe)

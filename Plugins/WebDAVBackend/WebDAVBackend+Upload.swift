@@ -41,7 +41,7 @@ extension WebDAVBackend {
         }
         let temporary = try parent.appending(TemporaryName.for(request.destination.name, tag: request.temporaryTag))
         try await makeDirectory(parent)
-        let features = try await serverFeatures(probingIn: parent)
+        let features = try await serverFeatures(probingIn: parent, tag: request.temporaryTag)
         if putsDirectly(request, features: features) {
             return try await uploadDirectly(request, features: features, observer: observer)
         }

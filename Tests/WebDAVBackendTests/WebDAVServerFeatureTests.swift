@@ -175,6 +175,20 @@ struct WebDAVServerFeatureTests {
         #expect(try await server.requests(since: before).filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) && $0.method == "PUT" }.isEmpty)
     }
 
+    @Test("an upload of a device that shares the folder (a temporary tag) probes a file of its own")
+    func taggedProbe() async throws {
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
+        let scratch = TemporaryDirectory("ferry-dav-tagged-probe")
+        let backend = try WebDAVBackend(baseURL: proxy.url("/dav/shared/"), settings: CurlTransportSettings())
+        var request = try sourceFile(scratch, size: 1000, seed: 13, to: "IMG_1.jpg")
+        request.temporaryTag = "laptop"
+        _ = try await backend.upload(request, observer: NullTransferObserver())
+        let probePaths = Set(proxy.requests.filter { $0.contains(".ferry-probe") }.map { String($0.split(separator: " ")[1]) })
+        #expect(probePaths == ["/dav/shared/.ferry-probe.laptop.ferry-part"], "\(probePaths)")
+        #expect(try LocalFileSystem.directoryEntries(server.directory + "/root/shared") == ["IMG_1.jpg"])
+    }
+
     @Test("a probe that fails on the way (5xx, dropped connections) is thrown, not remembered as 'unsupported'")
     func failedProbeIsNotRemembered() async throws {
         let server = try await TestServer(.apache)
