@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -45,11 +46,10 @@ final class PipeLineReader: Sendable {
         let (stream, continuation) = AsyncStream<PipeLine>.makeStream(bufferingPolicy: .unbounded)
         lines = stream
         limits = (max(1, maxQueuedLines), max(1, maxQueuedBytes))
-        let flags = fcntl(descriptor, F_GETFL)
-        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        PipeIO.makeNonBlocking(descriptor)
         let thread = Thread { [self] in
             readLoop(descriptor, maxLineBytes: maxLineBytes, continuation: continuation)
-            close(descriptor)
+            PipeIO.close(descriptor)
         }
         thread.name = name
         thread.start()
@@ -102,17 +102,15 @@ final class PipeLineReader: Sendable {
     private func readLoop(_ descriptor: Int32, maxLineBytes: Int, continuation: AsyncStream<PipeLine>.Continuation) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while !stopped.load(ordering: .relaxed) {
-            let ready = poll(&poller, 1, 250)
-            if ready < 0 && errno != EINTR { break }
-            if ready <= 0 { continue }
-            let count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress, raw.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                break
+        reading: while !stopped.load(ordering: .relaxed) {
+            guard let ready = PipeIO.waitReadable(descriptor, milliseconds: 250) else { break }
+            if !ready { continue }
+            let count: Int
+            switch PipeIO.read(descriptor, into: &buffer) {
+            case let .bytes(read): count = read
+            case .again: continue reading
+            case .end: break reading
             }
-            if count == 0 { break }
             var start = 0
             for index in 0..<count where buffer[index] == 0x0A {
                 pending.append(contentsOf: buffer[start..<index])

@@ -1,4 +1,5 @@
 import Dispatch
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -25,7 +26,7 @@ final class PipeWriter: Sendable {
             sigaddset(&blocked, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             writeLoop(descriptor)
-            Foundation.close(descriptor)
+            PipeIO.close(descriptor)
         }
         thread.name = name
         thread.start()
@@ -79,17 +80,6 @@ final class PipeWriter: Sendable {
     }
 
     private func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let written = Foundation.write(descriptor, raw.baseAddress! + done, raw.count - done)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += written
-            }
-            return true
-        }
+        PipeIO.writeAll([UInt8](data), to: descriptor)
     }
 }

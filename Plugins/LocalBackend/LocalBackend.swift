@@ -1,9 +1,6 @@
 import FerryPluginAPI
 import FerrySystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A remote that is a folder on this machine (another disk, a NAS mount, a backup folder).
 ///
@@ -112,11 +109,11 @@ public struct LocalBackend: Backend {
             // another writer created since the listing.
             try folder.rename(staged.temporary.name, to: name, replacing: !staged.expectsNewFile)
         } catch {
-            if [EISDIR, ENOTEMPTY, EEXIST].contains(error.code), (try? folder.metadata(name))??.kind == .directory {
+            if error.isFolderInTheWay, (try? folder.metadata(name))??.kind == .directory {
                 try? folder.removeFile(staged.temporary.name)
                 throw BackendError(.alreadyExists, "a folder is in the way of the file", path: folder.fullPath(name))
             }
-            if error.code == EEXIST, staged.expectsNewFile {
+            if error.isAlreadyExists, staged.expectsNewFile {
                 try? folder.removeFile(staged.temporary.name)
                 throw .anotherWriterCreated(folder.fullPath(name))
             }
@@ -132,7 +129,7 @@ public struct LocalBackend: Backend {
         do throws(SystemError) {
             try folder.link(file, as: name)
             return
-        } catch where error.code == EEXIST {
+        } catch where error.isAlreadyExists {
             // Below: a file to replace, or a folder in the way, which the rename reports.
             if staged.expectsNewFile, (try? folder.metadata(name))??.kind == .file {
                 throw .anotherWriterCreated(folder.fullPath(name))
@@ -281,7 +278,7 @@ public struct LocalBackend: Backend {
     private static func createAfresh(_ name: String, in folder: AnchoredFolder) throws(SystemError) -> OpenFile {
         do {
             return try folder.open(name, .createNew)
-        } catch where error.code == EEXIST {
+        } catch where error.isAlreadyExists {
             try folder.removeFile(name)
             return try folder.open(name, .createNew)
         }

@@ -347,6 +347,13 @@ extension WebDAVBackend {
             path: request.destination, size: request.size, sentDateNanos: request.modifiedNanos)
         if !force && !confirmation.needsCheck { return predicted }
         guard let entry = try await stat(request.destination) else {
+            // Where other devices write the same folder (a two-way sync), one may have moved
+            // the new file aside right after the MOVE (to compare it with the version it
+            // planned to replace, and put it back): the upload landed, and taking it for a
+            // failure would make the retry meet its own bytes under another time and keep
+            // them twice as a conflict. Alone on the server, a file missing after a MOVE
+            // the server confirmed is the server's fault.
+            if request.temporaryTag != nil { return predicted }
             throw BackendError(.io, "the file is not on the server after the upload", path: request.destination.description, retryable: true)
         }
         guard entry.size == request.size else {

@@ -2,9 +2,6 @@ import Crypto
 import FerryPluginAPI
 import FerrySystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A remote's 32-byte master key: read from a key file (`ferry keygen`), or stretched from
 /// a passphrase with scrypt.
@@ -16,7 +13,7 @@ public enum MasterKey {
     /// Writes a new random key to `path` with mode 0600; never overwrites a file.
     public static func generate(at path: String) throws(SystemError) {
         if try LocalFileSystem.metadata(path) != nil {
-            throw SystemError(EEXIST, "refusing to overwrite a file", path: path)
+            throw .alreadyExists("refusing to overwrite a file", path: path)
         }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         let text = fileHeading + "\n" + Hex.encode(key) + "\n"

@@ -8,4 +8,10 @@ public enum CurrentProcess {
     public static func askToReload() {
         kill(getpid(), SIGHUP)
     }
+
+    /// Whether a process with id `pid` exists (one of another user counts: signalling it
+    /// is refused, not unknown).
+    public static func isRunning(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
 }

@@ -28,5 +28,20 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A symbolic link stood where Ferry refuses to follow one (`AnchoredFolder`).
     public var isSymbolicLink: Bool { code == ELOOP }
 
+    /// The name is taken (a create or a rename that must not replace).
+    public var isAlreadyExists: Bool { code == EEXIST }
+
+    /// A folder stood where a file was to go (a rename onto it, or a link over it).
+    public var isFolderInTheWay: Bool { code == EISDIR || code == ENOTEMPTY || code == EEXIST }
+
+    /// A program that cannot run at all (missing, not allowed, not an executable): trying
+    /// again changes nothing.
+    public var isNotExecutable: Bool { code == ENOENT || code == EACCES || code == ENOEXEC }
+
+    /// A refusal to write over `path`, which exists, with `EEXIST`'s code.
+    public static func alreadyExists(_ operation: String, path: String) -> SystemError {
+        SystemError(EEXIST, operation, path: path)
+    }
+
     public var description: String { "\(operation) (\(path)): \(reason)" }
 }

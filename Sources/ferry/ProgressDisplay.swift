@@ -1,5 +1,6 @@
 import FerryCore
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -140,9 +141,5 @@ final class ProgressDisplay: Sendable {
 
 /// The terminal's width, read from stderr each frame so a resize takes effect at once.
 enum TerminalSize {
-    static var columns: Int {
-        var size = winsize()
-        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
-    }
+    static var columns: Int { StandardStream.error.terminalColumns ?? 80 }
 }

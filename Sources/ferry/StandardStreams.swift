@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -37,37 +38,23 @@ enum StandardStreams {
 
     /// A line straight to stdout, for the table itself (which draws itself below it).
     static func outputBelowNothing(_ line: String) {
-        write(TerminalSafeText.escaping(line) + "\n", to: STDOUT_FILENO)
+        write(TerminalSafeText.escaping(line) + "\n", to: .output)
     }
 
     /// A line straight to stderr, for the table itself.
     static func errorBelowNothing(_ line: String, prefix: String = "") {
-        write(prefix + TerminalSafeText.escaping(line) + "\n", to: STDERR_FILENO)
+        write(prefix + TerminalSafeText.escaping(line) + "\n", to: .error)
     }
 
     /// Raw text to stderr (progress redraws).
     static func errorRaw(_ text: String) {
-        write(text, to: STDERR_FILENO)
+        write(text, to: .error)
     }
 
-    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-    static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var outputIsTerminal: Bool { StandardStream.output.isTerminal }
+    static var errorIsTerminal: Bool { StandardStream.error.isTerminal }
 
-    private static func write(_ text: String, to descriptor: Int32) {
-        lock.withLock { _ in
-            var bytes = Array(text.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { raw in
-                    Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                }
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-            bytes.removeAll()
-        }
+    private static func write(_ text: String, to stream: StandardStream) {
+        lock.withLock { _ in stream.write(text) }
     }
 }

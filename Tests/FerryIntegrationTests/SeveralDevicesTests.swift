@@ -464,6 +464,10 @@ struct SeveralDevicesTests {
         let reader = Device("r", in: work)
         for device in [a, b, reader] {
             try FileManager.default.createDirectory(atPath: device.path, withIntermediateDirectories: true)
+            // Named as two machines would be: both make a conflict copy of every file in the
+            // same second, and two copies named alike (one host name) would meet on the remote.
+            try FileManager.default.createDirectory(atPath: device.state, withIntermediateDirectories: true)
+            try Data("device-\(device.name)\n".utf8).write(to: URL(fileURLWithPath: device.state + "/device-name"))
         }
         let config = work.directory.child("config.yml")
         try Data(remote.config(for: [a, b]).utf8).write(to: URL(fileURLWithPath: config))

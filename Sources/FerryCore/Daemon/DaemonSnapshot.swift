@@ -1,9 +1,6 @@
 import FerryPluginAPI
 import Foundation
-#if canImport(Glibc)
-import Glibc
 import FerrySystem
-#endif
 
 /// What a running `ferry daemon` or `ferry watch` is doing, as `ferry status` (another
 /// process) reads it: written to `daemon-status.json` in the state folder about once a
@@ -115,7 +112,7 @@ public struct DaemonSnapshot: Codable, Sendable, Equatable {
     public static func current(stateDirectory: String) -> DaemonSnapshot? {
         guard let data = FileManager.default.contents(atPath: path(in: stateDirectory)),
               let snapshot = try? decode(data) else { return nil }
-        guard kill(snapshot.pid, 0) == 0 || errno == EPERM else { return nil }
+        guard CurrentProcess.isRunning(snapshot.pid) else { return nil }
         return snapshot
     }
 }

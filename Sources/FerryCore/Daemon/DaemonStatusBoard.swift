@@ -188,7 +188,7 @@ public final class DaemonStatusBoard: Sendable {
                     lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote,
                     waitingFor: folder.waitingFor, hold: folder.hold)
             }
-            return DaemonSnapshot(pid: getpid(), command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
+            return DaemonSnapshot(pid: CurrentProcess.id, command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },
                                   filesPendingItems: items)
         }

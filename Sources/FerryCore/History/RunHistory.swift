@@ -32,16 +32,10 @@ public final class RunHistory: Sendable {
         } catch {
             throw HistoryError(message: "cannot create the state folder: \(error.description)")
         }
-        let descriptor = Glibc.open(path + ".open-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-        }
-        defer {
-            if descriptor >= 0 {
-                flock(descriptor, LOCK_UN)
-                close(descriptor)
-            }
-        }
+        // Without the lock (a state folder that cannot hold the file) opening goes on: a
+        // race with another opener is then possible, as it always was without one.
+        let lock = try? FileLock.exclusive(path + ".open-lock", waits: true)
+        defer { withExtendedLifetime(lock) {} }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "ferry.history"

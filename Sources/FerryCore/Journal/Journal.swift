@@ -39,16 +39,10 @@ public final class Journal: Sendable {
     /// manual push) would otherwise race to switch it to WAL ("busy") and both see no
     /// migration applied and both create the tables.
     private static func openMigrated(path: String, failure prefix: String) throws(JournalError) -> Journal {
-        let descriptor = Glibc.open(path + ".open-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-        }
-        defer {
-            if descriptor >= 0 {
-                flock(descriptor, LOCK_UN)
-                close(descriptor)
-            }
-        }
+        // Without the lock (a state folder that cannot hold the file) opening goes on: a
+        // race with another opener is then possible, as it always was without one.
+        let lock = try? FileLock.exclusive(path + ".open-lock", waits: true)
+        defer { withExtendedLifetime(lock) {} }
         let journal = try openPool(path: path)
         do {
             try JournalMigrations.migrator.migrate(journal.pool)

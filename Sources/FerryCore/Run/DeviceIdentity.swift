@@ -1,8 +1,5 @@
 import FerrySystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Which device a state folder is, among the devices that sync one remote folder.
 ///
@@ -30,7 +27,7 @@ public enum DeviceIdentity {
         try file.sync()
         do {
             try folder.rename(scratch, to: fileName, replacing: false)
-        } catch where error.code == EEXIST {
+        } catch where error.isAlreadyExists {
             try? folder.removeFile(scratch)
             if let existing = try read(in: folder) { return existing }
             throw error

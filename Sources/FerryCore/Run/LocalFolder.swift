@@ -1,8 +1,5 @@
 import FerryPluginAPI
 import FerrySystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A folder pair's local side as a run writes to it: its folder and its local trash, each
 /// an `AnchoredFolder`, so that no create, rename or delete of a run goes through a
@@ -64,7 +61,7 @@ struct LocalFolder: Sendable {
             while true {
                 let name = attempt == 0 ? path : path + ".\(attempt)"
                 guard let refusal = renameRefusal(relative, to: name, in: trash) else { return }
-                guard refusal.code == EEXIST, attempt < Self.maxTrashSuffix else { throw refusal }
+                guard refusal.isAlreadyExists, attempt < Self.maxTrashSuffix else { throw refusal }
                 attempt += 1
             }
         }

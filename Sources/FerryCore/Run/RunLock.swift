@@ -1,64 +1,56 @@
 import FerryPluginAPI
 import Foundation
-#if canImport(Glibc)
-import Glibc
 import FerrySystem
-#endif
 
-/// An exclusive lock on one folder pair, so two Ferry processes never run it at once.
-/// `flock` is released by the kernel when the holder dies, even by kill -9, so a crash
-/// never leaves a stale lock behind. The file holds the holder's pid for the message.
+/// An exclusive lock on one folder pair, so two Ferry processes never run it at once
+/// (`FileLock`: released by the kernel when the holder dies, so a crash never leaves a
+/// stale lock). The file holds the holder's pid for the message.
 public final class RunLock: Sendable {
-    private let descriptor: Int32
-    public let path: String
+    private let lock: FileLock
+    public var path: String { lock.path }
 
     public static func acquire(stateDirectory: String, pairId: Int64) throws(RunLockError) -> RunLock {
         let folder = LocalFileSystem.join(stateDirectory, "locks")
-        let path = LocalFileSystem.join(folder, "pair-\(pairId).lock")
+        let path = lockPath(stateDirectory: stateDirectory, pairId: pairId)
         do {
             try LocalFileSystem.makeDirectories(folder, permissions: 0o700)
         } catch {
             throw RunLockError(message: "cannot create the lock folder: \(error.description)")
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw RunLockError(message: "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+        let taken: FileLock?
+        do {
+            taken = try FileLock.exclusive(path, waits: false)
+        } catch {
+            throw RunLockError(message: "cannot lock \(path): \(error.reason)")
         }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "another process"
-            close(fd)
-            throw RunLockError(message: "this folder pair is being synced by \(holder.isEmpty ? "another process" : holder); wait for it to finish or stop it")
+        guard let taken else {
+            let holder = note(at: path) ?? "another process"
+            throw RunLockError(message: "this folder pair is being synced by \(holder); wait for it to finish or stop it")
         }
-        let note = Array("ferry pid \(getpid()) on \(ProcessInfo.processInfo.hostName)\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        return RunLock(descriptor: fd, path: path)
+        // The note is for messages only: a lock without it still excludes.
+        try? taken.replaceContents(Array("ferry pid \(CurrentProcess.id) on \(ProcessInfo.processInfo.hostName)\n".utf8))
+        return RunLock(lock: taken)
     }
 
     /// Who holds the pair's lock right now (the holder's note), or nil when nobody does:
     /// a pair in `uploading`/`downloading` that nobody holds was interrupted.
     public static func holder(stateDirectory: String, pairId: Int64) -> String? {
-        let path = LocalFileSystem.join(LocalFileSystem.join(stateDirectory, "locks"), "pair-\(pairId).lock")
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            flock(fd, LOCK_UN)
-            return nil
-        }
+        let path = lockPath(stateDirectory: stateDirectory, pairId: pairId)
+        guard FileLock.isHeld(path) else { return nil }
+        return note(at: path) ?? "another process"
+    }
+
+    private static func lockPath(stateDirectory: String, pairId: Int64) -> String {
+        LocalFileSystem.join(LocalFileSystem.join(stateDirectory, "locks"), "pair-\(pairId).lock")
+    }
+
+    private static func note(at path: String) -> String? {
         let note = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return note?.isEmpty == false ? note : "another process"
+        return note?.isEmpty == false ? note : nil
     }
 
-    private init(descriptor: Int32, path: String) {
-        self.descriptor = descriptor
-        self.path = path
-    }
-
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+    private init(lock: FileLock) {
+        self.lock = lock
     }
 }
 

@@ -176,15 +176,19 @@ extension TransferExecutor {
     /// An upload that found the name taken by another writer (`refusal`, from the upload
     /// itself or from publishing a staged batch: a new name, or one emptied for the new
     /// version), decided again from what is there now; nil when the refusal was something
-    /// else (a folder in the way). An empty name by now is another device's version moved
-    /// into the versions folder a moment ago: decided again, the file goes as a new one.
-    /// Throws when the look at what is there fails (a retryable error, as any other).
+    /// else (a folder in the way). Throws when the look at what is there fails, and when
+    /// the name is empty again by then: another device is replacing the file (its
+    /// version moved aside, its own on the way), and deciding on the empty name would take
+    /// that for a deletion; the attempt is made again (a retryable error) once it is done.
     func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async throws -> Success? {
         guard planned.action == .upload, refusal.code == .alreadyExists else { return nil }
-        let current = try await pair.backend.stat(try remotePath(planned))
-        if let current, current.kind != .file { return nil }
+        let name = try remotePath(planned)
+        guard let current = try await pair.backend.stat(name) else {
+            throw BackendError(.alreadyExists, "another device is replacing the remote file at this moment; trying again",
+                               path: name.description, retryable: true)
+        }
+        guard current.kind == .file else { return nil }
         return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
-            current: current, message: current == nil ? "another device moved the remote file away since the listing"
-                : "another device wrote the remote file since the listing")))
+            current: current, message: "another device wrote the remote file since the listing")))
     }
 }

@@ -1,8 +1,5 @@
 import FerryPluginAPI
 import FerrySystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The jobs only a two-way sync plans: moves into the trash, renames detected locally and
 /// done with one MOVE, and the renames that keep both versions of a conflict.
@@ -52,7 +49,7 @@ extension TransferExecutor {
                 do {
                     // Never over another file: the rename itself refuses a taken name.
                     try folder.rename(source, to: target, replacing: false)
-                } catch let error as SystemError where error.code == EEXIST {
+                } catch let error as SystemError where error.isAlreadyExists {
                     throw BackendError(.alreadyExists, "the conflict copy's name is taken", path: folder.fullPath(target))
                 }
                 return current

@@ -45,46 +45,41 @@ extension TransferExecutor {
     /// (another device moved the version into the versions folder a moment ago, or an
     /// earlier attempt of this job did) is fine: the upload takes it only while it is free.
     private func moveIntoVersions(_ planned: FileRecord, expected: RemoteVersion) async throws {
-        let relative = try RemotePath(planned.path)
-        let name = try remotePath(planned)
-        var millis = Int64((currentTime() * 1000).rounded(.down))
-        for _ in 0..<1000 {
-            let target = try VersionName.savedPath(of: relative, replacedAtMillis: millis, root: pair.remoteRoot)
-            guard let refusal = await moveRefusal(from: name, to: target) else {
-                if planOptions.mode == .sync {
-                    guard let moved = try await pair.backend.stat(target), moved.kind == .file else {
-                        throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
-                                                     message: "the remote file vanished while it was moved into the versions folder")
-                    }
-                    if !Self.isDisplaced(moved, expected) {
-                        try await putBack(target, to: name, planned: planned)
-                        throw RemoteChangedSincePlan(current: moved, message: "another device wrote the remote file since the listing")
-                    }
-                }
-                await pruneVersions(of: relative)
-                return
+        try await intoVersions(planned, by: { await self.moveRefusal(from: $0, to: $1) }) { name, target in
+            guard self.planOptions.mode == .sync else { return }
+            guard let moved = try await self.pair.backend.stat(target), moved.kind == .file else {
+                throw RemoteChangedSincePlan(current: try await self.pair.backend.stat(name),
+                                             message: "the remote file vanished while it was moved into the versions folder")
             }
-            switch refusal.code {
-            case .alreadyExists: millis += 1
-            case .notFound: return
-            default: throw refusal
+            if !Self.isDisplaced(moved, expected) {
+                try await self.putBack(target, to: name, planned: planned)
+                throw RemoteChangedSincePlan(current: moved, message: "another device wrote the remote file since the listing")
             }
         }
-        throw BackendError(.alreadyExists, "no free name in the versions folder", path: planned.path)
     }
 
     /// Copies the remote file `planned` is about to replace into the versions folder;
     /// nothing when the name turned out empty (the upload then creates it).
     func saveReplacedVersion(_ planned: FileRecord) async throws {
         guard pair.savesVersions, planned.remote != nil else { return }
+        try await intoVersions(planned, by: { await self.copyRefusal(from: $0, to: $1) }) { _, _ in }
+    }
+
+    /// Puts the version under `planned`'s name into the versions folder with `put` (a move
+    /// or a copy that never replaces its target; nil when done, else why not), under a
+    /// name stamped with this moment, then runs `saved` on the name and the saved path and
+    /// applies retention. A saved name is taken only while it is free: two saves of one
+    /// file within one millisecond (two devices) get the next millisecond. Nothing when
+    /// the name is empty.
+    private func intoVersions(_ planned: FileRecord, by put: (RemotePath, RemotePath) async -> BackendError?,
+                              saved: (RemotePath, RemotePath) async throws -> Void) async throws {
         let relative = try RemotePath(planned.path)
         let name = try remotePath(planned)
         var millis = Int64((currentTime() * 1000).rounded(.down))
-        // A saved name is taken only while it is free: two saves of one file within one
-        // millisecond (two devices) get the next millisecond.
         for _ in 0..<1000 {
             let target = try VersionName.savedPath(of: relative, replacedAtMillis: millis, root: pair.remoteRoot)
-            guard let refusal = await copyRefusal(from: name, to: target) else {
+            guard let refusal = await put(name, target) else {
+                try await saved(name, target)
                 await pruneVersions(of: relative)
                 return
             }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What the kernel holds of a file in its page cache, for tests of code that is meant to
 /// leave none of it there.
