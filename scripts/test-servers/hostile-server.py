@@ -102,17 +102,14 @@ def file_size(path):
     return None
 
 
-class Hostile(BaseHTTPRequestHandler):
+class Answering(BaseHTTPRequestHandler):
+    """What both fake servers answer with: one log line per answer, and the body of a
+    request read and dropped. `closes_connection` ends the connection after each answer."""
     protocol_version = "HTTP/1.1"
+    closes_connection = False
 
     def log_message(self, *args):
         pass
-
-    def setup(self):
-        super().setup()
-        # Headers and body go out in separate writes: without this, delayed ACKs make
-        # every answer on a kept-alive connection wait 40 ms.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def answer(self, status, body=b"", headers=(), length=None, note=None):
         log(self.command, self.path, status, len(body), note)
@@ -120,14 +117,26 @@ class Hostile(BaseHTTPRequestHandler):
         for key, value in headers:
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body) if length is None else length))
+        if self.closes_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+        if self.closes_connection:
+            self.close_connection = True
 
     def drain(self):
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
+
+
+class Hostile(Answering):
+    def setup(self):
+        super().setup()
+        # Headers and body go out in separate writes: without this, delayed ACKs make
+        # every answer on a kept-alive connection wait 40 ms.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_OPTIONS(self):
         self.drain()
@@ -209,12 +218,9 @@ class Hostile(BaseHTTPRequestHandler):
                     note=f"expect={expect}" if expect else None)
 
 
-class InPlace(BaseHTTPRequestHandler):
+class InPlace(Answering):
     """A plain WebDAV server whose PUT writes into the target file itself."""
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
+    closes_connection = True
 
     def local(self, raw_path):
         """The file or folder under --root for a /dav/ path, or None outside it."""
@@ -225,23 +231,6 @@ class InPlace(BaseHTTPRequestHandler):
         if any(part in (".", "..") or "\0" in part for part in parts):
             return None
         return os.path.join(arguments.root, *parts)
-
-    def answer(self, status, body=b"", headers=(), length=None, note=None):
-        log(self.command, self.path, status, len(body), note)
-        self.send_response(status)
-        for key, value in headers:
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body) if length is None else length))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        self.close_connection = True
-
-    def drain(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
 
     def do_OPTIONS(self):
         self.drain()
