@@ -45,4 +45,23 @@ struct JobFeedTests {
         feed.push([Self.job("y")])
         #expect(await feed.next().map(\.path) == ["y"])
     }
+
+    @Test("a job counts as taken only once the engine accepts it, not when a waiting task receives it")
+    func takenOnAcceptance() async {
+        let feed = JobFeed()
+        async let handed = feed.next()
+        feed.push([Self.job("late")])
+        let records = await handed
+        #expect(records.map(\.path) == ["late"])
+        // An engine that went idle and closed before reading this answer never ran the job:
+        // the run must still list the file as held back, so the watcher looks at it again.
+        feed.close()
+        #expect(!feed.took("late"))
+        #expect(feed.takenPaths.isEmpty)
+
+        let running = JobFeed()
+        running.push([Self.job("a")])
+        running.accepted(await running.next())
+        #expect(running.took("a"))
+    }
 }

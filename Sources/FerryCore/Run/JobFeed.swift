@@ -5,12 +5,17 @@ import Synchronization
 /// queue priority with the rest, instead of a second engine starting on the same pair.
 /// Once the engine is done it takes nothing more (`push` says so), and the follow-up run
 /// plans those files as usual: they are in the journal already.
+///
+/// A job counts as taken only once the engine says it accepted it (`accepted`), not when
+/// `next` hands it out: the engine may end between the two (idle, with a `next` already
+/// answered but never read), and a file counted as taken then would be left out of the
+/// run's held-back files and wait for the next periodic rescan.
 public final class JobFeed: Sendable {
     private struct State {
         var jobs: [FileRecord] = []
         var waiter: CheckedContinuation<[FileRecord], Never>?
         var closed = false
-        /// Paths of the jobs the engine took (pushed jobs it never took are not here).
+        /// Paths of the jobs the engine accepted (pushed jobs it never accepted are not here).
         var taken: Set<String> = []
     }
 
@@ -27,25 +32,24 @@ public final class JobFeed: Sendable {
             state.jobs += jobs
             guard let waiter = state.waiter else { return (true, nil) }
             state.waiter = nil
-            let taken = state.jobs
+            let handed = state.jobs
             state.jobs = []
-            state.taken.formUnion(taken.lazy.map(\.path))
-            return (true, (waiter, taken))
+            return (true, (waiter, handed))
         }
-        if let (waiter, taken) = resume { waiter.resume(returning: taken) }
+        if let (waiter, handed) = resume { waiter.resume(returning: handed) }
         return accepted
     }
 
-    /// The next jobs; empty once closed or when the waiting task is cancelled.
+    /// The next jobs; empty once closed or when the waiting task is cancelled. They count as
+    /// taken once the engine calls `accepted` with them.
     func next() async -> [FileRecord] {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[FileRecord], Never>) in
                 let ready: [FileRecord]? = state.withLock { state in
                     if !state.jobs.isEmpty || state.closed || Task.isCancelled {
-                        let taken = state.jobs
+                        let handed = state.jobs
                         state.jobs = []
-                        state.taken.formUnion(taken.lazy.map(\.path))
-                        return taken
+                        return handed
                     }
                     state.waiter = continuation
                     return nil
@@ -62,10 +66,17 @@ public final class JobFeed: Sendable {
         }
     }
 
-    /// Whether the engine took a job for `path` from the feed.
-    /// Paths of every job the engine took.
+    /// The engine queued these jobs (from `next`) and will run them or leave them in the
+    /// journal for the next run.
+    func accepted(_ jobs: [FileRecord]) {
+        guard !jobs.isEmpty else { return }
+        state.withLock { $0.taken.formUnion(jobs.lazy.map(\.path)) }
+    }
+
+    /// Paths of every job the engine accepted.
     var takenPaths: Set<String> { state.withLock { $0.taken } }
 
+    /// Whether the engine accepted a job for `path` from the feed.
     public func took(_ path: String) -> Bool {
         state.withLock { $0.taken.contains(path) }
     }

@@ -389,6 +389,7 @@ struct TransferEngine: Sendable {
                         if !Task.isCancelled {
                             let arrived = jobs.take(records, outsidePages: true, classifier: classifier, progress: progress,
                                                     batches: batches)
+                            feed?.accepted(records)
                             try await perform(machine.handle(.jobsArrived(arrived), now: now()))
                         }
                         if let feed, !records.isEmpty, !Task.isCancelled {
