@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "FerryCore",
                 "FerryPluginAPI",
+                "FerrySystem",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

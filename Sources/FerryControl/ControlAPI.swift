@@ -224,7 +224,7 @@ struct ControlAPI: Sendable {
     func folderObjects(only: String? = nil, snapshot given: DaemonSnapshot? = nil) async -> [JSONObject] {
         let snapshot: DaemonSnapshot
         if let given { snapshot = given } else { snapshot = await control.snapshot() }
-        let now = Date().timeIntervalSince1970
+        let now = control.clock.wallTime()
         var objects: [JSONObject] = []
         for folder in control.config.folders where only == nil || folder.name == only {
             let live = snapshot.folders.first { $0.name == folder.name }
@@ -475,7 +475,7 @@ struct ControlAPI: Sendable {
             guard let value = Int(text), (1...720).contains(value) else { throw ControlError(.invalid, "hours must be 1 to 720") }
             hours = value
         }
-        let now = Date().timeIntervalSince1970
+        let now = control.clock.wallTime()
         let since = (now / 3600).rounded(.down) * 3600 - Double(hours - 1) * 3600
         let rows: [HourlyTransfers]
         do {

@@ -1,4 +1,5 @@
 import FerryCore
+import FerrySystem
 import Foundation
 import HTTPTypes
 import HummingbirdCore
@@ -57,8 +58,10 @@ struct ControlResponder: Sendable {
                     refusal = Self.tooLarge(limits)
                 } else {
                     // A body that trickles in is cut off with the connection.
+                    let clock = slot.clock
                     let deadline = Task {
-                        try await Task.sleep(for: limits.bodyTime)
+                        await clock.sleep(for: limits.bodyTime)
+                        guard !Task.isCancelled else { return }
                         channel.close(promise: nil)
                     }
                     do {

@@ -1,4 +1,5 @@
 import FerryCore
+import FerrySystem
 import Foundation
 
 /// `/v1/events`: Server-Sent Events. Each run event (the objects `--json` prints) and
@@ -31,7 +32,7 @@ struct EventStream: Sendable {
             }
             return true
         }
-        let api = self.api, slot = self.slot
+        let api = self.api, slot = self.slot, clock = slot.clock
         let forwarder = Task {
             _ = send(Array("retry: 2000\n\n".utf8))
             if missed { _ = send(Self.frame(id: nil, name: "reset", data: "{}")) }
@@ -49,7 +50,7 @@ struct EventStream: Sendable {
                     var last = first
                     var quiet = 0
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(1))
+                        await clock.sleep(for: 1.0)
                         let status = await Self.status(slot: slot, api: api)
                         if let status, status != last {
                             guard send(Self.frame(id: nil, name: "status", data: status)) else { return }

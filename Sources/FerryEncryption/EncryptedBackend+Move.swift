@@ -55,7 +55,7 @@ extension EncryptedBackend {
                                      observer: NullTransferObserver())
         let (resealed, output) = try scratch.newFile()
         defer { scratch.remove(resealed) }
-        let modified = entry.modifiedNanos ?? Int64(Date().timeIntervalSince1970 * 1e9)
+        let modified = entry.modifiedNanos ?? Int64(SystemClock().wallTime() * 1e9)
         let size = try await BlockingIO.run { () throws(BackendError) -> Int64 in
             try BackendError.catching { () throws -> Int64 in
                 let input = try OpenFile(fetched, mode: .read)

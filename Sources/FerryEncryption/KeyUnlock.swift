@@ -132,7 +132,7 @@ actor KeyUnlock {
         let (file, handle) = try scratch.newFile()
         defer { scratch.remove(file) }
         let bytes = header.encoded()
-        let modified = Int64(Date().timeIntervalSince1970) * 1_000_000_000
+        let modified = Int64(SystemClock().wallTime()) * 1_000_000_000
         try BackendError.catching {
             try handle.write(bytes, count: bytes.count, at: 0)
             try handle.setModificationTime(nanos: modified)

@@ -13,6 +13,8 @@ struct CommandContext {
     let stateDirectory: String
     let currentDirectory: String
     let logger: Logger
+    /// The one live clock of this process: what commands stamp in the journal and wait on.
+    var clock: any FerryClock = SystemClock()
 
     static func load(_ options: GlobalOptions, logFormat: LogFormat = .text, quietLevel: Logger.Level = .warning) throws -> CommandContext {
         LogSetup.bootstrap(verbosity: options.verbose, format: logFormat, quietLevel: quietLevel)

@@ -31,7 +31,9 @@ extension Ferry {
             // listeners, event streams and clients stay.
             let metrics = MetricsExporter.bootstrap()
             let logger = context.logger
-            let control = ControlService(events: DaemonEventLog(), pauses: DaemonPauses(), slot: DaemonControlSlot())
+            let clock = context.clock
+            let control = ControlService(events: DaemonEventLog(clock: clock), pauses: DaemonPauses(),
+                                         slot: DaemonControlSlot(clock: clock), clock: clock)
             let server = ControlServer(stateDirectory: context.stateDirectory, settings: context.config.control, logger: logger,
                                        metrics: metrics, version: Ferry.version)
             let textLogs = process.logFormat == .text

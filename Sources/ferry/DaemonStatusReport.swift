@@ -1,5 +1,6 @@
 import FerryControl
 import FerryCore
+import FerrySystem
 import Foundation
 
 /// The running daemon's (or watch's) live state in `ferry status`, from its
@@ -16,7 +17,7 @@ struct DaemonStatusReport {
               let daemon = status["daemon"] as? [String: Any] else { return nil }
         // The API's status is a superset of the status file's shape: read it as one.
         var shape = daemon
-        shape["updated_at"] = Date().ISO8601Format()
+        shape["updated_at"] = SystemClock().wallDate().ISO8601Format()
         shape["folders"] = status["folders"]
         shape["schedules"] = status["schedules"]
         shape["offline_remotes"] = status["offline_remotes"]

@@ -41,8 +41,10 @@ extension Ferry {
                 journal = try Journal.openForReading(at: journalPath)
                 if let journal {
                     report = try await JournalHealth.examine(journal, stateDirectory: context.stateDirectory,
+                                                             now: context.clock.wallTime(),
                                                              offlineAlert: context.config.history.offlineAlert,
-                                                             expectations: ScheduleExpectations.of(context.config))
+                                                             expectations: ScheduleExpectations.of(context.config,
+                                                                                                   now: context.clock.wallDate()))
                 }
             } catch {
                 throw CommandFailure.runtime("\(error); move the journal aside and run again to rebuild it from both sides")
@@ -56,7 +58,7 @@ extension Ferry {
                 StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
             }
             if repair, let report {
-                try await repairFailures(report, journalPath: journalPath)
+                try await repairFailures(report, journalPath: journalPath, now: context.clock.wallTime())
             }
             if cleanup {
                 try await AbandonedUploadCleanup(context: context, journal: journal, olderThanSeconds: age.components.seconds,
@@ -67,7 +69,7 @@ extension Ferry {
 
         /// Files that failed for good, in the folders whose runs or failures doctor flagged,
         /// become pending again (as `ferry retry`), so the next run tries them afresh.
-        private func repairFailures(_ report: JournalHealth, journalPath: String) async throws {
+        private func repairFailures(_ report: JournalHealth, journalPath: String, now: Double) async throws {
             let flagged = Set((report.findings ?? []).filter { [.runsFailing, .failuresGrowing].contains($0.kind) }.map(\.subject))
             let held = (report.findings ?? []).filter { $0.kind == .held }.map(\.subject)
             var lines: [String] = []
@@ -75,7 +77,7 @@ extension Ferry {
                 let journal = try Journal.open(at: journalPath)
                 for pair in try await journal.folderPairs() where flagged.contains(pair.name) {
                     guard let id = pair.id else { continue }
-                    let reset = try await journal.retryFailed(pairId: id, paths: nil)
+                    let reset = try await journal.retryFailed(pairId: id, paths: nil, at: now)
                     lines.append("repair: \(pair.name): \(Plural.count(reset.count, "failed file")) made pending again; the next run tries them")
                 }
             }
@@ -98,7 +100,7 @@ extension Ferry {
 /// What the schedules promise: each scheduled folder should have a run that went through
 /// within two of its schedule's periods (`HealthCheck.overdue`).
 enum ScheduleExpectations {
-    static func of(_ config: Config, now: Date = Date()) -> [HealthCheck.Expectation] {
+    static func of(_ config: Config, now: Date) -> [HealthCheck.Expectation] {
         var result: [HealthCheck.Expectation] = []
         for entry in config.schedules {
             let period: Double
@@ -218,7 +220,7 @@ struct JournalHealth {
     /// What the run history shows (nil: no history yet).
     var findings: [HealthCheck.Finding]?
 
-    static func examine(_ journal: Journal, stateDirectory: String, offlineAlert: Double = 0.1,
+    static func examine(_ journal: Journal, stateDirectory: String, now: Double, offlineAlert: Double = 0.1,
                         expectations: [HealthCheck.Expectation] = []) async throws -> JournalHealth {
         let problems = try await journal.integrityProblems()
         var interrupted: [Interrupted] = []
@@ -236,7 +238,6 @@ struct JournalHealth {
         }
         var findings: [HealthCheck.Finding]?
         if let history = try? RunHistory.openExisting(stateDirectory: stateDirectory) {
-            let now = Date().timeIntervalSince1970
             let runs = (try? await history.runs(since: now - 7 * HealthCheck.day, limit: 100_000)) ?? []
             let outages = (try? await history.outages(since: now - HealthCheck.day)) ?? []
             findings = HealthCheck.examine(runs: runs, outages: outages, waiting: waiting, now: now, offlineAlert: offlineAlert,

@@ -157,7 +157,7 @@ enum FolderRunCommand {
         }
         display?.start()
         let recorder = RunRecorder(pair: pair, trigger: .manual, stateDirectory: stateDirectory, keep: config.history.keep,
-                                   progress: progress, inner: sink)
+                                   progress: progress, inner: sink, clock: options.clock)
         if !dryRun { recorder.startSampling() }
         let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory,
                           options: options, sink: recorder, progress: progress)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerrySystem
 import Foundation
 import Logging
 
@@ -23,7 +24,7 @@ struct JSONLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var object = JSONObject()
-        object.add("time", Date().ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day()))
+        object.add("time", SystemClock().wallDate().ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day()))
         object.add("level", event.level.rawValue)
         object.add("label", label)
         object.add("message", event.message.description)

@@ -28,8 +28,11 @@ enum OnDemandFetch {
             if dryRun { return }
             // Marked under the pair's lock: a run under way (the daemon's) writes the rows it
             // planned when it ends, and would undo a mark made meanwhile.
-            let lock = try await lock(stateDirectory: context.stateDirectory, pairId: id, folder: name, json: json)
-            let request = try await journal.requestFetch(pairId: id, paths: relative, at: Date.now.timeIntervalSince1970)
+            let lock = try await RunLock.acquireWaiting(stateDirectory: context.stateDirectory, pairId: id,
+                                                        clock: context.clock) { _ in
+                if !json { StandardStreams.error("ferry: \(name) is running; the fetch is recorded when that run ends") }
+            }
+            let request = try await journal.requestFetch(pairId: id, paths: relative, at: context.clock.wallTime())
             withExtendedLifetime(lock) {}
             if let unknown = request.unknown.first {
                 throw CommandFailure.usage("\(name) has no file at \(unknown.isEmpty ? "its root" : unknown) (as of its last run)")
@@ -67,20 +70,6 @@ enum OnDemandFetch {
             .compactMap { $0 }.joined(separator: ", ")
         throw CommandFailure.usage("\(Plural.count(files, "file")) (\(ByteFormat.string(bytes))) asked for is more than "
             + "\(folder)'s local_limit holds (\(budget)); nothing fetched: ask for fewer files, or raise local_limit in config.yml")
-    }
-
-    /// The pair's lock, waited for (once a second) while a run holds it.
-    private static func lock(stateDirectory: String, pairId: Int64, folder: String, json: Bool) async throws -> RunLock {
-        var told = false
-        while true {
-            do {
-                return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId)
-            } catch {
-                if !told && !json { StandardStreams.error("ferry: \(folder) is running; the fetch is recorded when that run ends") }
-                told = true
-                try await Task.sleep(for: .seconds(1))
-            }
-        }
     }
 
     /// A path relative to the folder's root: an absolute path (or, from inside the folder,

@@ -37,7 +37,7 @@ final class ProgressDisplay: Sendable {
         let newTask = Task { [self] in
             while !Task.isCancelled {
                 screen.withLock { draw(&$0, above: nil) }
-                try? await Task.sleep(for: .milliseconds(250))
+                await SystemClock().sleep(for: 0.25)
             }
         }
         task.withLock { $0 = newTask }

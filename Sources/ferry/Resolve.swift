@@ -63,7 +63,7 @@ extension Ferry {
                 for (pair, relative) in candidates {
                     guard let id = pair.id, !resolved.contains(where: { $0.0.id == id }) else { continue }
                     let paths = try await journal.resolveConflicts(pairId: id, path: relative, keep: policy,
-                                                                   at: Date().timeIntervalSince1970)
+                                                                   at: context.clock.wallTime())
                     if !paths.isEmpty { resolved.append((pair, paths)) }
                 }
                 guard !resolved.isEmpty else {

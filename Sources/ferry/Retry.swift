@@ -48,7 +48,7 @@ extension Ferry {
                 var reset: [(String, String)] = []
                 for (pair, relative) in targets {
                     guard let id = pair.id else { continue }
-                    for path in try await journal.retryFailed(pairId: id, paths: relative) { reset.append((pair.name, path)) }
+                    for path in try await journal.retryFailed(pairId: id, paths: relative, at: context.clock.wallTime()) { reset.append((pair.name, path)) }
                 }
                 if global.json {
                     var object = JSONObject()

@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 import Logging
 
@@ -15,7 +16,7 @@ struct TextLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-        var line = Self.line(time: Date(), level: event.level, message: event.message.description, metadata: merged)
+        var line = Self.line(time: SystemClock().wallDate(), level: event.level, message: event.message.description, metadata: merged)
         // Paths under the current directory as the person typed them: ./src, not /home/….
         let here = FileManager.default.currentDirectoryPath
         if here != "/" { line = line.replacingOccurrences(of: here + "/", with: "./") }

@@ -52,7 +52,7 @@ extension Ferry {
                 let report: VerifyRun.Report
                 do {
                     report = try await VerifyRun(pair: pair, config: context.config, stateDirectory: context.stateDirectory,
-                                                 hashes: hash, repair: repair).run()
+                                                 hashes: hash, repair: repair, clock: context.clock).run()
                 } catch {
                     throw CommandFailure.runtime(error.message)
                 }

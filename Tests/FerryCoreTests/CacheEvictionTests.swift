@@ -18,7 +18,7 @@ struct CacheEvictionTests {
         init() async throws {
             try FileManager.default.createDirectory(atPath: folder.child("lib"), withIntermediateDirectories: true)
             journal = try Journal.open(at: folder.child("journal.sqlite"))
-            pairId = try await journal.folderPair(name: "lib", localRoot: folder.child("lib"), remoteLocation: "r").id ?? 0
+            pairId = try await journal.folderPair(name: "lib", localRoot: folder.child("lib"), remoteLocation: "r", at: 0).id ?? 0
         }
 
         /// A file on disk, recorded in sync with a remote copy (or in `status` otherwise), with

@@ -1,3 +1,4 @@
+import FerrySystem
 import Testing
 
 @testable import FerryCore
@@ -13,7 +14,7 @@ struct DaemonEventLogTests {
 
     @Test("a subscriber after id N gets N+1 onwards, then what comes next")
     func replayThenLive() async {
-        let log = DaemonEventLog(capacity: 10)
+        let log = DaemonEventLog(capacity: 10, clock: SystemClock())
         for index in 1...3 { log.publish(name: "e\(index)", object: Self.event("e\(index)")) }
         let (missed, stream) = log.subscribe(after: 1)
         #expect(!missed)
@@ -28,7 +29,7 @@ struct DaemonEventLogTests {
 
     @Test("events let go of are reported as missed; so is an id from the future")
     func missed() {
-        let log = DaemonEventLog(capacity: 3)
+        let log = DaemonEventLog(capacity: 3, clock: SystemClock())
         for index in 1...6 { log.publish(name: "e", object: Self.event("e\(index)")) }
         #expect(log.subscribe(after: 3).missed == false) // 4, 5, 6 are kept
         #expect(log.subscribe(after: 2).missed == true)  // 3 is gone
@@ -39,7 +40,7 @@ struct DaemonEventLogTests {
 
     @Test("a long poll returns what is kept after the id, or nothing once the wait is over")
     func longPoll() async {
-        let log = DaemonEventLog()
+        let log = DaemonEventLog(clock: SystemClock())
         log.publish(name: "a", object: Self.event("a"))
         #expect(await log.entries(after: 0, wait: .zero).map(\.id) == [1])
         #expect(await log.entries(after: 1, wait: .zero).isEmpty)
@@ -51,7 +52,7 @@ struct DaemonEventLogTests {
 struct DaemonEventLogBackpressureTests {
     @Test("a subscriber `capacity` events behind is ended with what it had; others go on")
     func fallenBehind() async {
-        let log = DaemonEventLog(capacity: 4)
+        let log = DaemonEventLog(capacity: 4, clock: SystemClock())
         let (_, slow) = log.subscribe(after: nil)
         let (_, keeping) = log.subscribe(after: nil)
         var keepingUp = keeping.makeAsyncIterator()

@@ -36,7 +36,7 @@ struct FileRecordRowTests {
     func roundTrip() async throws {
         let folder = TemporaryDirectory()
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pair = try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b")
+        let pair = try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0)
         var record = Self.fullRecord(path: "x/IMG 1.jpg")
         record.pairId = try #require(pair.id)
         try await journal.save(record)

@@ -29,7 +29,7 @@ struct JournalPartialIndexTests {
     func answersAreRight() async throws {
         let folder = TemporaryDirectory()
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b").id)
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0).id)
         var rows: [FileRecord] = []
         for (path, status, partial) in [("a.jpg", FileStatus.inSync, false), ("b.jpg", .uploading, false),
                                         ("c.jpg", .needsUpload, true), (".hidden/d.jpg", .inSync, false),

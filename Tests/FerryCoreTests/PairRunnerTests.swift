@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import LocalBackend
@@ -40,16 +41,11 @@ struct PairRunnerTests {
             config.watch.quietPeriod = .seconds(3600)
             let state = folder.child("state")
             var options = RunOptions()
-            var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
-            if let clock {
-                options.clock = clock
-                let start = Date().timeIntervalSince1970
-                wallClock = { start + clock.now() }
-            }
+            let clock: any FerryClock = clock ?? SystemClock()
+            options.clock = clock
             runner = PairRunner(pair: pair, config: config, stateDirectory: state, options: options, sink: counter,
-                                board: DaemonStatusBoard(stateDirectory: state, command: "test"),
-                                bandwidth: BandwidthSwitcher(settings: BandwidthSettings()), logger: Logger(label: "test"),
-                                wallClock: wallClock)
+                                board: DaemonStatusBoard(stateDirectory: state, command: "test", clock: clock),
+                                bandwidth: BandwidthSwitcher(settings: BandwidthSettings(), clock: clock), logger: Logger(label: "test"))
         }
 
         /// Asks for a run and waits for its summary.

@@ -11,7 +11,7 @@ struct PendingJobPagesTests {
     /// them without a job (in sync, failed for good, in conflict).
     static func filledJournal(_ folder: TemporaryDirectory) async throws -> (Journal, Int64, Set<String>) {
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r").id)
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         let queues = ["thumbnails", "media", "gpx", "archives", "retired"]
         var rows: [FileRecord] = []
         var pending: Set<String> = []

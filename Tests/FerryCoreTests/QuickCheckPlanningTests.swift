@@ -72,7 +72,7 @@ struct QuickCheckPlanningTests {
 
     static func journal(_ folder: TemporaryDirectory, name: String, seed: UInt64) async throws -> (Journal, Int64, [LocalEntry]) {
         let journal = try Journal.open(at: folder.child(name))
-        let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r")
+        let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         let (records, scan) = try fixture(pairId: pairId, seed: seed)
         try await journal.apply(upserts: records, deletions: [])
@@ -138,7 +138,7 @@ struct QuickCheckPlanningTests {
     func settledMeansInSync(kind: Int) async throws {
         let folder = TemporaryDirectory()
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r").id)
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         var record = FileRecord(pairId: pairId, path: "a.jpg", queue: "media", status: .inSync, updatedAt: 1)
         record.local = LocalVersion(size: 1, modifiedNanos: 2, inode: 3)
         record.remote = RemoteVersion(size: 1, modifiedNanos: 2, etag: "\"e\"")
@@ -170,7 +170,7 @@ struct QuickCheckPlanningTests {
         let files = 10_000
         let folder = TemporaryDirectory()
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r").id)
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         var records: [FileRecord] = []
         var scan: [LocalEntry] = []
         for index in 0..<files {

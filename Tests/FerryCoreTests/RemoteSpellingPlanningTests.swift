@@ -86,7 +86,7 @@ struct RemoteSpellingPlanningTests {
     func journalRemoteSideKeepsTheSpelling() async throws {
         let folder = TemporaryDirectory()
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r")
+        let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         var row = P.synced(Self.nfc, size: 1000)
         row.pairId = pairId

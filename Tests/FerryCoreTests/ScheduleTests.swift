@@ -1,3 +1,5 @@
+import FerrySystem
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -128,7 +130,8 @@ struct ScheduleTests {
         var settings = BandwidthSettings()
         settings.remotes["nas"] = try BandwidthTimetable("08:00,1M 18:00,5M 23:00,off")
         settings.queues["archives"] = try BandwidthTimetable("00:00,off 09:00,256k")
-        let switcher = BandwidthSwitcher(settings: settings, calendar: Self.calendar, now: Self.at(10, 12))
+        let switcher = BandwidthSwitcher(settings: settings, calendar: Self.calendar,
+                                         clock: InstantClock(wallStart: Self.at(10, 12).timeIntervalSince1970))
         let nas = try #require(switcher.remotes["nas"])
         let archives = try #require(switcher.queues["archives"])
         #expect(nas.bytesPerSecond == 1 << 20 && archives.bytesPerSecond == Int64(256 * 1024))

@@ -61,7 +61,7 @@ struct SimulatedDevice: Sendable {
         options.transfers = 1
         options.hostName = "dev-" + name
         options.forceDeletes = true
-        options.clock = ReplayClock(start: start)
+        options.clock = InstantClock(wallStart: start)
         return try await SyncRun(pair: pair, config: Self.config, stateDirectory: state, options: options,
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }

@@ -157,7 +157,7 @@ struct TransferEngineTests {
         let pair = FolderPair(name: "test", localRoot: setup.source, backend: setup.backend, remoteRoot: .root, mode: .push, ignore: [])
         let made = try await NewFileJobs.make(paths: [".thumbnails/new.jpg"], pair: pair, pairId: pairId, journal: journal,
                                               classifier: try QueueClassifier(rules: setup.config.queues, defaultQueue: "media"),
-                                              ignore: try GlobSet([]), cutoff: nil)
+                                              ignore: try GlobSet([]), cutoff: nil, at: 0)
         #expect(feed.push(made.jobs))
         try #require(await waitForEvent { setup.backend.files[".thumbnails/new.jpg"] != nil },
                      "the thumbnail fed in while big.mov was held never went")

@@ -292,7 +292,7 @@ struct RenameDetectionTests {
     func pagedRename(pageSize: Int) async throws {
         let folder = TemporaryDirectory("ferry-rename")
         let journal = try Journal.open(at: folder.child("journal.sqlite"))
-        let pair = try await journal.folderPair(name: "t", localRoot: "/l", remoteLocation: "r")
+        let pair = try await journal.folderPair(name: "t", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         var old = P.synced("a/old.jpg")
         old.pairId = pairId

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import Synchronization
@@ -20,7 +21,7 @@ struct WriteLeaseTests {
         /// The folder's `remote_rights`: without `delete`, a lease is given back by emptying its file.
         var rights = RemoteRights.all
 
-        func keeper(_ writer: String, clock: any RunClock = SteppedClock(), duration: Double = WriteLeaseTests.duration)
+        func keeper(_ writer: String, clock: any FerryClock = SteppedClock(), duration: Double = WriteLeaseTests.duration)
             -> WriteLeaseKeeper {
             var pair = FolderPair(name: "photos", localRoot: work.child(writer), backend: remote, remoteRoot: .root,
                                   mode: .sync, ignore: [])
@@ -144,7 +145,7 @@ struct WriteLeaseTests {
         let writers = ["a", "b", "c", "d"]
         // The real clock and a lease far longer than the work: every writer holds it in turn,
         // none is taken for crashed.
-        let keepers = writers.map { setup.keeper($0, clock: SystemRunClock(), duration: 600) }
+        let keepers = writers.map { setup.keeper($0, clock: SystemClock(), duration: 600) }
         let log = EventLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (writer, keeper) in zip(writers, keepers) {
@@ -179,7 +180,7 @@ private final class EventLog: Sendable {
 
 /// A clock that moves only when a keeper pauses, by the pause, after running `onPause`
 /// (another keeper's renewal, say). Clocks made with `sharing:` read one time.
-private final class SteppedClock: RunClock {
+private final class SteppedClock: FerryClock {
     private let time: Mutex<Double>
     private let shared: SteppedClock?
     private let onPause: (@Sendable () async -> Void)?
@@ -199,6 +200,8 @@ private final class SteppedClock: RunClock {
     func now() -> Double { shared?.now() ?? time.withLock { $0 } }
 
     func advance(by seconds: Double) { time.withLock { $0 += seconds } }
+
+    func wallTime() -> Double { SystemClock().wallTime() + now() }
 
     func sleep(until deadline: Double) async {
         await onPause?()

@@ -89,7 +89,7 @@ extension BundleStep {
 
         var restored: [FileRecord] = []
         var failures: [(FileRecord, BackendError)] = []
-        let now = Date().timeIntervalSince1970
+        let now = clock.wallTime()
         for job in jobs {
             guard let member = catalog.members[job.path], let result = results[job.path] else { continue }
             switch result {

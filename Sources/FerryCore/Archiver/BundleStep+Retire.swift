@@ -92,7 +92,7 @@ extension BundleStep {
     /// it is old enough; names Ferry does not make are left alone.
     private func removeOrphans(_ orphans: [RemoteEntry]) async {
         guard pair.rights.mayDelete else { return }
-        let cutoff = Int64((Date().timeIntervalSince1970 - Self.orphanAge) * 1e9)
+        let cutoff = Int64((clock.wallTime() - Self.orphanAge) * 1e9)
         for orphan in orphans {
             let name = orphan.path.name
             guard BundleNaming.isBundleName(name) || BundleNaming.bundleName(ofManifest: name) != nil,

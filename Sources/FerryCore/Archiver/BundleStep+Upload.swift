@@ -19,7 +19,7 @@ extension BundleStep {
     }
 
     private func uploadBundle(_ group: [FileRecord], rule: ArchiveRule, summary: inout RunSummary) async throws(JournalError) {
-        let now = Date().timeIntervalSince1970
+        let now = clock.wallTime()
         let name = BundleNaming.newName(format: rule.format, at: now)
         let file = LocalFileSystem.join(workDirectory, name)
         let manifestFile = LocalFileSystem.join(workDirectory, BundleNaming.manifestName(for: name))
@@ -80,7 +80,7 @@ extension BundleStep {
                                   manifestModifiedNanos: manifestResult.entry.modifiedNanos, createdAt: now)
         var members: [BundleMemberRecord] = []
         var files: [FileRecord] = []
-        let syncedAt = Date().timeIntervalSince1970
+        let syncedAt = clock.wallTime()
         for item in packed {
             members.append(BundleMemberRecord(pairId: pairId, bundle: name, path: item.record.path, entryName: item.record.path,
                                               size: item.data.bytes, modifiedNanos: item.version.modifiedNanos,

@@ -31,6 +31,8 @@ struct BundleStep: Sendable {
     let progress: RunProgress
     let sink: any RunEventSink
     let archivesRank: Int
+    /// The run's clock: its wall time stamps the journal's rows.
+    let clock: any FerryClock
 
     var bundleFolder: RemotePath { BundleNaming.folder(in: pair.remoteRoot) }
 
@@ -165,9 +167,9 @@ struct BundleStep: Sendable {
         for record in records {
             var updated = record
             if outage {
-                updated.handBack(action: record.action ?? .upload, error: text, at: Date().timeIntervalSince1970)
+                updated.handBack(action: record.action ?? .upload, error: text, at: clock.wallTime())
             } else {
-                updated.failForGood(failures: record.attempts + 1, error: text, at: Date().timeIntervalSince1970)
+                updated.failForGood(failures: record.attempts + 1, error: text, at: clock.wallTime())
             }
             failed.append(updated)
             summary.failedFiles += 1

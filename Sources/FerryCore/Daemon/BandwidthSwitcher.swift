@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 
 /// The throttles of the `bandwidth:` timetables, shared by every run of the process, and
@@ -9,13 +10,17 @@ public final class BandwidthSwitcher: Sendable {
     public let queues: [String: ByteThrottle]
     private let settings: BandwidthSettings
     private let calendar: Calendar
+    private let clock: any FerryClock
 
-    public init(settings: BandwidthSettings, calendar: Calendar = .current, now: Date = Date()) {
+    /// The rates start as the timetables say for the clock's wall time now.
+    public init(settings: BandwidthSettings, calendar: Calendar = .current, clock: any FerryClock) {
         self.settings = settings
         self.calendar = calendar
-        all = settings.all.map { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar)) }
-        remotes = settings.remotes.mapValues { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar)) }
-        queues = settings.queues.mapValues { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar)) }
+        self.clock = clock
+        let now = clock.wallDate()
+        all = settings.all.map { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar), clock: clock) }
+        remotes = settings.remotes.mapValues { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar), clock: clock) }
+        queues = settings.queues.mapValues { ByteThrottle(bytesPerSecond: $0.rate(at: now, calendar: calendar), clock: clock) }
     }
 
     /// The throttles a run of a pair on `remote` (its name in config.yml) shares.
@@ -41,10 +46,10 @@ public final class BandwidthSwitcher: Sendable {
     public func run() async {
         guard !settings.isEmpty else { return }
         while !Task.isCancelled {
-            let now = Date()
+            let now = clock.wallDate()
             apply(at: now)
             let wait = min(60, max(0.05, (nextChange(after: now)?.timeIntervalSince(now) ?? 60)))
-            try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+            await clock.sleep(for: wait)
         }
     }
 }

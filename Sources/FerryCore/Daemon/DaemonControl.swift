@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -12,10 +13,13 @@ public final class DaemonControl: Sendable {
     private let runners: DaemonRuntime.Runners
     private let selection: FolderSelection
     private let pauses: DaemonPauses
+    /// The daemon's clock: what the API stamps and compares with is its wall time.
+    public let clock: any FerryClock
 
     init(config: Config, stateDirectory: String, board: DaemonStatusBoard, events: DaemonEventLog,
-         runners: DaemonRuntime.Runners, selection: FolderSelection, pauses: DaemonPauses) {
+         runners: DaemonRuntime.Runners, selection: FolderSelection, pauses: DaemonPauses, clock: any FerryClock) {
         self.config = config
+        self.clock = clock
         self.stateDirectory = stateDirectory
         self.board = board
         self.events = events
@@ -57,7 +61,7 @@ public final class DaemonControl: Sendable {
     /// Pauses one folder, or every folder (nil); also the runners made later (schedules).
     public func pause(_ name: String?) async throws {
         let names = try names(name)
-        pauses.pause(names, everything: name == nil, at: Date().timeIntervalSince1970)
+        pauses.pause(names, everything: name == nil, at: clock.wallTime())
         for runner in await runners.all() where names.contains(runner.pair.name) { await runner.pause() }
     }
 
@@ -81,7 +85,7 @@ public final class DaemonControl: Sendable {
         let folder = try folder(name)
         let (journal, pairId) = try await pairRecord(folder)
         do {
-            let reset = try await journal.retryFailed(pairId: pairId, paths: paths)
+            let reset = try await journal.retryFailed(pairId: pairId, paths: paths, at: clock.wallTime())
             if !reset.isEmpty { try await run(name, reason: "api: retry") }
             return reset
         } catch let error as JournalError {
@@ -96,7 +100,7 @@ public final class DaemonControl: Sendable {
         let (journal, pairId) = try await pairRecord(folder)
         do {
             let resolved = try await journal.resolveConflicts(pairId: pairId, path: path, keep: keep,
-                                                              at: Date().timeIntervalSince1970)
+                                                              at: clock.wallTime())
             if !resolved.isEmpty { try await run(name, mode: .sync, reason: "api: resolve") }
             return resolved
         } catch let error as JournalError {
@@ -204,8 +208,11 @@ public struct ControlService: Sendable {
     public var events: DaemonEventLog
     public var pauses: DaemonPauses
     public var slot: DaemonControlSlot
+    /// The process's one live clock, which every runtime and the API use.
+    public let clock: any FerryClock
 
-    public init(events: DaemonEventLog, pauses: DaemonPauses, slot: DaemonControlSlot) {
+    public init(events: DaemonEventLog, pauses: DaemonPauses, slot: DaemonControlSlot, clock: any FerryClock) {
+        self.clock = clock
         self.events = events
         self.pauses = pauses
         self.slot = slot

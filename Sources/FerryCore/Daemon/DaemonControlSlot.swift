@@ -1,3 +1,4 @@
+import FerrySystem
 import Synchronization
 
 /// The control API's way to the runtime that runs now. The API outlives a reload (SIGHUP):
@@ -14,7 +15,12 @@ public final class DaemonControlSlot: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    /// The process's clock, for the waits of the API that reaches runtimes through the slot.
+    public let clock: any FerryClock
+
+    public init(clock: any FerryClock) {
+        self.clock = clock
+    }
 
     /// The runtime that starts now; a request waiting between two runtimes is served by it.
     /// True when it follows another (a reload).
@@ -76,7 +82,7 @@ public final class DaemonControlSlot: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: limit)
+                await self.clock.sleep(for: limit)
                 return nil
             }
             let first = await group.next() ?? nil

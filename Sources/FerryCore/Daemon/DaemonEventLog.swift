@@ -1,3 +1,5 @@
+import FerryPluginAPI
+import FerrySystem
 import Synchronization
 
 /// The daemon's events, numbered, for the control API's event stream: the run events of
@@ -25,7 +27,10 @@ public final class DaemonEventLog: Sendable {
     private let state = Mutex(State())
     public let capacity: Int
 
-    public init(capacity: Int = 2_000) {
+    private let clock: any FerryClock
+
+    public init(capacity: Int = 2_000, clock: any FerryClock) {
+        self.clock = clock
         self.capacity = capacity
     }
 
@@ -86,11 +91,11 @@ public final class DaemonEventLog: Sendable {
     /// The kept events after `lastId`, waiting up to `wait` for the first to come: the
     /// long-poll form of the stream, for clients that read whole responses.
     public func entries(after lastId: Int, wait: Duration) async -> [Entry] {
-        let deadline = ContinuousClock.now + wait
+        let deadline = clock.now() + wait.inSeconds
         while true {
             let found = state.withLock { state in state.kept.filter { $0.id > lastId } }
-            if !found.isEmpty || ContinuousClock.now >= deadline || Task.isCancelled || isClosed { return found }
-            try? await Task.sleep(for: .milliseconds(100))
+            if !found.isEmpty || clock.now() >= deadline || Task.isCancelled || isClosed { return found }
+            await clock.sleep(until: min(deadline, clock.now() + 0.1))
         }
     }
 

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
 
@@ -70,14 +71,17 @@ public struct DaemonRuntime: Sendable {
     }
 
     public func run() async {
-        let items = PendingItemCount(journalPath: StateLocation.journalPath(in: stateDirectory), grouping: config.items)
+        // The one clock of the runtime: the runs', and every part's that waits or stamps.
+        let clock = options.clock
+        let items = PendingItemCount(journalPath: StateLocation.journalPath(in: stateDirectory), grouping: config.items,
+                                     clock: clock)
         let control = self.control
         let board = DaemonStatusBoard(stateDirectory: stateDirectory, command: command,
                                       itemsProvider: { await items.current() }, events: control?.events,
-                                      recordsOutages: true, liveRuns: liveRuns)
+                                      recordsOutages: true, liveRuns: liveRuns, clock: clock)
         // Outages a killed process left open end now: what happened after it is not known.
-        try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: Date().timeIntervalSince1970)
-        let bandwidth = BandwidthSwitcher(settings: config.bandwidth)
+        try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: clock.wallTime())
+        let bandwidth = BandwidthSwitcher(settings: config.bandwidth, clock: clock)
         let config = self.config
         let stateDirectory = self.stateDirectory
         let options = self.options
@@ -92,7 +96,7 @@ public struct DaemonRuntime: Sendable {
         }
         let selection = self.selection
         let schedule = ScheduleRunner(entries: config.schedules, stateDirectory: stateDirectory, board: board,
-                                      logger: logger) { entry in
+                                      logger: logger, clock: clock) { entry in
             let pairs: [FolderPair]
             do {
                 pairs = try selection.resolve(folder: entry.folder, remote: nil, mode: entry.mode)
@@ -107,7 +111,7 @@ public struct DaemonRuntime: Sendable {
 
         let handle = control.map { control in
             DaemonControl(config: config, stateDirectory: stateDirectory, board: board, events: control.events,
-                          runners: runners, selection: selection, pauses: control.pauses)
+                          runners: runners, selection: selection, pauses: control.pauses, clock: clock)
         }
         if let control, let handle, control.slot.install(handle) {
             // After the old runtime has stopped and this one serves: a client that had a
@@ -150,7 +154,7 @@ public struct DaemonRuntime: Sendable {
             // Park until cancelled, so that one loop ending (a folder that cannot be
             // watched) does not end the rest.
             group.addTask {
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                while !Task.isCancelled { await clock.sleep(for: 3600.0) }
             }
             await group.waitForAll()
         }
@@ -159,18 +163,18 @@ public struct DaemonRuntime: Sendable {
 
         logger.info("stopping at a resumable point",
                     metadata: ["within": "\(config.watch.stopTimeout)"])
-        let stopped = await Self.within(config.watch.stopTimeout) { await runners.stopAll() }
+        let stopped = await Self.within(config.watch.stopTimeout, clock: clock) { await runners.stopAll() }
         if !stopped {
             logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
         }
-        _ = await Self.within(.seconds(2)) {
-            try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: Date().timeIntervalSince1970)
+        _ = await Self.within(.seconds(2), clock: clock) {
+            try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: clock.wallTime())
         }
     }
 
     /// Runs `body` in a fresh task (so the caller's cancellation does not reach it) and
     /// waits for it at most `limit`; tells whether it finished.
-    static func within(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    static func within(_ limit: Duration, clock: any FerryClock, _ body: @escaping @Sendable () async -> Void) async -> Bool {
         // An unstructured task: the caller is cancelled by now, and its cancellation must
         // not cut the wait short.
         await Task {
@@ -180,7 +184,7 @@ public struct DaemonRuntime: Sendable {
                 signal.yield(true)
             }
             let timer = Task {
-                try? await Task.sleep(for: limit)
+                await clock.sleep(for: limit)
                 signal.yield(false)
             }
             var result = false

@@ -37,8 +37,9 @@ public final class DaemonStatusBoard: Sendable {
     private let command: String
     /// When the process's first board was made: a reload (SIGHUP) makes a new board, and
     /// "since" must still say when the daemon started, not when its config was last read.
-    private static let processStartedAt = Date()
-    private let startedAt = DaemonStatusBoard.processStartedAt
+    private static let processStartedAt = Mutex<Date?>(nil)
+    private let startedAt: Date
+    private let clock: any FerryClock
     /// Hook for media items: returns how many items are `filesPending` (derived from the
     /// journal by the items work). Nil leaves the field out.
     public let itemsProvider: (@Sendable () async -> Int?)?
@@ -50,8 +51,14 @@ public final class DaemonStatusBoard: Sendable {
     private let liveRuns: (any LiveRunObserver)?
 
     public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
-                events: DaemonEventLog? = nil, recordsOutages: Bool = false, liveRuns: (any LiveRunObserver)? = nil) {
+                events: DaemonEventLog? = nil, recordsOutages: Bool = false, liveRuns: (any LiveRunObserver)? = nil,
+                clock: any FerryClock) {
         path = DaemonSnapshot.path(in: stateDirectory)
+        self.clock = clock
+        startedAt = Self.processStartedAt.withLock { first in
+            if first == nil { first = clock.wallDate() }
+            return first ?? clock.wallDate()
+        }
         self.command = command
         self.itemsProvider = itemsProvider
         self.events = events
@@ -94,7 +101,7 @@ public final class DaemonStatusBoard: Sendable {
         let mode = state.withLock { state in
             state.folders[pair]?.running = progress
             state.folders[pair]?.reason = reason
-            state.folders[pair]?.runStartedAt = Date()
+            state.folders[pair]?.runStartedAt = clock.wallDate()
             return state.folders[pair]?.mode
         }
         liveRuns?.runStarted(folder: pair, mode: mode ?? "run", progress: progress)
@@ -112,7 +119,7 @@ public final class DaemonStatusBoard: Sendable {
     /// leaves an earlier hold as it was.
     func runEnded(pair: String, summary: RunSummary?, error: String?, stopped: Bool = false, hold: ChangeHold? = nil) {
         liveRuns?.runEnded(folder: pair)
-        let now = Date()
+        let now = clock.wallDate()
         let newHold = state.withLock { state -> DaemonSnapshot.HoldState? in
             state.folders[pair]?.running = nil
             state.folders[pair]?.lastRunEndedAt = now
@@ -152,11 +159,11 @@ public final class DaemonStatusBoard: Sendable {
     public func remoteOffline(_ remote: String, message: String) {
         let began = state.withLock { state in
             guard state.offline[remote] == nil else { return false }
-            state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: Date(), message: message)
+            state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: clock.wallDate(), message: message)
             return true
         }
         if began, let historyDirectory {
-            let now = Date().timeIntervalSince1970
+            let now = clock.wallTime()
             Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageBegan(remote: remote, at: now) }
         }
     }
@@ -164,7 +171,7 @@ public final class DaemonStatusBoard: Sendable {
     public func remoteOnline(_ remote: String) {
         let ended = state.withLock { $0.offline.removeValue(forKey: remote) } != nil
         if ended, let historyDirectory {
-            let now = Date().timeIntervalSince1970
+            let now = clock.wallTime()
             Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageEnded(remote: remote, at: now) }
         }
     }
@@ -188,7 +195,7 @@ public final class DaemonStatusBoard: Sendable {
                     lastFailed: folder.lastSummary?.failedFiles, paused: folder.paused, remote: folder.remote,
                     waitingFor: folder.waitingFor, hold: folder.hold)
             }
-            return DaemonSnapshot(pid: CurrentProcess.id, command: command, startedAt: startedAt, updatedAt: Date(), folders: folders,
+            return DaemonSnapshot(pid: CurrentProcess.id, command: command, startedAt: startedAt, updatedAt: clock.wallDate(), folders: folders,
                                   schedules: state.schedules, offlineRemotes: state.offline.values.sorted { $0.remote < $1.remote },
                                   filesPendingItems: items)
         }
@@ -204,7 +211,7 @@ public final class DaemonStatusBoard: Sendable {
     public func run() async {
         while !Task.isCancelled {
             await write()
-            try? await Task.sleep(for: .seconds(1))
+            await clock.sleep(for: 1.0)
         }
         try? LocalFileSystem.removeFile(path)
     }

@@ -48,9 +48,8 @@ public struct FolderWatcher: Sendable {
             throw RunError(error.description)
         }
         let (inputs, feed) = AsyncStream<Input>.makeStream()
-        let clock = ContinuousClock()
-        let start = clock.now
-        func now() -> Double { start.duration(to: clock.now).inSeconds }
+        let clock = runner.clock
+        func now() -> Double { clock.now() }
 
         var tree = TreeWatch(root: pair.localRoot, ignore: ignore, registrar: inotify)
         var tracker = SettleTracker(quietPeriod: settings.quietPeriod.inSeconds)
@@ -72,7 +71,7 @@ public struct FolderWatcher: Sendable {
         let tickInterval = min(0.5, max(0.02, settings.quietPeriod.inSeconds / 4))
         let ticker = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int64(tickInterval * 1000)))
+                await clock.sleep(for: tickInterval)
                 feed.yield(.tick)
             }
         }

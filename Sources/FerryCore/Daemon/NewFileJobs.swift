@@ -18,8 +18,8 @@ struct NewFileJobs {
     var fresh: [String: Double] = [:]
 
     static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
-                     classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?) async throws(JournalError) -> NewFileJobs {
-        let now = Date().timeIntervalSince1970
+                     classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?,
+                     at now: Double) async throws(JournalError) -> NewFileJobs {
         var result = NewFileJobs()
         for path in paths.sorted() where !ignore.matches(path) {
             guard let meta = try? LocalFileSystem.metadata(LocalFileSystem.join(pair.localRoot, path)),

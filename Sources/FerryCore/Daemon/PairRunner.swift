@@ -19,9 +19,10 @@ public actor PairRunner {
     private let bandwidth: BandwidthSwitcher
     private let logger: Logger
     private let quietPeriod: Double
-    /// Wall-clock seconds since 1970, against which files' modification times are judged
-    /// (tests pass one that moves with their `RunClock`).
-    private let wallClock: @Sendable () -> Double
+    /// The runs' clock (`RunOptions.clock`): its wall time judges files' modification
+    /// times, and the runner's own waits are on it, as are those of the watcher and the
+    /// poller that serve it.
+    nonisolated let clock: any FerryClock
 
     private var pending: RunRequest?
     private var completions: [@Sendable (RunSummary?) -> Void] = []
@@ -35,7 +36,8 @@ public actor PairRunner {
     private var offers: [Task<Void, Never>] = []
     /// Runs that failed in a row, and since when the remote has not answered.
     private var failuresInRow = 0
-    private var unreachableSince: ContinuousClock.Instant?
+    /// Since when (the clock's monotonic seconds) the remote has not answered.
+    private var unreachableSince: Double?
     /// Paused through the control API: requests wait (merged) and nothing runs until resumed.
     public private(set) var paused = false
     /// The folder's run conditions (`when:`): while they do not hold, requests wait (merged)
@@ -45,8 +47,7 @@ public actor PairRunner {
     private var recheck: Task<Void, Never>?
 
     public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
-                sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger,
-                wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
         self.pair = pair
         self.config = config
         self.stateDirectory = stateDirectory
@@ -56,7 +57,7 @@ public actor PairRunner {
         self.bandwidth = bandwidth
         self.logger = logger
         quietPeriod = config.watch.quietPeriod.inSeconds
-        self.wallClock = wallClock
+        clock = options.clock
         conditionWait = ConditionWait(interval: config.watch.conditionInterval.inSeconds)
         probe = SystemConditionProbe.standard()
     }
@@ -79,7 +80,7 @@ public actor PairRunner {
             let files = request.settledFiles
             Task { await self.feedNewFiles(files, folders: folders, into: feed) }
         }
-        if worker == nil && !paused && conditionWait.probeDue(now: Date().timeIntervalSince1970) {
+        if worker == nil && !paused && conditionWait.probeDue(now: clock.wallTime()) {
             worker = Task { await self.work() }
         }
     }
@@ -89,7 +90,7 @@ public actor PairRunner {
     private func conditionsHold() async -> Bool {
         guard !pair.conditions.isEmpty else { return true }
         let unmet = RunConditionCheck.unmet(pair.conditions, reading: await probe.read(for: pair.conditions))
-        switch conditionWait.decide(unmet: unmet, now: Date().timeIntervalSince1970) {
+        switch conditionWait.decide(unmet: unmet, now: clock.wallTime()) {
         case .run:
             board.setWaiting(pair: pair.name, reason: nil)
             return true
@@ -97,9 +98,10 @@ public actor PairRunner {
             board.setWaiting(pair: pair.name, reason: reason)
             logger.info("waiting", metadata: ["folder": "\(pair.name)", "for": "\(reason)"])
             recheck?.cancel()
-            let delay = max(0, recheckAt - Date().timeIntervalSince1970)
+            let delay = max(0, recheckAt - clock.wallTime())
+            let clock = self.clock
             recheck = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                await clock.sleep(for: delay)
                 guard !Task.isCancelled else { return }
                 await self.recheckConditions()
             }
@@ -172,7 +174,7 @@ public actor PairRunner {
         let asked = RunTrigger.of(reason: request.reason) == .manual
         options.holdBack = asked ? [] : unsettled
         if pair.mode == .push && !asked {
-            options.settleCutoff = SettleCutoff(now: wallClock(), quietPeriod: quietPeriod)
+            options.settleCutoff = SettleCutoff(now: clock.wallTime(), quietPeriod: quietPeriod)
         }
         if let queues = request.queues { options.queues = queues }
         options.acceptChanges = options.acceptChanges || request.acceptsChanges
@@ -196,7 +198,8 @@ public actor PairRunner {
         board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
         logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
         let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), stateDirectory: stateDirectory,
-                                   keep: config.history.keep, progress: progress, inner: sink, logger: logger)
+                                   keep: config.history.keep, progress: progress, inner: sink, logger: logger,
+                                   clock: clock)
         recorder.startSampling()
         let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
                           sink: recorder, progress: progress)
@@ -212,7 +215,7 @@ public actor PairRunner {
                 "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
             ])
             if let since = unreachableSince {
-                sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: since.duration(to: .now).inSeconds))
+                sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: clock.now() - since))
             }
             unreachableSince = nil
             failuresInRow = 0
@@ -236,7 +239,7 @@ public actor PairRunner {
             let delay = config.retry.delay(afterFailures: failuresInRow)
             if error.remoteUnreachable {
                 if unreachableSince == nil {
-                    unreachableSince = .now
+                    unreachableSince = clock.now()
                     sink.emit(.remoteOffline(remote: pair.remoteLocation, message: error.message,
                                              nextProbeSeconds: delay.inSeconds))
                 }
@@ -244,8 +247,9 @@ public actor PairRunner {
                 logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)",
                                                       "retry_in": "\(delay)"])
             }
+            let clock = self.clock
             Task {
-                try? await Task.sleep(for: delay)
+                await clock.sleep(for: delay)
                 self.request(RunRequest(reason: "retry"))
             }
             return nil
@@ -273,7 +277,8 @@ public actor PairRunner {
                                                                remoteLocation: pair.remoteLocation)?.id else { return }
             let made = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,
                                                   journal: journal, classifier: classifier, ignore: ignore,
-                                                  cutoff: SettleCutoff(now: wallClock(), quietPeriod: quietPeriod))
+                                                  cutoff: SettleCutoff(now: clock.wallTime(), quietPeriod: quietPeriod),
+                                                  at: clock.wallTime())
             if feed.push(made.jobs), !made.jobs.isEmpty {
                 logger.debug("joined the running push", metadata: ["folder": "\(pair.name)", "files": "\(made.jobs.count)"])
             }
@@ -291,8 +296,8 @@ public actor PairRunner {
     /// files, which holds back whatever is still fresh for it to look at again.
     private func offerAgainWhenQuiet(_ fresh: [String: Double], feed: JobFeed) {
         guard activeFeed === feed, let newest = fresh.values.max() else { return }
-        let clock = baseOptions.clock
-        let wait = max(0, newest + quietPeriod - wallClock()) + 0.01
+        let clock = self.clock
+        let wait = max(0, newest + quietPeriod - clock.wallTime()) + 0.01
         let paths = Set(fresh.keys)
         offers.append(Task {
             await clock.sleep(until: clock.now() + wait)

@@ -1,3 +1,4 @@
+import FerrySystem
 import Foundation
 
 /// How many media items are `filesPending` across the journal's pairs, for the daemon's
@@ -11,15 +12,17 @@ actor PendingItemCount {
     private var last: (value: Int?, at: Double)?
     /// Opened once, when the journal exists.
     private var journal: Journal?
+    private let clock: any FerryClock
 
-    init(journalPath: String, grouping: ItemGrouping, interval: Double = 15) {
+    init(journalPath: String, grouping: ItemGrouping, interval: Double = 15, clock: any FerryClock) {
+        self.clock = clock
         self.journalPath = journalPath
         self.grouping = grouping
         self.interval = interval
     }
 
     func current() async -> Int? {
-        let now = Date().timeIntervalSince1970
+        let now = clock.now()
         if let last, now - last.at < interval { return last.value }
         let value = await count()
         last = (value, now)

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Logging
 
@@ -47,14 +48,15 @@ public struct RemotePoller: Sendable {
     public func run() async {
         let pair = runner.pair
         var last = try? await Self.look(at: pair)
-        var lastFull = ContinuousClock.now
+        let clock = runner.clock
+        var lastFull = clock.now()
         if asksForFullRuns { await runner.request(RunRequest(reason: "start")) }
         logger.info("polling", metadata: ["folder": "\(pair.name)", "every": "\(settings.pollInterval)"])
         while !Task.isCancelled {
-            try? await Task.sleep(for: settings.pollInterval)
+            await clock.sleep(for: settings.pollInterval)
             if Task.isCancelled { break }
-            if asksForFullRuns, lastFull.duration(to: .now) >= settings.rescanInterval {
-                lastFull = .now
+            if asksForFullRuns, clock.now() - lastFull >= settings.rescanInterval.inSeconds {
+                lastFull = clock.now()
                 await runner.request(RunRequest(reason: "periodic rescan"))
                 continue
             }

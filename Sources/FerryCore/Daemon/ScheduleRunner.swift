@@ -12,12 +12,14 @@ public struct ScheduleRunner: Sendable {
     private let runners: @Sendable (ScheduleEntry) async -> [PairRunner]
     private let board: DaemonStatusBoard
     private let logger: Logger
+    private let clock: any FerryClock
 
     public static let stateFileName = "schedule-state.json"
 
     public init(entries: [ScheduleEntry], stateDirectory: String, board: DaemonStatusBoard, logger: Logger,
-                runners: @escaping @Sendable (ScheduleEntry) async -> [PairRunner]) {
+                clock: any FerryClock, runners: @escaping @Sendable (ScheduleEntry) async -> [PairRunner]) {
         self.entries = entries
+        self.clock = clock
         stateFile = LocalFileSystem.join(stateDirectory, Self.stateFileName)
         self.board = board
         self.logger = logger
@@ -42,9 +44,9 @@ public struct ScheduleRunner: Sendable {
     public func run() async {
         guard !entries.isEmpty else { return }
         var book = ScheduleBook(entries: entries, lastRuns: Self.loadLastRuns(from: stateFile),
-                                calendar: .current, startedAt: Date())
+                                calendar: .current, startedAt: clock.wallDate())
         while !Task.isCancelled {
-            let now = Date()
+            let now = clock.wallDate()
             let due = book.takeDue(at: now)
             if !due.isEmpty { Self.saveLastRuns(book.lastRuns, to: stateFile) }
             for entry in due {
@@ -60,8 +62,8 @@ public struct ScheduleRunner: Sendable {
             })
             // Wake at the next due time, and at least once a minute: the wall clock can
             // jump (suspend, NTP), and a sleeping process must notice it overslept.
-            let wait = min(60, max(0.05, (book.nextWake?.timeIntervalSince(Date()) ?? 60)))
-            try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+            let wait = min(60, max(0.05, (book.nextWake?.timeIntervalSince(clock.wallDate()) ?? 60)))
+            await clock.sleep(for: wait)
         }
     }
 }

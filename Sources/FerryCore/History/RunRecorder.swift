@@ -18,13 +18,15 @@ public final class RunRecorder: RunEventSink {
     private let keep: Duration
     private let progress: RunProgress
     private let logger: Logger?
+    private let clock: any FerryClock
     private let sampler: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// The run history, opened while the run goes on (`startSampling`): a new history's
     /// schema costs several flushes, which then end no run.
     private let openingHistory: Mutex<Task<Result<RunHistory, HistoryError>, Never>?> = Mutex(nil)
 
     public init(pair: FolderPair, trigger: RunTrigger, stateDirectory: String, keep: Duration, progress: RunProgress,
-                inner: any RunEventSink, logger: Logger? = nil) {
+                inner: any RunEventSink, logger: Logger? = nil, clock: any FerryClock) {
+        self.clock = clock
         self.pair = pair
         self.trigger = trigger
         self.stateDirectory = stateDirectory
@@ -32,11 +34,11 @@ public final class RunRecorder: RunEventSink {
         self.progress = progress
         self.inner = inner
         self.logger = logger
-        tally = Mutex(RunTally(startedAt: Date().timeIntervalSince1970))
+        tally = Mutex(RunTally(startedAt: clock.wallTime()))
     }
 
     public func emit(_ event: RunEvent) {
-        let now = Date().timeIntervalSince1970
+        let now = clock.wallTime()
         tally.withLock { $0.add(event, at: now) }
         inner.emit(event)
     }
@@ -53,13 +55,14 @@ public final class RunRecorder: RunEventSink {
             }
         }
         let progress = self.progress
+        let clock = self.clock
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 let bytes = progress.snapshot().reduce(Int64(0)) { $0 + $1.bytesDone }
-                let now = Date().timeIntervalSince1970
+                let now = clock.wallTime()
                 guard let self else { return }
                 self.tally.withLock { $0.sample(bytesDone: bytes, at: now) }
-                try? await Task.sleep(for: .seconds(1))
+                await clock.sleep(for: 1.0)
             }
         }
         sampler.withLock { $0 = task }
@@ -69,7 +72,7 @@ public final class RunRecorder: RunEventSink {
     /// cancelled at a resumable point.
     public func finish(summary: RunSummary?, error: String?, stopped: Bool = false) async {
         sampler.withLock { $0?.cancel() }
-        let now = Date().timeIntervalSince1970
+        let now = clock.wallTime()
         let figures = tally.withLock { tally in
             tally.finish(at: now)
             return tally

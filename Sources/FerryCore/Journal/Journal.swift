@@ -80,8 +80,10 @@ public final class Journal: Sendable {
 
     // MARK: Folder pairs
 
-    /// The pair for this local root and remote location, created on first use.
-    public func folderPair(name: String, localRoot: String, remoteLocation: String) async throws(JournalError) -> FolderPairRecord {
+    /// The pair for this local root and remote location, created on first use (`now`: its
+    /// creation time, seconds since 1970).
+    public func folderPair(name: String, localRoot: String, remoteLocation: String,
+                           at now: Double) async throws(JournalError) -> FolderPairRecord {
         try await write { db in
             if var existing = try FolderPairRecord
                 .filter(Column("localRoot") == localRoot && Column("remoteLocation") == remoteLocation)
@@ -94,7 +96,7 @@ public final class Journal: Sendable {
             }
             var record = FolderPairRecord(
                 id: nil, name: name, localRoot: localRoot, remoteLocation: remoteLocation,
-                lastScanAt: nil, lastRunAt: nil, createdAt: Date().timeIntervalSince1970, lastListedAt: nil)
+                lastScanAt: nil, lastRunAt: nil, createdAt: now, lastListedAt: nil)
             try record.insert(db)
             return record
         }
@@ -334,8 +336,8 @@ public final class Journal: Sendable {
     /// Makes failed files (`syncError`) of a pair runnable again: their job goes back to
     /// pending with a fresh count of attempts and no waiting time. `paths` nil means every
     /// failed file; a path that names a folder takes the failed files below it. Returns the
-    /// paths reset.
-    public func retryFailed(pairId: Int64, paths: [String]?) async throws(JournalError) -> [String] {
+    /// paths reset. `now`: seconds since 1970.
+    public func retryFailed(pairId: Int64, paths: [String]?, at now: Double) async throws(JournalError) -> [String] {
         try await write { db in
             var reset: [String] = []
             let failed = try FileRecord.filter(Column("pairId") == pairId && Column("status") == FileStatus.syncError.rawValue)
@@ -344,7 +346,7 @@ public final class Journal: Sendable {
                 if let paths, !paths.contains(where: { record.path == $0 || record.path.hasPrefix($0 + "/") || $0.isEmpty }) {
                     continue
                 }
-                record.retryAgain(at: Date().timeIntervalSince1970)
+                record.retryAgain(at: now)
                 try record.write(db)
                 reset.append(record.path)
             }

@@ -9,6 +9,24 @@ public final class RunLock: Sendable {
     private let lock: FileLock
     public var path: String { lock.path }
 
+    /// The lock, waited for while another process holds it: tried again once a second on
+    /// `clock` until the holder lets go, or the task is cancelled (then the last refusal is
+    /// thrown). `onBusy` hears of the first refusal, to say why nothing happens yet.
+    public static func acquireWaiting(stateDirectory: String, pairId: Int64, clock: any FerryClock,
+                                      onBusy: (RunLockError) -> Void = { _ in }) async throws(RunLockError) -> RunLock {
+        var told = false
+        while true {
+            do throws(RunLockError) {
+                return try acquire(stateDirectory: stateDirectory, pairId: pairId)
+            } catch {
+                guard !Task.isCancelled else { throw error }
+                if !told { onBusy(error) }
+                told = true
+                await clock.sleep(for: 1.0)
+            }
+        }
+    }
+
     public static func acquire(stateDirectory: String, pairId: Int64) throws(RunLockError) -> RunLock {
         let folder = LocalFileSystem.join(stateDirectory, "locks")
         let path = lockPath(stateDirectory: stateDirectory, pairId: pairId)

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 
 /// One backend operation outside the engine's jobs — a folder's listing, a bundle or its
 /// manifest, the remote catalog — run as a one-job run of the engine's own
@@ -6,11 +7,11 @@ import FerryPluginAPI
 /// how long it waits for an offline backend and when it gives up are the engine's rules,
 /// decided in one place.
 ///
-/// Time comes from a `RunClock`, so the waits are the run's (tests move the clock).
+/// Time comes from a `FerryClock`, so the waits are the run's (tests move the clock).
 struct SingleOperation: Sendable {
     let retry: RetryPolicy
     let backend: any Backend
-    var clock: any RunClock = SystemRunClock()
+    var clock: any FerryClock = SystemClock()
     /// Told when the backend stops answering and when it is back (the run's sink).
     var onOffline: @Sendable (_ message: String, _ nextProbeSeconds: Double) -> Void = { _, _ in }
     var onOnline: @Sendable (_ offlineSeconds: Double) -> Void = { _ in }

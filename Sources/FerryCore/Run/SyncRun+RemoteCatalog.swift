@@ -122,7 +122,7 @@ extension SyncRun {
         if record.remoteStartedEmptyAt != nil { return true }
         guard !listedAny, record.lastRunAt == nil, !options.dryRun, let journal = opened.journal else { return false }
         do {
-            try await journal.markRemoteStartedEmpty(pairId: id, at: Date().timeIntervalSince1970)
+            try await journal.markRemoteStartedEmpty(pairId: id, at: options.clock.wallTime())
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }

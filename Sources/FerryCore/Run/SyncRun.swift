@@ -47,7 +47,7 @@ public struct RunOptions: Sendable {
     public var fullListing = false
     /// The engine's clock: its retry delays, probes and commit deadlines, and the run's
     /// start (`wallTime`). Tests pass one that does not wait.
-    public var clock: any RunClock = SystemRunClock()
+    public var clock: any FerryClock = SystemClock()
     /// How long a write lease lasts without renewal (`WriteLease`); tests shorten it
     /// (`FERRY_WRITE_LEASE_SECONDS`) to see a crashed holder outlived.
     public var writeLeaseSeconds: Double = RunOptions.standardWriteLeaseSeconds
@@ -162,7 +162,7 @@ public struct SyncRun: Sendable {
     }
 
     private func runAnyRights() async throws(RunError) -> RunSummary {
-        let started = ContinuousClock.now
+        let started = options.clock.now()
         var summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
         let rules = try setUp()
         let opened = try await openJournal()
@@ -221,7 +221,7 @@ public struct SyncRun: Sendable {
         if !options.dryRun { summary.trackedFiles = try? await opened.journal?.fileCount() }
         // A held-back file that settled and joined the running push is not waiting any more.
         if let feed = options.jobFeed { summary.heldBack.removeAll(where: feed.took) }
-        summary.elapsedSeconds = seconds(since: started)
+        summary.elapsedSeconds = options.clock.now() - started
         sink.emit(.summary(summary))
         return summary
     }
@@ -262,7 +262,7 @@ public struct SyncRun: Sendable {
     /// Setup: the queue rules, the ignore patterns and the archive rule, checked.
     private func setUp() throws(RunError) -> Rules {
         let bandwidth = options.bandwidthLimit ?? config.transfers.bandwidthLimit
-        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0) : nil }
+        let throttle = bandwidth.flatMap { $0 > 0 ? ByteThrottle(bytesPerSecond: $0, clock: options.clock) : nil }
         do {
             let archiveMatcher: GlobSet?
             if let rule = config.archive {
@@ -293,8 +293,10 @@ public struct SyncRun: Sendable {
             // quick_check reads every page but not index contents; it runs while the run
             // scans and plans (`JournalCheck`).
             check = JournalCheck(journal: opened, path: journalPath)
-            let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
-            let lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock)
+            let record = try await opened.folderPair(name: pair.name, localRoot: pair.localRoot, remoteLocation: pair.remoteLocation,
+                                                     at: options.clock.wallTime())
+            let lock = try await Self.lock(stateDirectory: stateDirectory, pairId: record.id ?? 0, wait: options.waitForLock,
+                                           clock: options.clock)
             // Read again under the lock: a run that held it may have changed the row since
             // (its queue rules, which decide whether this run classifies every file again).
             let current = try await opened.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
@@ -469,7 +471,7 @@ public struct SyncRun: Sendable {
             pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
             workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
             freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
-            archivesRank: rules.classifier.rank(of: BundleStep.queue))
+            archivesRank: rules.classifier.rank(of: BundleStep.queue), clock: options.clock)
         if !options.dryRun { bundles.clearWorkDirectory() }
         return bundles
     }
@@ -566,7 +568,7 @@ public struct SyncRun: Sendable {
 
             let writer = RunJournalWriter(journal: journal, sink: sink)
             let engine = TransferEngine(
-                executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer,
+                executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer, clock: options.clock,
                                            freeSpaceReserve: config.transfers.minFreeSpace,
                                            planOptions: planOptions(at: now),
                                            compareMaxSize: config.transfers.compareMaxSize,
@@ -624,7 +626,7 @@ public struct SyncRun: Sendable {
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
             // time stays as it was.
             if !Task.isCancelled {
-                try await journal.recordRun(pairId: pairId, at: Date().timeIntervalSince1970,
+                try await journal.recordRun(pairId: pairId, at: options.clock.wallTime(),
                                             queueRules: rules.classifier.rulesText)
                 if !snapshot.fromJournal && snapshot.relisted == nil && snapshot.incomplete == nil {
                     try await journal.recordListing(pairId: pairId, at: now)
@@ -637,7 +639,7 @@ public struct SyncRun: Sendable {
                 }
                 if let limit = pair.localLimit, pair.mode != .push {
                     let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
-                                                          sink: sink, keep: admission.onDemand).run(now: Date().timeIntervalSince1970)
+                                                          sink: sink, keep: admission.onDemand).run(now: options.clock.wallTime())
                     summary.evictedFiles += evicted.files
                     summary.evictedBytes += evicted.bytes
                     if evicted.stillOver {
@@ -777,20 +779,10 @@ public struct SyncRun: Sendable {
         }
     }
 
-    /// The pair's lock; with `wait`, polled once a second until the holder lets go or the
-    /// task is cancelled.
-    static func lock(stateDirectory: String, pairId: Int64, wait: Bool) async throws -> RunLock {
-        while true {
-            do {
-                return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId)
-            } catch {
-                guard wait, !Task.isCancelled else { throw error }
-                try await Task.sleep(for: .seconds(1))
-            }
-        }
-    }
-
-    private func seconds(since start: ContinuousClock.Instant) -> Double {
-        start.duration(to: .now).inSeconds
+    /// The pair's lock; with `wait`, waited for until the holder lets go or the task is
+    /// cancelled.
+    static func lock(stateDirectory: String, pairId: Int64, wait: Bool, clock: any FerryClock) async throws -> RunLock {
+        guard wait else { return try RunLock.acquire(stateDirectory: stateDirectory, pairId: pairId) }
+        return try await RunLock.acquireWaiting(stateDirectory: stateDirectory, pairId: pairId, clock: clock)
     }
 }

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 /// Runs a plan's jobs. Every decision (which job starts next, retry or fail for good, an
@@ -36,7 +37,7 @@ struct TransferEngine: Sendable {
     var queueThrottles: [String: ByteThrottle] = [:]
     /// More jobs while the engine runs (files that settled in a watched folder).
     var feed: JobFeed?
-    var clock: any RunClock = SystemRunClock()
+    var clock: any FerryClock = SystemClock()
 
     static let batchWindow = 0.25
     static let batchLimit = 256
@@ -450,7 +451,7 @@ struct TransferEngine: Sendable {
 
     /// Wall-clock seconds, for the times kept in the journal (the machine's clock is
     /// monotonic and starts with the run).
-    private func wallClock() -> Double { Date().timeIntervalSince1970 }
+    private func wallClock() -> Double { clock.wallTime() }
 
     /// Books a successful attempt; returns the follow-up jobs it leaves for this run.
     func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success,

@@ -46,6 +46,8 @@ struct TransferExecutor: Sendable {
     /// For reads; the executor's writes (its marks) go through `writer`.
     let journal: Journal
     let writer: RunJournalWriter
+    /// The run's clock: its wall time stamps what the journal records.
+    let clock: any FerryClock
     /// What downloads leave free on the local disk.
     var freeSpaceReserve: FreeSpaceReserve = .standard
     /// How the run plans: a comparison that finds different bytes decides again with it.
@@ -146,7 +148,7 @@ struct TransferExecutor: Sendable {
 
     private func now() -> Double { currentTime() }
 
-    func currentTime() -> Double { Date().timeIntervalSince1970 }
+    func currentTime() -> Double { clock.wallTime() }
 
     /// The file on the remote, as the remote spells its name (`FileRecord.remoteSpelling`).
     func remotePath(_ record: FileRecord) throws -> RemotePath {

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 /// Takes, renews and gives back one writer's write lease (`WriteLease`) for one run.
@@ -8,14 +9,14 @@ actor WriteLeaseKeeper {
     private let device: String
     /// The lease's length in seconds: a file unchanged this long is a crashed device's.
     let duration: Double
-    private let clock: any RunClock
+    private let clock: any FerryClock
     private var renewals = 0
     /// When the last write of this writer's file started that the store confirmed
     /// (`clock.now()`): the lease is this writer's for half a duration from then.
     private var renewedAt: Double?
     private var lost: String?
 
-    init(store: RemoteCatalogStore, writer: String, device: String, duration: Double, clock: any RunClock) {
+    init(store: RemoteCatalogStore, writer: String, device: String, duration: Double, clock: any FerryClock) {
         self.store = store
         self.writer = writer
         self.device = device

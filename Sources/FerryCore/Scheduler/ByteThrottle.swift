@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Synchronization
 
 /// A token bucket shared by all transfers of a run: each chunk reserves its bytes and is
@@ -10,15 +11,18 @@ import Synchronization
 public final class ByteThrottle: Sendable {
     private struct Bucket {
         var tokens: Double
-        var last: ContinuousClock.Instant
+        /// The clock's monotonic seconds at the last reservation.
+        var last: Double
         /// Bytes per second; nil while unlimited.
         var rate: Int64?
     }
 
     private let bucket: Mutex<Bucket>
+    private let clock: any FerryClock
 
-    public init(bytesPerSecond: Int64?) {
-        bucket = Mutex(Bucket(tokens: 0, last: .now, rate: bytesPerSecond.map { max(1, $0) }))
+    public init(bytesPerSecond: Int64?, clock: any FerryClock) {
+        self.clock = clock
+        bucket = Mutex(Bucket(tokens: 0, last: clock.now(), rate: bytesPerSecond.map { max(1, $0) }))
     }
 
     /// The limit in force; nil for none.
@@ -32,19 +36,19 @@ public final class ByteThrottle: Sendable {
             guard rate != bucket.rate else { return }
             bucket.rate = rate
             bucket.tokens = max(0, bucket.tokens)
-            bucket.last = .now
+            bucket.last = clock.now()
         }
     }
 
     /// Takes `bytes` from the bucket (going into debt if needed) and returns the pause that
     /// pays the debt back at the configured rate.
     public func reserve(_ bytes: Int) -> Duration {
-        let now = ContinuousClock.now
+        let now = clock.now()
         let (debt, rate): (Double, Double) = bucket.withLock { bucket in
             guard let limit = bucket.rate else { return (0, 0) }
             let rate = Double(limit)
             let burst = max(rate / 4, 64 * 1024)
-            bucket.tokens = min(burst, bucket.tokens + bucket.last.duration(to: now).inSeconds * rate)
+            bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.last) * rate)
             bucket.last = now
             bucket.tokens -= Double(bytes)
             return (-bucket.tokens, rate)

@@ -22,8 +22,11 @@ public struct VerifyRun: Sendable {
     public let stateDirectory: String
     public var hashes: Bool
     public var repair: Bool
+    /// Stamps the rows a repair writes.
+    public let clock: any FerryClock
 
-    public init(pair: FolderPair, config: Config, stateDirectory: String, hashes: Bool, repair: Bool) {
+    public init(pair: FolderPair, config: Config, stateDirectory: String, hashes: Bool, repair: Bool, clock: any FerryClock) {
+        self.clock = clock
         self.pair = pair
         self.config = config
         self.stateDirectory = stateDirectory
@@ -76,7 +79,7 @@ public struct VerifyRun: Sendable {
                                 hashedFiles: hashed, findings: findings, repairedRows: 0, removedRows: 0)
             if repair {
                 let fix = Verification.repaired(records: records, findings: findings, local: local, remote: remote,
-                                                now: Date().timeIntervalSince1970)
+                                                now: clock.wallTime())
                 try await journal.apply(upserts: fix.upserts, deletions: fix.removed.map { (pairId: pairId, path: $0) })
                 report.repairedRows = fix.upserts.count
                 report.removedRows = fix.removed.count
