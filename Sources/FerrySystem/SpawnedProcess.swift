@@ -132,9 +132,19 @@ public final class SpawnedProcess: Sendable {
         Glibc.kill(pid, SIGTERM)
     }
 
-    /// How the child ended, once it has: waits up to `grace` for it to exit by itself,
-    /// then kills it. Blocks the calling thread.
-    public func reap(grace: Duration) -> String {
+    /// How a child ended.
+    public enum Ending: Sendable, Equatable {
+        case exited(status: Int32)
+        case signalled(Int32)
+        /// It had not ended within the grace period and was killed.
+        case killedAfterGrace
+        /// It was reaped elsewhere (waitpid failed).
+        case unknown
+    }
+
+    /// Waits up to `grace` for the child to exit by itself, then kills it. Blocks the
+    /// calling thread.
+    public func end(within grace: Duration) -> Ending {
         let clock = ContinuousClock()
         let deadline = clock.now + grace
         var status: Int32 = 0
@@ -143,18 +153,27 @@ public final class SpawnedProcess: Sendable {
             if result == pid { break }
             if result < 0 {
                 if errno == EINTR { continue }
-                return "ended"
+                return .unknown
             }
             if clock.now >= deadline {
                 kill()
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return "was killed (it did not exit)"
+                return .killedAfterGrace
             }
             usleep(5_000)
         }
-        if (status & 0x7f) == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        let signal = status & 0x7f
-        return "was killed by signal \(signal)" + (signal == SIGKILL ? " (SIGKILL)" : signal == SIGSEGV ? " (SIGSEGV)" : "")
+        return (status & 0x7f) == 0 ? .exited(status: (status >> 8) & 0xff) : .signalled(status & 0x7f)
+    }
+
+    /// How the child ended, in words, once it has (`end(within:)`).
+    public func reap(grace: Duration) -> String {
+        switch end(within: grace) {
+        case let .exited(status): "exited with status \(status)"
+        case let .signalled(signal):
+            "was killed by signal \(signal)" + (signal == SIGKILL ? " (SIGKILL)" : signal == SIGSEGV ? " (SIGSEGV)" : "")
+        case .killedAfterGrace: "was killed (it did not exit)"
+        case .unknown: "ended"
+        }
     }
 
     /// Waits for the child `pid` and returns its exit status (128 + the signal when a

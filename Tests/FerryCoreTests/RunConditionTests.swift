@@ -1,3 +1,4 @@
+import FerrySystem
 import FerryTestSupport
 import Foundation
 import Testing
@@ -215,5 +216,35 @@ struct RunConditionTests {
         #expect(why.contains("nmcli not found"))
         #expect(await probe.waiting(for: RunConditions(network: .unmetered)) != nil)
         #expect(await probe.waiting(for: RunConditions()) == nil)
+    }
+
+    @Test("a network_command runs with the probe's PATH: its exit status decides; one that hangs counts as unknown, and is killed")
+    func networkCommand() async throws {
+        let empty = TemporaryDirectory("ferry-path")
+        let probe = SystemConditionProbe(powerSupplyRoot: empty.path, searchPath: "/usr/bin:/bin", commandTimeout: .milliseconds(300))
+        #expect(await probe.readNetwork(command: "exit 0") == .unmetered)
+        #expect(await probe.readNetwork(command: "head -c 300000 /dev/zero; exit 4") == .refused(status: 4))
+        // The hanging command writes its pid first, so the test can see it was killed.
+        let pidFile = empty.child("pid")
+        let reading = await probe.readNetwork(command: "echo $$ > \(pidFile); exec sleep 600")
+        guard case let .unknown(why) = reading else {
+            Issue.record("expected unknown, got \(reading)")
+            return
+        }
+        #expect(why.contains("did not finish"))
+        let pid = try #require(Int32(String(decoding: try Data(contentsOf: URL(fileURLWithPath: pidFile)), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, 0) != 0, "the command still runs")
+    }
+
+    @Test("a short command's output is read whole, its exit status and a signal reported; a missing program gives nil")
+    func shortCommand() {
+        let printed = ShortCommand.run(["/bin/sh", "-c", "printf 'a\\nb'; head -c 200000 /dev/zero | tr '\\0' x; exit 3"],
+                                       environment: nil, timeout: 60)
+        #expect(printed?.status == 3)
+        #expect(printed?.output.hasPrefix("a\nb") == true)
+        #expect(printed?.output.count == 3 + 200_000)
+        #expect(ShortCommand.run(["/bin/sh", "-c", "kill -TERM $$"], environment: nil, timeout: 60)?.status == 128 + SIGTERM)
+        #expect(ShortCommand.run(["/nonexistent/program"], environment: nil, timeout: 60) == nil)
     }
 }

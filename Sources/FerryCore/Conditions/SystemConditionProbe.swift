@@ -144,61 +144,14 @@ public struct SystemConditionProbe: Sendable {
     /// Runs a short command with the probe's `PATH`, its output read; nil when it did not
     /// start or did not finish in time (it is then terminated).
     func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String)? {
-        let timeout = commandTimeout
+        let timeout = commandTimeout.inSeconds
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = searchPath
         environment["LC_ALL"] = "C"
         let finalEnvironment = environment
         return await BlockingIO.run { () -> (status: Int32, output: String)? in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.environment = finalEnvironment
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            do {
-                try process.run()
-            } catch {
-                return nil
-            }
-            // Read while it runs, so a chatty command never blocks on a full pipe.
-            let output = ReadBuffer()
-            let reader = Thread {
-                output.set(pipe.fileHandleForReading.readDataToEndOfFile())
-            }
-            reader.start()
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-                return nil
-            }
-            process.waitUntilExit()
-            let data = output.wait()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            ShortCommand.run([executable] + arguments, environment: finalEnvironment, timeout: timeout)
+                .map { ($0.status, $0.output) }
         }
-    }
-}
-
-/// The output a reader thread collects, handed over once it is complete.
-private final class ReadBuffer: @unchecked Sendable {
-    // @unchecked: `data` is written once by the reader thread before `done` is signalled,
-    // and read only after waiting for it.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    func set(_ data: Data) {
-        self.data = data
-        done.signal()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }
