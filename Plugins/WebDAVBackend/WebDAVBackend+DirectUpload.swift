@@ -29,6 +29,9 @@ extension WebDAVBackend: DirectUploadBackend {
             knownFolders.remove(parent)
             return nil
         }
+        if direct, request.expectsNewFile, response.status == 412 {
+            throw Self.nameTaken(request.destination, cause: "HTTP 412 on PUT with If-None-Match: *")
+        }
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                          retryAfter: response.header("retry-after"))
@@ -47,7 +50,7 @@ extension WebDAVBackend: DirectUploadBackend {
                 if HousekeepingDeletions.allowed {
                     _ = try? transport.performNow(HTTPRequest(method: "DELETE", url: urls.url(target, isFolder: false), responseBody: .discard))
                 }
-                throw Self.nameTaken(request.destination)
+                throw Self.nameTaken(request.destination, cause: "HTTP 412 on MOVE with Overwrite: F")
             }
             try Self.checkMoved(moved, target)
         }

@@ -102,11 +102,15 @@ extension WebDAVBackend {
         let rangedPut = try await probeRangedPut(url: url, path: probe)
         let property = try await probeModificationTimeProperty(on: probe)
         let atomicPut = try await probeAtomicPut(url: url, path: probe)
+        // Only a server whose PUT is atomic sends anything straight to a final name.
+        let newNameCondition = atomicPut.isSupported
+            ? try await probeNewNameCondition(url: url, path: probe)
+            : .unsupported("PUT is not atomic")
         // The probe file's name starts with "." and it is stored: a listing without it
         // leaves such names out.
         let listed = try await listIncludingTemporary(probe.parent ?? .root).contains { $0.path.name == probe.name }
         return WebDAVServerFeatures(rangedPut: rangedPut, modificationTimeProperty: property, honoursOCMtime: honoursOCMtime,
-                                    hidesDotNames: !listed, atomicPut: atomicPut)
+                                    hidesDotNames: !listed, atomicPut: atomicPut, newNameCondition: newNameCondition)
     }
 
     /// Writes the probe file whole, sends a `PUT` of another version that announces its
@@ -143,6 +147,24 @@ extension WebDAVBackend {
         default:
             return .unsupported(try refusal(readBack, method: "GET", path: path) + " reading the probe file back")
         }
+    }
+
+    /// Sends a `PUT` with `If-None-Match: *` onto the probe file, which exists: honoured
+    /// when refused with 412 and the file is still the version it held. Any other refusal
+    /// teaches nothing, and the condition is not relied on.
+    private func probeNewNameCondition(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+        let answer = try await transport.perform(HTTPRequest(
+            method: "PUT", url: url, headers: [("If-None-Match", "*")], body: .data(Self.probeCutVersion),
+            responseBody: .memory(limit: 64 * 1024)))
+        guard answer.status == 412 else {
+            if answer.isSuccess { return .unsupported("HTTP \(answer.status) on a PUT with If-None-Match: * onto a taken name") }
+            return .unsupported(try refusal(answer, method: "PUT with If-None-Match: *", path: path))
+        }
+        let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
+        guard readBack.status == 200, readBack.body == Self.probeWholeVersion else {
+            return .unsupported("HTTP 412 on a PUT with If-None-Match: *, but the file changed all the same")
+        }
+        return .supported
     }
 
     /// Appends the second part with `Content-Range` and reads the whole file back.

@@ -59,7 +59,7 @@ extension WebDAVBackend {
                 _ = try? await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(temporary, isFolder: false),
                                                              responseBody: .discard))
             }
-            throw Self.nameTaken(request.destination)
+            throw Self.nameTaken(request.destination, cause: "HTTP 412 on MOVE with Overwrite: F")
         }
         let keepsTime = setsModificationTimeProperty(features)
         // The PROPPATCH is keyed to the stored version's ETag, so it needs the PROPFIND.
@@ -70,10 +70,18 @@ extension WebDAVBackend {
         return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)
     }
 
-    /// The final `MOVE` (`Overwrite: F`) found the name taken by another writer.
-    static func nameTaken(_ path: RemotePath) -> BackendError {
-        .anotherWriterCreated(path.description, cause: "HTTP 412 on MOVE with Overwrite: F")
+    /// The final `MOVE` (`Overwrite: F`), or a `PUT` with `If-None-Match: *`, found the
+    /// name taken by another writer.
+    static func nameTaken(_ path: RemotePath, cause: String) -> BackendError {
+        .anotherWriterCreated(path.description, cause: cause)
     }
+
+    /// The largest file that goes in one conditional `PUT` to a name the listing showed
+    /// free. The server checks `If-None-Match: *` when the request starts and puts the
+    /// body in place when it ends; a second writer that creates the name in between is
+    /// written over. With a body this small the two moments are as close as a `MOVE`'s
+    /// check and rename; a larger file keeps the temporary name and the `MOVE`.
+    static let conditionalPutLimit: Int64 = 64 * 1024
 
     // MARK: One PUT to the final name
 
@@ -82,10 +90,11 @@ extension WebDAVBackend {
     /// server whose own `PUT` does that (the probe's `atomicPut`) makes it redundant, except:
     func putsDirectly(_ request: UploadRequest, features: WebDAVServerFeatures) -> Bool {
         directPut == .auto && features.atomicPut.isSupported
-            // A name the listing showed free is taken only if it still is: nginx honours no
-            // condition on a PUT (docs/decisions.md, several devices), but every server
-            // refuses a `MOVE` with `Overwrite: F` onto a taken name.
-            && !request.expectsNewFile
+            // A name the listing showed free is taken only if it still is: every server
+            // refuses a `MOVE` with `Overwrite: F` onto a taken name, but only some honour
+            // `If-None-Match: *` on a PUT (nginx does not; docs/decisions.md, several devices).
+            && (!request.expectsNewFile
+                || (features.newNameCondition.isSupported && request.size <= Self.conditionalPutLimit))
             // Other devices may write this folder at the same moment (a two-way sync, a
             // versioned folder): their writes are kept apart by the tagged temporary names
             // and the MOVE, as docs/two-way-sync.md describes; not changed here.
@@ -170,6 +179,9 @@ extension WebDAVBackend {
             try await makeDirectory(parent)
             response = try await transport.perform(put, observer: observer)
         }
+        if response.status == 412, put.headers.contains(where: { $0.0 == "If-None-Match" }) {
+            throw Self.nameTaken(request.destination, cause: "HTTP 412 on PUT with If-None-Match: *")
+        }
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                          retryAfter: response.header("retry-after"))
@@ -189,8 +201,11 @@ extension WebDAVBackend {
     /// cut off there, which a server with atomic PUT throws away, so a read of a changing
     /// file never lands under the name (as the look before a `MOVE` ensures), and the
     /// upload fails with `changedDuringTransfer`.
+    /// A name the listing showed free is asked for with `If-None-Match: *` (`putsDirectly`
+    /// sends such a file only to a server that honours it).
     func directPut(of request: UploadRequest) -> HTTPRequest {
         var put = plainPut(of: request, to: request.destination, length: request.size)
+        if request.expectsNewFile { put.headers.append(("If-None-Match", "*")) }
         put.lastBodyBytesCheck = { () throws(BackendError) in
             guard try Self.sourceIsUnchanged(request) else { throw Self.sourceChanged(request) }
         }

@@ -38,10 +38,15 @@ public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible
     /// is as safe as one to a temporary name and a `MOVE`, and takes one round trip instead
     /// of two.
     public var atomicPut: Support = .unsupported("not probed")
+    /// A `PUT` with `If-None-Match: *` onto a taken name is refused (412) and leaves the
+    /// file as it was (Apache); nginx ignores the condition and writes. Where it is
+    /// honoured, a small file for a name the listing showed free can go in one `PUT`.
+    public var newNameCondition: Support = .unsupported("not probed")
 
     public var description: String {
         "ranged PUT: \(rangedPut); mtime property: \(modificationTimeProperty); X-OC-Mtime: \(honoursOCMtime ? "yes" : "no")"
             + "; lists names starting with '.': \(hidesDotNames ? "no" : "yes"); atomic PUT: \(atomicPut)"
+            + "; PUT if the name is free: \(newNameCondition)"
     }
 }
 

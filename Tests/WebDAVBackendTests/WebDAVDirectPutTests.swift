@@ -167,6 +167,47 @@ struct WebDAVDirectPutTests {
         #expect(try #require(try LocalFileSystem.metadata(root + "/big.bin")).size == Int64(received))
     }
 
+    @Test("the probe learns whether a PUT honours If-None-Match: * (Apache) or writes anyway (nginx)",
+          arguments: TestServer.Kind.webDAV)
+    func probeFindsNewNameCondition(_ kind: TestServer.Kind) async throws {
+        let server = try await TestServer(kind)
+        let backend = try WebDAVBackend(baseURL: server.url("/dav/condition/"), settings: CurlTransportSettings())
+        let features = try await backend.serverFeatures()
+        #expect(features.newNameCondition.isSupported == (kind == .apache), "\(features)")
+    }
+
+    @Test("on Apache: a small file for a free name is one PUT with If-None-Match: *; a name another writer took meanwhile is refused, its file kept")
+    func newNameOnApache() async throws {
+        let server = try await TestServer(.apache)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
+        let backend = try WebDAVBackend(baseURL: proxy.url("/dav/fresh/"), settings: CurlTransportSettings())
+        #expect(try await backend.serverFeatures().newNameCondition == .supported)
+        try await backend.makeDirectory(RemotePath("photos"))
+        var free = try replacing(scratch, "photos/IMG_1.jpg", seed: 1)
+        free.expectsNewFile = true
+        let start = proxy.requests.count
+        let result = try await backend.upload(free, observer: NullTransferObserver())
+        #expect(result.entry.size == free.size)
+        let sent = requestLines(proxy.requests.dropFirst(start)).filter { $0.hasPrefix("PUT ") || $0.hasPrefix("MOVE ") }
+        #expect(sent == ["PUT /dav/fresh/photos/IMG_1.jpg"], "\(sent)")
+        #expect(try TreeComparison.sameContent(free.source, server.directory + "/root/fresh/photos/IMG_1.jpg"))
+
+        // Another device created the name after this one listed the folder.
+        let theirs = Data("another device's photo".utf8)
+        try theirs.write(to: URL(fileURLWithPath: server.directory + "/root/fresh/photos/IMG_2.jpg"))
+        var taken = try replacing(scratch, "photos/IMG_2.jpg", seed: 2)
+        taken.expectsNewFile = true
+        do {
+            _ = try await backend.upload(taken, observer: NullTransferObserver())
+            Issue.record("an upload onto a taken new name was not refused")
+        } catch {
+            #expect(error.code == .alreadyExists, "\(error)")
+            #expect(error.cause?.contains("If-None-Match") == true, "\(error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: server.directory + "/root/fresh/photos/IMG_2.jpg")) == theirs)
+        #expect(try LocalFileSystem.directoryEntries(server.directory + "/root/fresh/photos").allSatisfy { !TemporaryName.isTemporary($0) })
+    }
+
     @Test("a server whose PUT writes into the file as it arrives is found out, and keeps PUT + MOVE")
     func inPlaceServerKeepsTemporaryName() async throws {
         let root = scratch.child("in-place")
@@ -221,7 +262,25 @@ struct WebDAVDirectPutRuleTests {
         #expect(try backend().putsDirectly(large, features: features(atomic: true, ranged: false)))
     }
 
-    @Test("never for a new name, a folder other devices write, a guarded version, a file that may be continued, or a retry")
+    @Test("a new name only where the server honours If-None-Match: * on PUT, and only for a file of at most 64 KiB")
+    func newNameWhereConditionHolds() throws {
+        var honouring = features(atomic: true, ranged: false)
+        honouring.newNameCondition = .supported
+        var small = try request(size: WebDAVBackend.conditionalPutLimit)
+        small.expectsNewFile = true
+        var large = try request(size: WebDAVBackend.conditionalPutLimit + 1)
+        large.expectsNewFile = true
+        #expect(try backend().putsDirectly(small, features: honouring))
+        #expect(try backend().directPut(of: small).headers.contains { $0 == ("If-None-Match", "*") })
+        // The body of a larger file takes long enough to arrive that another writer could
+        // create the name after the server checked the condition.
+        #expect(try !backend().putsDirectly(large, features: honouring))
+        #expect(try !backend().putsDirectly(small, features: features(atomic: true, ranged: false)))
+        // A replacement carries no condition.
+        #expect(try !backend().directPut(of: request(size: 10)).headers.contains { $0.0 == "If-None-Match" })
+    }
+
+    @Test("never for a new name (on a server that ignores If-None-Match), a folder other devices write, a guarded version, a file that may be continued, or a retry")
     func requestKinds() throws {
         let atomic = features(atomic: true, ranged: false)
         var newName = try request(size: 10)
