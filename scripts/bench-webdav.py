@@ -7,7 +7,10 @@ push with nothing changed. With `encrypted` among the cases (the default), the t
 also run to a remote with `encryption:` (docs/encryption.md): "ferry encrypted ÷ ferry"
 is encryption's overhead. `delay10` (also a default) pushes 600 files of 4 KiB through
 delay-proxy.py holding every answer 10 ms (a LAN-to-internet round trip), to new names and
-over files already there (the case that goes in one PUT per file). Every run's time and
+over files already there (the case that goes in one PUT per file); `delay10apache` does the
+same against Apache, whose PUT creates no folders: there the three folders are made on
+disk before every tool's run, and ferry also keeps each file's time (a PROPPATCH), which
+curl and rclone do not. Every run's time and
 peak memory (wait4's ru_maxrss) are kept: the table gives the median, the spread and the
 largest peak. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
@@ -228,6 +231,14 @@ def main():
 
         if "delay10" in CASES:
             rows += delayed_small_files(work, server, origin)
+        if "delay10apache" in CASES:
+            apache = os.path.join(work, "apache")
+            apache_origin = subprocess.run(["bash", os.path.join(SCRIPTS, "start-apache.sh"), apache],
+                                           check=True, capture_output=True, text=True).stdout.strip()
+            try:
+                rows += delayed_small_files(work, apache, apache_origin, kind="Apache")
+            finally:
+                subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), apache], capture_output=True)
 
         # No-op: everything already on the server.
         if "noop" in CASES:
@@ -284,14 +295,14 @@ def main():
     finish(rows)
 
 
-def delayed_small_files(work, server, origin):
-    """600 × 4 KiB to nginx through a proxy that holds every answer 10 ms, 4 at a time:
+def delayed_small_files(work, server, origin, kind="nginx"):
+    """600 × 4 KiB to `kind` (nginx or Apache) through a proxy that holds every answer 10 ms, 4 at a time:
     once to new names (ferry: PUT to a temporary name + MOVE, for the Overwrite: F that
     guards a new name), once over the same names already on the server with other content
     (ferry: one PUT per file where the probe found the server's PUT atomic). Every tool
     starts from the same remote state and ferry from an empty journal, so ferry and rclone
     list the remote's folders first; curl just sends."""
-    proxy_dir = os.path.join(work, "proxy")
+    proxy_dir = os.path.join(work, "proxy-" + kind)
     os.makedirs(proxy_dir)
     url_file = os.path.join(proxy_dir, "url")
     with open(url_file, "w") as out:
@@ -304,10 +315,10 @@ def delayed_small_files(work, server, origin):
             time.sleep(0.05)
         delayed = open(url_file).read().strip()
         delayed_host = delayed[len("http://"):]
-        state = os.path.join(work, "delay-state")
+        state = os.path.join(work, "delay-state-" + kind)
         trees = {}
         for version in ("old", "new"):
-            tree = os.path.join(work, f"six-hundred-{version}")
+            tree = os.path.join(work, f"six-hundred-{version}-{kind}")
             for i in range(600):
                 folder = os.path.join(tree, f"d{i // 200}")
                 os.makedirs(folder, exist_ok=True)
@@ -323,8 +334,16 @@ def delayed_small_files(work, server, origin):
         def target(replacing):
             """A fresh remote folder; with `replacing`, holding the old version of every file."""
             name = fresh_name("delay")
+            folder = os.path.join(dav_root, name)
             if replacing:
-                shutil.copytree(trees["old"], os.path.join(dav_root, name))
+                shutil.copytree(trees["old"], folder)
+            elif kind == "Apache":
+                # Apache's PUT makes no folders: curl needs them there, so every tool gets them.
+                for i in range(3):
+                    os.makedirs(os.path.join(folder, f"d{i}"))
+            if kind == "Apache" and os.geteuid() == 0:
+                # Apache's workers run as nobody (start-apache.sh), and write here.
+                subprocess.run(["chown", "-R", "nobody:nogroup", folder], check=True)
             return name
 
         # Replacing every file of a folder is held as a likely mistake unless accepted.
@@ -374,8 +393,8 @@ def delayed_small_files(work, server, origin):
             return make
 
         rows = []
-        for label, replacing in (("600 × 4 KiB push, new names, 10 ms per answer", False),
-                                 ("600 × 4 KiB push over older copies, 10 ms per answer", True)):
+        for label, replacing in ((f"600 × 4 KiB push to {kind}, new names, 10 ms per answer", False),
+                                 (f"600 × 4 KiB push to {kind} over older copies, 10 ms per answer", True)):
             rows.append((label, compare({
                 "ferry": ferry(trees["new"], replacing),
                 "ferry, direct_put: off": ferry_temporary_names(trees["new"], replacing),
