@@ -211,6 +211,11 @@ def main():
                 lines = ([f"### Daemon: ferry watch to a local folder, quiet period {bench_scale_daemon.QUIET_PERIOD_SECONDS} s", ""]
                          + bench_scale_daemon.table(rows))
             append_report(lines + ["", f"Finished {datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC."])
+    except SystemExit as stop:
+        # The section says the run stopped, and why, rather than ending with no rows.
+        append_report([f"**Stopped** at {datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC:", "",
+                       "```", str(stop.code), "```"])
+        raise
     finally:
         if not args.work and not args.keep:
             shutil.rmtree(base, ignore_errors=True)
