@@ -46,10 +46,11 @@ class WatchProcess:
             if event.get("event") == "summary":
                 self.summaries.append((now, event))
 
-    def wait_for_runs(self, count, timeout=3600):
+    def wait_for_runs(self, count, timeout=3600, poll=0.002):
         """Waits until `count` runs have ended; returns the seconds from the start to the
         end of the last of them. Fails loudly when the process exits, when a run reports
-        failed files, or after `timeout` seconds."""
+        failed files, or after `timeout` seconds. `poll`: how often the output is read (a
+        run that sends many files prints a line for each)."""
         def ended():
             self._read_events()
             if len(self.summaries) < count:
@@ -57,7 +58,7 @@ class WatchProcess:
                 return False
             return True
         bench_process.wait_for(ended, timeout, f"run {count} of {' '.join(self.background.command)}",
-                               poll=0.002, on_timeout=self.background.fail)
+                               poll=poll, on_timeout=self.background.fail)
         for _, event in self.summaries:
             if event.get("failed") or event.get("failures"):
                 self.background.fail(f"a run reported failures: {json.dumps(event)[:600]}")
