@@ -7,7 +7,11 @@
 #               them beside FLAKE_LOAD busy processes (default 2); writes bench-results/flake-hunt.md
 #   make bench  compare ferry with cp, rsync and rclone on the same data, plain files with
 #               archive bundles (writes tables)
-#   make bench-scale  time and peak memory at 10,000, 100,000 and 1,000,000 small files (SCALE_FILES=N,N; ~25 min)
+#   make bench-scale  time and peak memory at 10,000, 100,000 and 1,000,000 small files against
+#               rsync, two-way sync against unison and rclone bisync, and the daemon (ready,
+#               idle CPU, a new file's delay) at 100,000 (~35 min); SCALE_FILES=N,N sets the
+#               sizes of every part, SCALE_CASES=push,sync,daemon picks parts, SCALE_ONE_CORE=1
+#               runs every tool under taskset -c 0; appends to bench-results/scale.md
 #   make fuzz   libFuzzer on the config and listing parsers (FUZZ_SECONDS per target, default 60)
 #   make soak   reliability soak: kill -9, faults, outages, rewrites, full disks (~10 min;
 #               writes bench-results/soak.md; options: make soak SOAK_ARGS="--trials 5"),
@@ -89,7 +93,8 @@ bench:
 bench-scale:
 	@bash scripts/bootstrap.sh bench
 	$(RELEASE_BUILD)
-	python3 scripts/bench-scale.py $(if $(SCALE_FILES),--files $(SCALE_FILES),)
+	python3 scripts/bench-scale.py $(if $(SCALE_FILES),--files $(SCALE_FILES),) \
+		$(if $(SCALE_CASES),--cases $(SCALE_CASES),) $(if $(filter 1 yes true,$(SCALE_ONE_CORE)),--one-core,)
 
 fuzz: deps
 	bash scripts/fuzz.sh

@@ -3,18 +3,19 @@
 
 The no-op is the case whose ratio to rsync sits closest to 1, so it is measured in
 alternation, round after round, rather than once as in bench-scale.py. Uses bench-scale's
-tree and measurement (peak RSS from wait4).
+tree and measurement (scripts/bench_tree.py, bench_process.py: peak RSS from wait4).
 
 Usage: scripts/bench-scale-noop.py [--files N] [--rounds R] [--work DIR]
   (default 1,000,000 files, 3 rounds, a new temporary folder, removed afterwards unless
   --work is given). FERRY_BIN picks the binary (default .build/release/ferry).
 """
-import argparse, importlib.util, os, shutil, subprocess, tempfile
+import argparse, os, shutil, subprocess, sys, tempfile
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("bench_scale", os.path.join(here, "bench-scale.py"))
-scale = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(scale)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_process  # noqa: E402
+import bench_tree  # noqa: E402
+
+FERRY = os.environ.get("FERRY_BIN", ".build/release/ferry")
 
 
 def main():
@@ -28,13 +29,13 @@ def main():
 
     def measure(label, command):
         subprocess.run(["sync"], check=True)
-        seconds, rss = scale.run_measured(command)
+        seconds, rss = bench_process.run_measured(command)
         print(f"| {label} | {seconds:.2f} | {rss:.0f} | {os.getloadavg()[0]:.2f} |", flush=True)
 
     try:
         if not os.path.isdir(src):
-            scale.make_tree(src, args.files)
-        push = [scale.FERRY, "push", src, "--to", dst, "--state", state, "--json"]
+            bench_tree.make_tree(src, args.files)
+        push = [FERRY, "push", src, "--to", dst, "--state", state, "--json"]
         rsync = ["rsync", "-a", src + "/", mirror + "/"]
         print(f"{args.files:,} files\n\n| case | seconds | peak RSS (MiB) | load |\n|---|---:|---:|---:|")
         if not os.path.isdir(state):
@@ -44,7 +45,7 @@ def main():
         for number in range(1, args.rounds + 1):
             measure(f"no-op push {number}, ferry", push)
             measure(f"no-op push {number}, rsync -a", rsync)
-        changed = scale.touch_share(src, args.files, 0.01)
+        changed = bench_tree.change_files(src, bench_tree.spread(args.files, args.files // 100))
         measure(f"{changed:,} changed, ferry", push)
         measure(f"{changed:,} changed, rsync -a", rsync)
     finally:

@@ -8,49 +8,33 @@ Cases (local-directory remote, watch.quiet_period 500ms, medians of BENCH_RUNS r
 - stop: SIGTERM during a throttled 64 MiB upload until the process has exited.
 Prints a Markdown table and writes bench-results/watch.md. Not part of `make test`.
 """
-import os, signal, statistics, subprocess, sys, tempfile, time
+import os, statistics, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_process  # noqa: E402
+import watch_process  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 BURST = int(os.environ.get("BENCH_BURST", "2000"))
 
 
-def wait_for(condition, timeout=300):
-    start = time.perf_counter()
-    while not condition():
-        if time.perf_counter() - start > timeout:
-            raise SystemExit("bench: timed out")
-        time.sleep(0.005)
-
-
-def start_watch(work, *extra):
+def start_watch(work, *extra, ready=True):
+    """`ferry watch src --to dst` in `work`; with `ready`, once its start-up run has ended."""
     config = os.path.join(work, "config.yml")
-    with open(config, "w") as f:
-        f.write("watch:\n  quiet_period: 500ms\n")
-    for name in ("src", "dst"):
-        os.makedirs(os.path.join(work, name), exist_ok=True)
-    process = subprocess.Popen([FERRY, "watch", "src", "--to", "dst", "--state", "state", "--config", config, *extra],
-                               cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(lambda: os.path.exists(os.path.join(work, "state", "daemon-status.json")))
+    watch_process.write_config(config, "500ms")
+    process = watch_process.WatchProcess(FERRY, "src", "dst", "state", config, extra, cwd=work)
+    if ready:
+        process.wait_for_runs(1)
     return process
-
-
-def stop(process):
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=60)
 
 
 def latency():
     work = tempfile.mkdtemp(prefix="ferry-bench-watch-")
     process = start_watch(work)
-    payload = os.urandom(100 * 1024)
-    target = os.path.join(work, "dst", "IMG_0001.jpg")
-    start = time.perf_counter()
-    with open(os.path.join(work, "src", "IMG_0001.jpg"), "wb") as f:
-        f.write(payload)
-    wait_for(lambda: os.path.exists(target) and os.path.getsize(target) == len(payload))
-    elapsed = time.perf_counter() - start
-    stop(process)
+    elapsed = process.time_to_remote(os.path.join(work, "src", "IMG_0001.jpg"),
+                                     os.path.join(work, "dst", "IMG_0001.jpg"), os.urandom(100 * 1024))
+    process.stop()
     return elapsed
 
 
@@ -66,9 +50,10 @@ def burst():
     dst = os.path.join(work, "dst", "drop")
     start = time.perf_counter()
     os.rename(staging, os.path.join(work, "src", "drop"))
-    wait_for(lambda: os.path.exists(last) and len([n for n in os.listdir(dst) if n.endswith(".jpg")]) == BURST)
+    bench_process.wait_for(lambda: os.path.exists(last) and len([n for n in os.listdir(dst) if n.endswith(".jpg")]) == BURST,
+                           what=f"{BURST} files in {dst}", on_timeout=process.background.fail)
     elapsed = time.perf_counter() - start
-    stop(process)
+    process.stop()
     return elapsed
 
 
@@ -79,11 +64,12 @@ def stop_time():
         for _ in range(64):
             f.write(os.urandom(1 << 20))
     os.utime(os.path.join(work, "src", "VID_0001.mp4"), (time.time() - 60, time.time() - 60))
-    process = start_watch(work, "--bwlimit", "8M")
+    process = start_watch(work, "--bwlimit", "8M", ready=False)
     partial = os.path.join(work, "dst", ".VID_0001.mp4.ferry-part")
-    wait_for(lambda: os.path.exists(partial) and os.path.getsize(partial) > 4 << 20)
+    bench_process.wait_for(lambda: os.path.exists(partial) and os.path.getsize(partial) > 4 << 20,
+                           what=f"4 MiB in {partial}", on_timeout=process.background.fail)
     start = time.perf_counter()
-    stop(process)
+    process.stop()
     return time.perf_counter() - start
 
 

@@ -11,7 +11,9 @@ case "$profile" in
   # `make install`: bash loads the completion it installs only through bash-completion.
   install) packages+=(bash-completion) ;;
   test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl openssl python3 tmux chromium chromium-driver) ;;
-  bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3) ;;
+  # unison and rclone (bisync): the references of `make bench-scale`'s two-way sync rows;
+  # taskset (util-linux) for its one-core mode.
+  bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3 unison util-linux) ;;
   *) echo "bootstrap: unknown profile '$profile' (expected build, install, test or bench)" >&2; exit 2 ;;
 esac
 
