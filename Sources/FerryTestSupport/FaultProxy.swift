@@ -17,28 +17,9 @@ public final class FaultProxy: Sendable {
     public init(upstream: String, share: Double, seed: Int = 1, options: [String] = []) async throws {
         let scratch = TemporaryDirectory("ferry-proxy")
         self.scratch = scratch
-        let urlFile = scratch.child("url")
-        let child = try ChildProcess.spawn(
-            ["/usr/bin/env", "python3", TestServer.repositoryRoot + "/scripts/test-servers/fault-proxy.py",
-             upstream, String(share), String(seed), "--log", scratch.child("requests.log")] + options,
-            output: urlFile, error: scratch.child("err"))
-        pid = child
-        // Polled on a thread of its own, never on the cooperative pool (60 s is a guard).
-        let started = await onOwnThread { () -> String? in
-            for _ in 0..<6000 {
-                if let text = try? String(contentsOfFile: urlFile, encoding: .utf8), text.hasSuffix("\n") {
-                    return text.trimmingCharacters(in: .whitespacesAndNewlines)
-                }
-                usleep(10_000)
-            }
-            return nil
-        }
-        if let started {
-            origin = started
-            return
-        }
-        kill(child, SIGKILL)
-        throw TestServerError(message: "the fault proxy did not start: \((try? String(contentsOfFile: scratch.child("err"), encoding: .utf8)) ?? "")")
+        (origin, pid) = try await ScriptedServer.start(
+            "fault-proxy.py", [upstream, String(share), String(seed), "--log", scratch.child("requests.log")] + options,
+            in: scratch, name: "fault proxy")
     }
 
     /// A proxy in front of an S3 store that lets the first `parts` part uploads through and

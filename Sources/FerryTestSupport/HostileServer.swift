@@ -13,29 +13,8 @@ public final class HostileServer: Sendable {
     public init(_ mode: String, _ options: [String] = []) async throws {
         let scratch = TemporaryDirectory("ferry-hostile")
         self.scratch = scratch
-        let urlFile = scratch.child("url")
-        let child = try ChildProcess.spawn(
-            ["/usr/bin/env", "python3", TestServer.repositoryRoot + "/scripts/test-servers/hostile-server.py",
-             mode, "--log", scratch.child("requests.log")] + options,
-            output: urlFile, error: scratch.child("err"))
-        pid = child
-        // Polled on a thread of its own, never on the cooperative pool (60 s is a guard).
-        let started = await onOwnThread { () -> String? in
-            for _ in 0..<6000 {
-                if let text = try? String(contentsOfFile: urlFile, encoding: .utf8), text.hasSuffix("\n") {
-                    return text.trimmingCharacters(in: .whitespacesAndNewlines)
-                }
-                usleep(10_000)
-            }
-            return nil
-        }
-        if let started {
-            origin = started
-            return
-        }
-        kill(child, SIGKILL)
-        _ = ChildProcess.wait(child)
-        throw TestServerError(message: "the hostile server did not start: \((try? String(contentsOfFile: scratch.child("err"), encoding: .utf8)) ?? "")")
+        (origin, pid) = try await ScriptedServer.start("hostile-server.py", [mode, "--log", scratch.child("requests.log")] + options,
+                                                       in: scratch, name: "hostile server")
     }
 
     /// A line per request answered so far (`METHOD RAW-PATH STATUS BYTES`), written before
