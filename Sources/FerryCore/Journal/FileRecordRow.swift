@@ -1,5 +1,17 @@
 import GRDB
 
+// The journal's view of the planner's values: `FileRecord` is a row of the `file` table,
+// its status, action and conflict answer are text columns. The conformances are declared
+// here, apart from the types, so that the values (and the planner that decides over them)
+// do not depend on GRDB and can leave for a module without it (issue 50).
+extension FileRecord: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "file"
+}
+
+extension FileStatus: DatabaseValueConvertible {}
+extension FileAction: DatabaseValueConvertible {}
+extension ConflictPolicy: DatabaseValueConvertible {}
+
 /// How a `FileRecord` is written and read in bulk: one column list, in table order, that
 /// the prepared upsert statement, GRDB's persistence container and the paged reads use.
 ///

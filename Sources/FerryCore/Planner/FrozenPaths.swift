@@ -14,13 +14,13 @@ struct FrozenPaths {
 
     /// Takes the clashes a local walk found so far (`clashes` only grows; the ones already
     /// taken are skipped).
-    mutating func add(_ clashes: [LocalTreeWalk.Clash]) {
+    mutating func add(local clashes: [some ClashingNames]) {
         for clash in clashes.dropFirst(localClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
         localClashesSeen = clashes.count
     }
 
     /// The same for a remote walk.
-    mutating func add(_ clashes: [RemoteTreeWalk.Clash]) {
+    mutating func add(remote clashes: [some ClashingNames]) {
         for clash in clashes.dropFirst(remoteClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
         remoteClashesSeen = clashes.count
     }
@@ -40,4 +40,13 @@ struct FrozenPaths {
         }
         return false
     }
+}
+
+/// One group of names that clash by normalization, as a walk of one side reports it
+/// (`LocalTreeWalk.Clash`, `RemoteTreeWalk.Clash`). Frozen paths need these two facts
+/// only, not the walks, which read the disk and the remote.
+protocol ClashingNames {
+    var paths: [String] { get }
+    /// Whether one of them is a folder: everything below it is left alone too.
+    var hasFolder: Bool { get }
 }

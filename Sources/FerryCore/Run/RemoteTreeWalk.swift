@@ -20,7 +20,7 @@ struct RemoteTreeWalk: Sendable {
     }
 
     /// Sibling names equal by Unicode normalization, as paths below the walk's top.
-    struct Clash: Sendable {
+    struct Clash: Sendable, ClashingNames {
         var paths: [String]
         var hasFolder: Bool
     }
