@@ -1,4 +1,5 @@
 import FerryEncryption
+import FerryPlanning
 import FerryPluginAPI
 
 /// Ferry's validated configuration: what config.yml says, with defaults filled in and every

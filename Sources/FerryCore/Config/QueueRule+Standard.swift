@@ -1,6 +1,8 @@
+import FerryPlanning
+
 // The standard queues are config.yml's defaults, and one of them is named by the archive
 // bundles' file types (`ArchiveContents`): kept apart from `QueueRule`, which the queue
-// classifier and the planner use and which needs neither.
+// classifier and the planner use (in FerryPlanning) and which needs neither.
 extension QueueRule {
     /// The standard queues, highest priority first; config.yml spells out the same.
     public static let standard: [QueueRule] = [

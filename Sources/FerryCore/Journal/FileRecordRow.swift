@@ -1,9 +1,12 @@
+import FerryPlanning
 import GRDB
 
 // The journal's view of the planner's values: `FileRecord` is a row of the `file` table,
 // its status, action and conflict answer are text columns. The conformances are declared
-// here, apart from the types, so that the values (and the planner that decides over them)
-// do not depend on GRDB and can leave for a module without it (issue 50).
+// here, apart from the types, so that FerryPlanning never imports GRDB. They are
+// retroactive (both the types and GRDB's protocols come from other modules) yet safe:
+// FerryCore owns the journal and FerryPlanning is of the same package, so no other
+// module declares them. Swift does not warn within one package, hence no @retroactive.
 extension FileRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "file"
 }

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Plans a folder pair a page of journal rows at a time, so that a tree of a million files

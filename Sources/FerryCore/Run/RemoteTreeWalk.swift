@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A walk of a remote folder that hands out its files a batch at a time in the journal's

@@ -187,7 +187,7 @@ public struct FileRecord: Codable, Sendable, Equatable {
     }
 
     /// Whether `confirmInSync()` would leave the row as it is: the usual row of a no-op run.
-    var isConfirmedInSync: Bool {
+    package var isConfirmedInSync: Bool {
         status == .inSync && action == nil && attempts == 0 && nextAttemptAt == nil && lastError == nil
             && transferSize == nil && transferModifiedNanos == nil && transferInode == nil && transferETag == nil
             && transferState == nil
