@@ -108,10 +108,22 @@ let package = Package(
             path: "Sources/FerryEncryption"
         ),
 
+        // The pure decisions: what to do with each file (`Planner`, holds, the queue
+        // classifier), what a run's engine does next (`TransferStateMachine`, retry policy),
+        // and the tracked file's value with its status transitions (`FileRecord`). No I/O:
+        // no GRDB (the journal's row mapping of `FileRecord` stays in FerryCore), no
+        // FerrySystem, no system calls; time comes in as a value. Keep it that way: a
+        // decision that needs to read something takes what was read as an argument.
+        .target(
+            name: "FerryPlanning",
+            dependencies: ["FerryPluginAPI"]
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
+                "FerryPlanning",
                 "FerrySystem",
                 "ArchiveCodec",
                 "FerryEncryption",
@@ -130,6 +142,7 @@ let package = Package(
             name: "FerryControl",
             dependencies: [
                 "FerryCore",
+                "FerryPlanning",
                 "FerryPluginAPI",
                 "FerrySystem",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -150,6 +163,7 @@ let package = Package(
             name: "ferry",
             dependencies: [
                 "FerryCore",
+                "FerryPlanning",
                 "FerryPluginAPI",
                 "FerrySystem",
                 "ArchiveCodec",
@@ -197,7 +211,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryCore", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import FerrySystem
 import FerryPluginAPI
 import Foundation

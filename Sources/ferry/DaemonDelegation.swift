@@ -1,5 +1,6 @@
 import FerryControl
 import FerryCore
+import FerryPlanning
 import FerryPluginAPI
 import Foundation
 

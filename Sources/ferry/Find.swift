@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryPlanning
 import FerrySystem
 import Foundation
 

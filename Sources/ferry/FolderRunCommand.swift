@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryPlanning
 import FerryPluginAPI
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 
 /// A folder pair as a person configured it: `./incoming → nas:incoming`. Local paths under
 /// the current directory are shown relative to it; a configured folder's remote by the

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 
 /// A command's check of a folder's run conditions (`when:`) before it moves anything.
 enum RunConditionGate {

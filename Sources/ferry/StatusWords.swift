@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import Foundation
 
 /// Statuses and times as `ferry status` shows them to a person; `--json` keeps the

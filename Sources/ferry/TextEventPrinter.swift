@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import Synchronization
 
 /// Plain text for people: failures and conflicts as they happen (stderr), the plan for

@@ -3,6 +3,7 @@ import Foundation
 import FerryPluginAPI
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("BundlePlanner and BundleCatalog")
 struct BundlePlannerTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("holds: content looks and the hold policy")
 struct ChangeHoldTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 import FerryPluginAPI
 
 /// A config problem and where it must be reported.

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// An in-memory backend that sends small files on the caller's blocking thread, as S3
 /// does, and counts which way each upload went.

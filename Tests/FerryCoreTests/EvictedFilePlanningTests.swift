@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// How the planner treats files the cache budget evicted (`remoteOnly`) and files asked for
 /// on demand: never fetched again by themselves, never a local deletion, fetched when asked.

@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// Which files a folder over its cache budget evicts: pure values.
 @Suite("cache budget: eviction choice")

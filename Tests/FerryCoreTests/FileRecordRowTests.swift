@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("FileRecord rows")
 struct FileRecordRowTests {

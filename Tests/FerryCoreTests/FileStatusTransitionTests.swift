@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The status table of DESIGN.md as transitions of a record: each row starts from a status,
 /// applies one transition, and names the status, action and attempts it must leave. The

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// Batchable jobs (remote deletes) start together, one slot per batch, and each still ends
 /// on its own: the scheduler's and the state machine's side of DeleteObjects in batches.

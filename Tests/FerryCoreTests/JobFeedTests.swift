@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("JobFeed")
 struct JobFeedTests {

@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("the questions a run asks at its start use their partial indexes")
 struct JournalPartialIndexTests {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("walking a local folder in the journal's order, a batch at a time")
 struct LocalTreeWalkTests {

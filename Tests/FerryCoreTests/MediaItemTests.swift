@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("media items")
 struct MediaItemTests {

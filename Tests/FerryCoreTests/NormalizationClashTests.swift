@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import Foundation
 import Testing
 

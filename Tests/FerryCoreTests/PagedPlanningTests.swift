@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("planning a page of journal rows at a time")
 struct PagedPlanningTests {

@@ -1,4 +1,5 @@
 @testable import FerryCore
+@testable import FerryPlanning
 import FerryTestSupport
 import Foundation
 import Testing

@@ -2,6 +2,7 @@ import FerryTestSupport
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("reading a run's jobs from the journal a page at a time")
 struct PendingJobPagesTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 import FerryPluginAPI
 
 /// One row of a classification table: the file at `path` of `size` bytes goes to `queue`.

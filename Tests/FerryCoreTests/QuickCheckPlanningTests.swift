@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The quick check of a push between listings (`QuickCheckRow`): what it settles without
 /// reading a row whole must be exactly what planning the long way leaves as it is.

@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// `remote_rights`, `keep_versions`, `keep_days`: how config.yml states them, and what a
 /// folder without `delete` plans. Pure values, no I/O.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// One file whose name the two sides spell in different Unicode forms (issue 49): the
 /// planner takes it for one file (Swift compares the forms as equal) and keeps the remote's

@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 @Suite("RemoteVersion")
 struct RemoteVersionTests {

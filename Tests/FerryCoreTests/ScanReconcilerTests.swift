@@ -1,5 +1,6 @@
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 import FerryPluginAPI
 
 @Suite("ScanReconciler")

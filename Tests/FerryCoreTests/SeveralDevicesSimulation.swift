@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import FerryPluginAPI
 import FerryTestSupport
 import Foundation

@@ -2,6 +2,7 @@ import FerryPluginAPI
 import FerryTestSupport
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The tree and the run the staging tests share: many small photos in seven folders and
 /// one video above the staging size, moved by a real `SyncRun`.

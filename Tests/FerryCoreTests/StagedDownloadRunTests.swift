@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// A real LocalBackend as a pull's remote, which records whether each download was asked
 /// to flush, checks at every download that no row the journal holds in sync lacks its

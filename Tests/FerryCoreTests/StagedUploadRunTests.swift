@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// A real LocalBackend that records how the run used staging, checks at each publish that
 /// the journal holds none of the batch as in sync yet, and refuses to publish `refused`.

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// A real LocalBackend whose first uploads of each file go wrong on purpose: they fail
 /// with `error`, or (`landsAnyway`) they arrive but their answer is lost, the caller

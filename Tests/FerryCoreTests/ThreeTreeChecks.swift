@@ -1,5 +1,6 @@
 import FerryPluginAPI
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The invariants of a two-way sync over one generated scenario (issue 48, after Dropbox's
 /// CanopyCheck), each a line of `problems` when broken:

@@ -1,5 +1,6 @@
 import FerryPluginAPI
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// A file on one side of the model: its abstract content and what a scan or listing shows.
 struct ThreeTreeLocalFile: Equatable, Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The two-way planner tested the way Dropbox tests its sync engine's planner (CanopyCheck):
 /// thousands of generated cases of three correlated trees (the journal's synced tree, the

@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// One generated case of the three-tree planner test: for a few paths, what the journal
 /// says both sides were at the last sync (or that they were never synced), and what each

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The engine's behaviours through a whole run (real folder, real journal), against an
 /// in-memory backend with scripted faults and a clock that does not wait: no server, no

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The job of the retry table.
 private let jobA = TransferStateMachine.Job(path: "a", rank: 1)

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryPlanning
 import FerrySystem
 
 /// Hands out watch descriptors like the kernel, and can run out of them like a machine at

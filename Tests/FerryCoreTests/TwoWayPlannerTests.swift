@@ -2,6 +2,7 @@ import FerryPluginAPI
 import FerryTestSupport
 import Testing
 @testable import FerryCore
+@testable import FerryPlanning
 
 /// The two-way sync's decisions over every combination of what happened on each side,
 /// with every conflict policy: pure values, no I/O.

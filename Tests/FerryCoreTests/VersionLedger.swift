@@ -1,4 +1,5 @@
 import FerryCore
+import FerryPlanning
 import Foundation
 
 /// Every version of a file the simulated devices wrote, and what the devices' own hands did

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// The bundles on a pair's remote and the files inside them, as their manifests say:

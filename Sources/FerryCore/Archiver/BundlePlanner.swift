@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// Decides, after planning, which jobs go through bundles: a push packs eligible new cold
 /// files into bundles and retires bundle members whose files are sent plain or deleted; a
 /// pull restores bundled-only files from their bundles. Everything else stays with the

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Which files a folder over its cache budget removes locally: pure logic over values.

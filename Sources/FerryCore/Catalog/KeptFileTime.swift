@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A file's modification time as the remote catalog keeps it, for a store that keeps none

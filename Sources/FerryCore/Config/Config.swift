@@ -1,4 +1,5 @@
 import FerryEncryption
+import FerryPlanning
 import FerryPluginAPI
 
 /// Ferry's validated configuration: what config.yml says, with defaults filled in and every
@@ -60,16 +61,6 @@ public struct RemoteConfig: Sendable {
     public var options: [String: String]
     /// `encryption:`: the backend is wrapped in `EncryptedBackend` (docs/encryption.md).
     public var encryption: EncryptionSettings? = nil
-}
-
-/// How a folder pair moves files.
-public enum SyncMode: String, Sendable, CaseIterable, Codable {
-    /// Local → remote copy.
-    case push
-    /// Remote → local copy.
-    case pull
-    /// Two-way: changes on either side go to the other; both changed is a conflict.
-    case sync
 }
 
 /// A local folder paired with a place on a remote.

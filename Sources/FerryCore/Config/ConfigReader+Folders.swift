@@ -1,3 +1,4 @@
+import FerryPlanning
 import Yams
 
 /// A folder's cache budget (`local_limit:`) and run conditions (`when:`).

@@ -1,5 +1,6 @@
 import ArchiveCodec
 import FerryEncryption
+import FerryPlanning
 import FerryPluginAPI
 import FerrySystem
 import Foundation

@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// The files that make up one media item, and the item's status derived from theirs.
 /// Never stored: the journal holds file statuses only, so the two cannot disagree.
 public struct MediaItem: Sendable, Equatable {

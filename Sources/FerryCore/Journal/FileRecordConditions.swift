@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// Conditions on the `file` table that partial indexes are built on (migration
 /// "v7-partial-indexes-for-run-start"). SQLite uses such an index only for a query whose
 /// WHERE clause contains the index's condition as written, literals included, so the

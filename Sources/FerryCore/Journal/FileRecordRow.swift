@@ -1,4 +1,19 @@
+import FerryPlanning
 import GRDB
+
+// The journal's view of the planner's values: `FileRecord` is a row of the `file` table,
+// its status, action and conflict answer are text columns. The conformances are declared
+// here, apart from the types, so that FerryPlanning never imports GRDB. They are
+// retroactive (both the types and GRDB's protocols come from other modules) yet safe:
+// FerryCore owns the journal and FerryPlanning is of the same package, so no other
+// module declares them. Swift does not warn within one package, hence no @retroactive.
+extension FileRecord: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "file"
+}
+
+extension FileStatus: DatabaseValueConvertible {}
+extension FileAction: DatabaseValueConvertible {}
+extension ConflictPolicy: DatabaseValueConvertible {}
 
 /// How a `FileRecord` is written and read in bulk: one column list, in table order, that
 /// the prepared upsert statement, GRDB's persistence container and the paged reads use.

@@ -1,3 +1,4 @@
+import FerryPlanning
 import GRDB
 
 /// Reading the journal a page at a time for the control API and the health report.

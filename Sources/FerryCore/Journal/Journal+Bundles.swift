@@ -1,3 +1,4 @@
+import FerryPlanning
 import GRDB
 
 /// The journal's record of archive bundles: which bundles a pair's remote holds and which

@@ -1,3 +1,4 @@
+import FerryPlanning
 import Foundation
 import GRDB
 

@@ -1,3 +1,4 @@
+import FerryPlanning
 import GRDB
 
 /// What the journal knows of a pair's files, for answers that need no server: `ferry ls`

@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// Results of finished jobs waiting to be committed together: one transaction for many
 /// files instead of one per file. The events that report them wait with them, so that a
 /// file reported as transferred is always one the journal knows about. When it is

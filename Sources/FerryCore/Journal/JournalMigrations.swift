@@ -1,3 +1,4 @@
+import FerryPlanning
 import GRDB
 
 /// The journal's schema, as named migrations. A migration that has shipped is never

@@ -1,3 +1,4 @@
+import FerryPlanning
 import GRDB
 
 /// A journal row as the quick check of a push between listings reads it (`PagedPlanning`):

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A large upload's observer: the job's own, plus a journal write of each checkpoint the

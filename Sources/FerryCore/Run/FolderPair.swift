@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A local folder and a place on a backend, resolved and ready to run.

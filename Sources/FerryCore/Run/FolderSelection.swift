@@ -1,4 +1,5 @@
 import FerryEncryption
+import FerryPlanning
 import FerryPluginAPI
 import FerrySystem
 import Foundation

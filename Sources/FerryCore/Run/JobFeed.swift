@@ -1,3 +1,4 @@
+import FerryPlanning
 import Synchronization
 
 /// Jobs handed to an engine that is already running: files that settled in a watched

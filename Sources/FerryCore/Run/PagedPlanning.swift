@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Plans a folder pair a page of journal rows at a time, so that a tree of a million files
@@ -165,7 +166,7 @@ struct PagedPlanning {
                         throw .scan(error)
                     }
                     // Complete for every folder up to the last file read (`LocalScanStream`).
-                    frozen.add(await local.clashes)
+                    frozen.add(local: await local.clashes)
                 }
                 if listed.isEmpty, let listing {
                     do throws(BackendError) {
@@ -173,7 +174,7 @@ struct PagedPlanning {
                     } catch {
                         throw .listing(error)
                     }
-                    frozen.add(await listing.clashes)
+                    frozen.add(remote: await listing.clashes)
                 }
                 // A part ends at the first of the last paths read of the sides not yet read to
                 // their end; so a part is small whichever side is large (a first push has an

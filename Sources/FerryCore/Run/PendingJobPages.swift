@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// A run's jobs, read from the journal a page per queue at a time, so that a first push of
 /// a million files holds a few thousand jobs in memory, not a million.
 ///

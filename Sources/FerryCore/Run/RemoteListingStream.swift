@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// The remote side of a run as planning reads it: files by path below the pair's remote

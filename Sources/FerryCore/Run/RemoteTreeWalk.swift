@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A walk of a remote folder that hands out its files a batch at a time in the journal's
@@ -20,7 +21,7 @@ struct RemoteTreeWalk: Sendable {
     }
 
     /// Sibling names equal by Unicode normalization, as paths below the walk's top.
-    struct Clash: Sendable {
+    struct Clash: Sendable, ClashingNames {
         var paths: [String]
         var hasFolder: Bool
     }

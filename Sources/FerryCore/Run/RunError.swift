@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A run that could not start or had to stop as a whole (as opposed to single files

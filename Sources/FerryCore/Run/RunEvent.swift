@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// Something a run reports as it goes; the command line turns these into JSON lines or a
 /// progress display.
 public enum RunEvent: Sendable {

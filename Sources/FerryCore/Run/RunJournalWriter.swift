@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// The one writer to the journal while a run's jobs execute. The engine books results here
 /// (committed in groups, their events reported after the commit), and the executor writes
 /// its marks here (a large file's `uploading`/`downloading` row, which must be on disk

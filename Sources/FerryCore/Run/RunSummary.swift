@@ -1,3 +1,5 @@
+import FerryPlanning
+
 /// The totals of one run of one folder pair.
 public struct RunSummary: Sendable, Codable, Equatable {
     public struct Failure: Sendable, Codable, Equatable {

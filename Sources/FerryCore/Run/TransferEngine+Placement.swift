@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Small transfers waiting to be put in place together: uploads written under their

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 import FerrySystem
 import Foundation

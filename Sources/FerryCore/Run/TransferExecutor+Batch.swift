@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Jobs that start together as one batch (`SchedulerState`): remote deletes the backend

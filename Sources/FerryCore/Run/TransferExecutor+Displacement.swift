@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Two-way sync replaces or deletes a remote file only while it is the version the plan

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// A folder that keeps versions (`remote_rights` without `delete`, or retention set) never

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 import FerrySystem
 
@@ -23,7 +24,7 @@ public struct LocalTreeWalk: Sendable {
     }
 
     /// Sibling names equal by Unicode normalization.
-    public struct Clash: Sendable {
+    public struct Clash: Sendable, ClashingNames {
         public var paths: [String]
         /// Whether one of them is a folder: everything below it is left alone too.
         public var hasFolder: Bool

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Folds a scan into the journal's records: new files get a row, changed files an updated

@@ -1,3 +1,4 @@
+import FerryPlanning
 import FerryPluginAPI
 
 /// Compares the journal's rows of a pair with the two sides as they are, by metadata: what

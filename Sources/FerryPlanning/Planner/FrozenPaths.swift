@@ -2,25 +2,25 @@
 /// names that clash by Unicode normalization (`NormalizationClash`), and everything below
 /// folders whose names clash. A `Set<String>` compares canonically, so it holds every form
 /// of each name.
-struct FrozenPaths {
-    private(set) var paths: Set<String>
+package struct FrozenPaths {
+    package private(set) var paths: Set<String>
     private var folders: Set<String> = []
     private var localClashesSeen = 0
     private var remoteClashesSeen = 0
 
-    init(paths: Set<String>) {
+    package init(paths: Set<String>) {
         self.paths = paths
     }
 
     /// Takes the clashes a local walk found so far (`clashes` only grows; the ones already
     /// taken are skipped).
-    mutating func add(_ clashes: [LocalTreeWalk.Clash]) {
+    package mutating func add(local clashes: [some ClashingNames]) {
         for clash in clashes.dropFirst(localClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
         localClashesSeen = clashes.count
     }
 
     /// The same for a remote walk.
-    mutating func add(_ clashes: [RemoteTreeWalk.Clash]) {
+    package mutating func add(remote clashes: [some ClashingNames]) {
         for clash in clashes.dropFirst(remoteClashesSeen) { add(clash.paths, hasFolder: clash.hasFolder) }
         remoteClashesSeen = clashes.count
     }
@@ -30,7 +30,7 @@ struct FrozenPaths {
         if hasFolder { folders.formUnion(group) }
     }
 
-    func contains(_ path: String) -> Bool {
+    package func contains(_ path: String) -> Bool {
         if paths.contains(path) { return true }
         guard !folders.isEmpty else { return false }
         var end = path.endIndex
@@ -40,4 +40,13 @@ struct FrozenPaths {
         }
         return false
     }
+}
+
+/// One group of names that clash by normalization, as a walk of one side reports it
+/// (`LocalTreeWalk.Clash`, `RemoteTreeWalk.Clash`). Frozen paths need these two facts
+/// only, not the walks, which read the disk and the remote (and stay in FerryCore).
+package protocol ClashingNames {
+    var paths: [String] { get }
+    /// Whether one of them is a folder: everything below it is left alone too.
+    var hasFolder: Bool { get }
 }

@@ -12,7 +12,7 @@ import FerryPluginAPI
 /// - With `mirror`, files the source side lacks are deleted on the target, within the
 ///   deletion guard.
 public enum Planner {
-    enum Decision: Equatable {
+    package enum Decision: Equatable {
         case inSync
         case adopt
         case transfer(FileAction)
@@ -282,7 +282,7 @@ public enum Planner {
 
     /// `record` as `decision` leaves it, for a file decided again during a run (its bytes
     /// compared, or its remote version changed under a write).
-    static func applying(_ decision: Decision, to record: FileRecord, options: PlanOptions, now: Double) -> FileRecord {
+    package static func applying(_ decision: Decision, to record: FileRecord, options: PlanOptions, now: Double) -> FileRecord {
         var record = record
         switch decision {
         case let .transfer(action), let .delete(action), let .move(action, _):
@@ -317,7 +317,7 @@ public enum Planner {
 
     /// `contentDiffers`: the two sides were read and hold different bytes although they
     /// agree on size and time, so that agreement proves nothing.
-    static func decide(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool = false) -> Decision {
+    package static func decide(_ record: FileRecord, options: PlanOptions, contentDiffers: Bool = false) -> Decision {
         let decision = decideAnyRights(record, options: options, contentDiffers: contentDiffers)
         return options.mayDeleteRemote ? decision : withoutRemoteDeletion(decision, mode: options.mode)
     }

@@ -1,13 +1,12 @@
-import GRDB
-
-/// One tracked file of one folder pair: the journal's row.
+/// One tracked file of one folder pair: the value the journal keeps a row of.
 ///
 /// Three views of the file live side by side: what the last scan saw locally, what the
 /// last listing saw on the remote, and what both sides were when they were last in sync.
 /// The planner decides from those; the transfer fields let an interrupted transfer resume.
-public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "file"
-
+///
+/// A plain value: how it is stored (the `file` table, its columns, GRDB's conformances)
+/// is FerryCore's `Journal/FileRecordRow.swift`, so that planning never sees the database.
+public struct FileRecord: Codable, Sendable, Equatable {
     public var pairId: Int64
     /// Path relative to the folder pair's roots, components joined by `/`.
     public var path: String
@@ -188,7 +187,7 @@ public struct FileRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     }
 
     /// Whether `confirmInSync()` would leave the row as it is: the usual row of a no-op run.
-    var isConfirmedInSync: Bool {
+    package var isConfirmedInSync: Bool {
         status == .inSync && action == nil && attempts == 0 && nextAttemptAt == nil && lastError == nil
             && transferSize == nil && transferModifiedNanos == nil && transferInode == nil && transferETag == nil
             && transferState == nil

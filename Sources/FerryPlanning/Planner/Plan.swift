@@ -34,6 +34,21 @@ public struct Plan: Sendable {
     public var deletionCount: Int { jobs.count { $0.action == .deleteRemote || $0.action == .deleteLocal } }
     public var uploadBytes: Int64 { jobs.filter { $0.action == .upload }.reduce(0) { $0 + $1.transferBytes } }
     public var downloadBytes: Int64 { jobs.filter { $0.action == .download }.reduce(0) { $0 + $1.transferBytes } }
+
+    /// Made by the planner, or gathered part by part (`PagedPlanning`, starting empty).
+    package init(changedRecords: [FileRecord], forgottenPaths: [String], jobs: [FileRecord], conflicts: [FileRecord],
+                 unchangedCount: Int, adoptedCount: Int, localFileCount: Int = 0, abandonedDownloads: [String] = [],
+                 resumedDisplacements: [String] = []) {
+        self.changedRecords = changedRecords
+        self.forgottenPaths = forgottenPaths
+        self.jobs = jobs
+        self.conflicts = conflicts
+        self.unchangedCount = unchangedCount
+        self.adoptedCount = adoptedCount
+        self.localFileCount = localFileCount
+        self.abandonedDownloads = abandonedDownloads
+        self.resumedDisplacements = resumedDisplacements
+    }
 }
 
 /// A plan refused as a whole.

@@ -1,9 +1,5 @@
-import GRDB
-
-extension ConflictPolicy: DatabaseValueConvertible {}
-
 /// The state of one tracked file (see DESIGN.md, "Per-file status").
-public enum FileStatus: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+public enum FileStatus: String, Codable, Sendable, CaseIterable {
     /// Seen locally, not meant to leave (pull mode, or not yet settled).
     case localOnly
     /// A local change (new, modified, or a deletion to propagate) waits for upload.
@@ -35,7 +31,7 @@ public enum FileStatus: String, Codable, Sendable, CaseIterable, DatabaseValueCo
 }
 
 /// What a pending file's job does.
-public enum FileAction: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+public enum FileAction: String, Codable, Sendable, CaseIterable {
     case upload
     case download
     /// Remove the remote copy (a mirror push of a file gone locally).

@@ -44,7 +44,7 @@ extension Planner {
 
     /// The decision for look-alike copies whose bytes differ (or could not be compared:
     /// `reason` says why), as if their times had differed.
-    static func decideDiffering(_ record: FileRecord, options: PlanOptions, reason: String?) -> Decision {
+    package static func decideDiffering(_ record: FileRecord, options: PlanOptions, reason: String?) -> Decision {
         let decision = decide(record, options: options, contentDiffers: true)
         guard case let .conflict(conflictReason) = decision else { return decision }
         if conflictReason.hasPrefix(contentDiffersNote) { return decision }

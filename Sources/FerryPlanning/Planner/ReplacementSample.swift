@@ -2,15 +2,15 @@
 /// with the smallest hashes, so the sample is spread over the whole folder (not its first
 /// subfolder in path order), the same on every run of the same plan, and kept in constant
 /// memory however many files the plan replaces.
-struct ReplacementSample: Sendable {
-    let capacity: Int
+package struct ReplacementSample: Sendable {
+    package let capacity: Int
     private var kept: [(hash: UInt64, file: SampledFile)] = []
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
-    mutating func offer(_ path: String, remote: RemoteVersion, remoteName: String? = nil) {
+    package mutating func offer(_ path: String, remote: RemoteVersion, remoteName: String? = nil) {
         let hash = Self.hash(path)
         if kept.count == capacity, let last = kept.last, hash >= last.hash { return }
         let index = kept.firstIndex { $0.hash > hash } ?? kept.count
@@ -18,7 +18,7 @@ struct ReplacementSample: Sendable {
         if kept.count > capacity { kept.removeLast() }
     }
 
-    var files: [SampledFile] { kept.map(\.file).sorted { $0.path.precedesInUTF8Order($1.path) } }
+    package var files: [SampledFile] { kept.map(\.file).sorted { $0.path.precedesInUTF8Order($1.path) } }
 
     /// FNV-1a over the UTF-8 bytes: stable across runs and processes (Swift's `Hasher`
     /// is seeded per process).
