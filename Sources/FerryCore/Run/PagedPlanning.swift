@@ -238,10 +238,21 @@ struct PagedPlanning {
                 let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
                 let held: Int = records.count + partScan.count + partRemote.count
                 total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
+                let heldBack = unsettled.union(await local.heldBack)
                 let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                                   pairId: pairId, classifier: classifier, now: now,
-                                                                  unsettled: unsettled.union(await local.heldBack),
-                                                                  queuesCurrent: queuesCurrent)
+                                                                  unsettled: heldBack, queuesCurrent: queuesCurrent)
+                // A file still being written is left out of this run, but once settled it
+                // replaces its remote version all the same: its new content counts in the
+                // content hold's sample. Otherwise a folder rewritten wholesale, seen by a
+                // watcher in pieces, sends the first settled files in a run too small to
+                // hold, before the rest settle and are held.
+                if !heldBack.isEmpty {
+                    for path in rowPaths where heldBack.contains(path) {
+                        guard let record = records[path], record.status == .inSync, let remote = record.remote else { continue }
+                        replacementSample.offer(path, remote: remote, remoteName: record.remoteSpelling)
+                    }
+                }
                 // Rows, scanned files and listed files each come in path order: merged, not sorted.
                 let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
                 let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
