@@ -13,8 +13,10 @@ public enum ShortCommand {
     /// output; nil when it did not start, or did not end within `timeout` seconds (it is
     /// then killed). Blocks the calling thread.
     public static func run(_ arguments: [String], environment: [String: String]?, timeout: Double) -> Result? {
+        // A group of its own: a shell's children are killed with it at the timeout (a
+        // `network_command` without `exec` leaves its command a child of the shell).
         guard let process = try? SpawnedProcess.spawn(arguments, environment: environment, standardOutput: .pipe,
-                                                      standardError: .null),
+                                                      standardError: .null, ownProcessGroup: true),
               let output = process.output else { return nil }
         defer { PipeIO.close(output) }
         var monotonic = timespec()

@@ -226,7 +226,8 @@ struct RunConditionTests {
         #expect(await probe.readNetwork(command: "head -c 300000 /dev/zero; exit 4") == .refused(status: 4))
         // The hanging command writes its pid first, so the test can see it was killed.
         let pidFile = empty.child("pid")
-        let reading = await probe.readNetwork(command: "echo $$ > \(pidFile); exec sleep 600")
+        // Not exec'd: the sleep is the shell's child, and must go with it.
+        let reading = await probe.readNetwork(command: "sleep 600 & echo $! > \(pidFile); wait")
         guard case let .unknown(why) = reading else {
             Issue.record("expected unknown, got \(reading)")
             return
@@ -234,7 +235,18 @@ struct RunConditionTests {
         #expect(why.contains("did not finish"))
         let pid = try #require(Int32(String(decoding: try Data(contentsOf: URL(fileURLWithPath: pidFile)), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(kill(pid, 0) != 0, "the command still runs")
+        // Killed at once; gone (or a zombie waiting for its new parent) within the guard.
+        func ended() -> Bool {
+            guard kill(pid, 0) == 0 else { return true }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+        var waited = 0
+        while !ended() && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect(ended(), "the command still runs")
     }
 
     @Test("a short command's output is read whole, its exit status and a signal reported; a missing program gives nil")
