@@ -100,27 +100,19 @@ def push_rows(count, work):
     return rows
 
 
-def push_table(sized_rows):
-    lines = ["| files | case | tool | seconds | peak RSS (MiB) | journal (MiB) | tool ÷ ferry (time) | load before → after |",
-             "|---:|---|---|---:|---:|---:|---:|---|"]
+def results_table(sized_rows, with_journal):
+    """Rows of (label, tool, seconds, peak RSS, [journal MiB,] load before, load after) by size,
+    with each tool's time as a ratio to ferry's in the same case."""
+    journal_head = " journal (MiB) |" if with_journal else ""
+    lines = [f"| files | case | tool | seconds | peak RSS (MiB) |{journal_head} tool ÷ ferry (time) | load before → after |",
+             "|---:|---|---|---:|---:|" + ("---:|" if with_journal else "") + "---:|---|"]
     for count, rows in sized_rows:
         ferry_times = {label: seconds for label, tool, seconds, *_ in rows if tool == "ferry"}
-        for label, tool, seconds, rss, journal, before, after in rows:
+        for label, tool, seconds, rss, *rest in rows:
+            journal, before, after = rest if with_journal else (None, *rest)
             ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
-            journal_text = "" if journal is None else f"{journal:.0f}"
-            lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} | {journal_text} | {ratio} "
-                         f"| {before:.1f} → {after:.1f} |")
-    return lines
-
-
-def sync_table(sized_rows):
-    lines = ["| files | case | tool | seconds | peak RSS (MiB) | tool ÷ ferry (time) | load before → after |",
-             "|---:|---|---|---:|---:|---:|---|"]
-    for count, rows in sized_rows:
-        ferry_times = {label: seconds for label, tool, seconds, *_ in rows if tool == "ferry"}
-        for label, tool, seconds, rss, before, after in rows:
-            ratio = "" if tool == "ferry" else f"{seconds / ferry_times[label]:.2f}"
-            lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} | {ratio} "
+            journal_cell = "" if not with_journal else (" |" if journal is None else f" {journal:.0f} |")
+            lines.append(f"| {count:,} | {label} | {tool} | {seconds:.2f} | {rss:.0f} |{journal_cell} {ratio} "
                          f"| {before:.1f} → {after:.1f} |")
     return lines
 
@@ -201,11 +193,11 @@ def main():
             # first writer after the cleanup, stalled for it.
             if part == "push":
                 rows = [(count, push_rows(count, os.path.join(base, f"n{count}"))) for count in sizes]
-                lines = ["### Push, pull and sync to a local folder; rsync -a the reference", ""] + push_table(rows)
+                lines = ["### Push, pull and sync to a local folder; rsync -a the reference", ""] + results_table(rows, with_journal=True)
             elif part == "sync":
                 rows = [(count, bench_scale_sync.measure(count, os.path.join(base, f"n{count}", "sync"), ferry))
                         for count in sizes]
-                lines = ["### Two-way sync: ferry sync, unison -batch -auto -times, rclone bisync", ""] + sync_table(rows)
+                lines = ["### Two-way sync: ferry sync, unison -batch -auto -times, rclone bisync", ""] + results_table(rows, with_journal=False)
             else:
                 rows = [(count, bench_scale_daemon.measure(count, os.path.join(base, f"n{count}", "daemon"), ferry))
                         for count in sizes]

@@ -29,9 +29,7 @@ extension WebDAVBackend: DirectUploadBackend {
             knownFolders.remove(parent)
             return nil
         }
-        if direct, request.expectsNewFile, response.status == 412 {
-            throw Self.nameTaken(request.destination, cause: "HTTP 412 on PUT with If-None-Match: *")
-        }
+        if Self.refusedAsTaken(response, put) { throw Self.nameTaken(request.destination, cause: Self.conditionalPutRefusal) }
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                          retryAfter: response.header("retry-after"))

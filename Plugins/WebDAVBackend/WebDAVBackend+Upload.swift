@@ -83,6 +83,13 @@ extension WebDAVBackend {
     /// check and rename; a larger file keeps the temporary name and the `MOVE`.
     static let conditionalPutLimit: Int64 = 64 * 1024
 
+    static let conditionalPutRefusal = "HTTP 412 on PUT with If-None-Match: *"
+
+    /// A `PUT` that asked for a free name (`directPut(of:)`) found it taken.
+    static func refusedAsTaken(_ response: HTTPResponse, _ put: HTTPRequest) -> Bool {
+        response.status == 412 && put.headers.contains { $0.0 == "If-None-Match" }
+    }
+
     // MARK: One PUT to the final name
 
     /// Whether `request` goes in one `PUT` to its final name, with no temporary name and no
@@ -179,9 +186,7 @@ extension WebDAVBackend {
             try await makeDirectory(parent)
             response = try await transport.perform(put, observer: observer)
         }
-        if response.status == 412, put.headers.contains(where: { $0.0 == "If-None-Match" }) {
-            throw Self.nameTaken(request.destination, cause: "HTTP 412 on PUT with If-None-Match: *")
-        }
+        if Self.refusedAsTaken(response, put) { throw Self.nameTaken(request.destination, cause: Self.conditionalPutRefusal) }
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "PUT", path: request.destination.description,
                                          retryAfter: response.header("retry-after"))

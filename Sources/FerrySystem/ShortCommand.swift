@@ -19,11 +19,8 @@ public enum ShortCommand {
                                                       standardError: .null, ownProcessGroup: true),
               let output = process.output else { return nil }
         defer { PipeIO.close(output) }
-        var monotonic = timespec()
-        func now() -> Double {
-            clock_gettime(CLOCK_MONOTONIC, &monotonic)
-            return Double(monotonic.tv_sec) + Double(monotonic.tv_nsec) / 1e9
-        }
+        let clock = SystemClock()
+        func now() -> Double { clock.now() }
         let deadline = now() + timeout
         var printed: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
