@@ -15,7 +15,16 @@ public final class TemporaryDirectory: Sendable {
 
     public func child(_ name: String) -> String { path + "/" + name }
 
+    /// Removed on a thread of its own: a deinit runs wherever the last reference went, most
+    /// often on one of the cooperative pool's two threads, and removing a tree of thousands
+    /// of files there held back every other test's `await` (seen in stack samples of the
+    /// whole suite). The test process waits for removals still running when it exits.
     deinit {
-        try? FileManager.default.removeItem(atPath: path)
+        let path = self.path
+        StopsInFlight.begin()
+        Thread.detachNewThread {
+            try? FileManager.default.removeItem(atPath: path)
+            StopsInFlight.end()
+        }
     }
 }

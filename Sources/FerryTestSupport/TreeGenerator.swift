@@ -24,8 +24,14 @@ public enum TreeGenerator {
     static let extensions = ["jpg", "JPG", "mp4", "gpx", "xmp", "zip", "txt", "heic", "CR3", "mov"]
 
     /// Generates the tree and returns the relative paths written, in the order written.
+    /// The files are written on a thread of its own: a tree of megabytes written on the
+    /// cooperative pool (two threads here) held back every other test's `await`.
     @discardableResult
-    public static func generate(at root: String, _ spec: Spec) throws -> [String] {
+    public static func generate(at root: String, _ spec: Spec) async throws -> [String] {
+        try await onOwnThread { try writeTree(at: root, spec) }
+    }
+
+    private static func writeTree(at root: String, _ spec: Spec) throws -> [String] {
         var random = DeterministicBytes(seed: spec.seed)
         var written: [String] = []
         let baseTime = 1_700_000_000.0

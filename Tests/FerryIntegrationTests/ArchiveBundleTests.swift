@@ -272,11 +272,14 @@ struct ArchiveBundleTests {
         try TreeGenerator.write(at: scratch + "/ok.txt", size: 321, seed: 5)
         try FileManager.default.createSymbolicLink(atPath: scratch + "/link.txt", withDestinationPath: "/etc/passwd")
         let name = "bundle-20200101T000000Z-00000001.tar.zst"
-        let tar = Process()
-        tar.executableURL = URL(fileURLWithPath: "/bin/tar")
-        tar.arguments = ["-cf", work.destination + "/.ferry-bundles/" + name, "-C", scratch, "ok.txt", "link.txt"]
-        try tar.run()
-        tar.waitUntilExit()
+        let bundlePath = work.destination + "/.ferry-bundles/" + name
+        try await onOwnThread {
+            let tar = Process()
+            tar.executableURL = URL(fileURLWithPath: "/bin/tar")
+            tar.arguments = ["-cf", bundlePath, "-C", scratch, "ok.txt", "link.txt"]
+            try tar.run()
+            tar.waitUntilExit()
+        }
         let okBytes = try Data(contentsOf: URL(fileURLWithPath: scratch + "/ok.txt"))
         func member(_ path: String, entry: String? = nil, size: Int = 321, sha: String = String(repeating: "0", count: 64)) -> [String: Any] {
             ["path": path, "entry": entry ?? path, "size": size, "modifiedNanos": 1_600_000_000_000_000_000, "sha256": sha]

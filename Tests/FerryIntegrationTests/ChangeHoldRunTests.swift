@@ -38,23 +38,36 @@ struct ChangeHoldRunTests {
     }
 
     /// A photo library: every path a photo, in its year's folder.
-    static func writeLibrary(_ paths: [String], in root: String) throws {
-        for folder in Set(paths.map { $0.split(separator: "/")[0] }) {
-            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+    /// Thousands of files are written and read on a thread of their own, here and below:
+    /// on the cooperative pool (two threads here) they held back every other test's `await`.
+    static func writeLibrary(_ paths: [String], in root: String) async throws {
+        try await onOwnThread {
+            for folder in Set(paths.map { $0.split(separator: "/")[0] }) {
+                try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+            }
+            for (index, path) in paths.enumerated() { try writePhoto(root + "/" + path, seed: UInt64(index)) }
         }
-        for (index, path) in paths.enumerated() { try writePhoto(root + "/" + path, seed: UInt64(index)) }
+    }
+
+    /// Rewrites each `(path, seed)` with a photo of `size` bytes.
+    static func rewritePhotos(_ files: [(path: String, seed: UInt64)], size: Int = 6_000) async throws {
+        try await onOwnThread {
+            for file in files { try writePhoto(file.path, seed: file.seed, size: size) }
+        }
     }
 
     static func photoPaths(_ count: Int) -> [String] {
         (0..<count).map { String(format: "%@/IMG_%04d.jpg", $0 % 4 == 0 ? "2024" : "2025", $0) }
     }
 
-    static func contents(_ directory: String, ignoringFolders: Set<String> = []) throws -> [String: Data] {
-        var result: [String: Data] = [:]
-        for path in try TreeComparison.files(in: directory, ignoringFolders: ignoringFolders.union(TreeComparison.ferryRecords)).keys {
-            result[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
+    static func contents(_ directory: String, ignoringFolders: Set<String> = []) async throws -> [String: Data] {
+        try await onOwnThread {
+            var result: [String: Data] = [:]
+            for path in try TreeComparison.files(in: directory, ignoringFolders: ignoringFolders.union(TreeComparison.ferryRecords)).keys {
+                result[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
+            }
+            return result
         }
-        return result
     }
 
     @Test("2,000 photos rewritten with random bytes are held before any write; the remote stays byte for byte; --accept-changes sends them",
@@ -63,17 +76,20 @@ struct ChangeHoldRunTests {
         let work = Workspace()
         let (url, directory, server) = try await Self.remote(target, work: work)
         let paths = Self.photoPaths(2_000)
-        try Self.writeLibrary(paths, in: work.source)
+        try await Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", url, "--state", work.state, "--json"]
         let first = try await work.ferry(push)
         #expect(first.status == 0, "\(first.diagnostics)")
         let ignored = server?.bookkeepingFolders ?? []
-        let before = try Self.contents(directory, ignoringFolders: ignored)
+        let before = try await Self.contents(directory, ignoringFolders: ignored)
         #expect(before.count == 2_000)
 
         // Ransomware: same names, ciphertext-like bytes.
-        for (index, path) in paths.enumerated() {
-            try Data(Self.bytes(6_100, seed: 1_000_000 + UInt64(index))).write(to: URL(fileURLWithPath: work.source + "/" + path))
+        let source = work.source
+        try await onOwnThread {
+            for (index, path) in paths.enumerated() {
+                try Data(Self.bytes(6_100, seed: 1_000_000 + UInt64(index))).write(to: URL(fileURLWithPath: source + "/" + path))
+            }
         }
         for attempt in 1...2 {
             let held = try await work.ferry(push)
@@ -82,13 +98,13 @@ struct ChangeHoldRunTests {
             #expect(held.standardError.contains("look encrypted"), "\(held.diagnostics)")
             #expect(held.standardError.contains("--accept-changes"), "\(held.diagnostics)")
             #expect(held.events(named: "transferred").isEmpty)
-            #expect(try Self.contents(directory, ignoringFolders: ignored) == before, "attempt \(attempt): the remote changed")
+            #expect(try await Self.contents(directory, ignoringFolders: ignored) == before, "attempt \(attempt): the remote changed")
         }
 
         let accepted = try await work.ferry(push + ["--accept-changes"])
         #expect(accepted.status == 0, "\(accepted.diagnostics)")
         #expect(accepted.int("uploaded") == 2_000)
-        #expect(try Self.contents(directory, ignoringFolders: ignored) == Self.contents(work.source))
+        #expect(try await Self.contents(directory, ignoringFolders: ignored) == Self.contents(work.source))
     }
 
     @Test("ordinary edits of 10% of 2,000 photos are not held", arguments: [Target.local, .nginx])
@@ -96,36 +112,33 @@ struct ChangeHoldRunTests {
         let work = Workspace()
         let (url, directory, server) = try await Self.remote(target, work: work)
         let paths = Self.photoPaths(2_000)
-        try Self.writeLibrary(paths, in: work.source)
+        try await Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", url, "--state", work.state, "--json"]
         #expect(try await work.ferry(push).status == 0)
 
         // Edited in a photo editor: still JPEGs, new bytes, every tenth file.
-        for (index, path) in paths.enumerated() where index % 10 == 3 {
-            try Self.writePhoto(work.source + "/" + path, seed: 5_000_000 + UInt64(index), size: 7_000)
-        }
+        try await Self.rewritePhotos(paths.enumerated().filter { $0.offset % 10 == 3 }
+            .map { (work.source + "/" + $0.element, 5_000_000 + UInt64($0.offset)) }, size: 7_000)
         let edited = try await work.ferry(push)
         #expect(edited.status == 0, "\(edited.diagnostics)")
         #expect(edited.int("uploaded") == 200)
-        #expect(try Self.contents(directory, ignoringFolders: server?.bookkeepingFolders ?? []) == Self.contents(work.source))
+        #expect(try await Self.contents(directory, ignoringFolders: server?.bookkeepingFolders ?? []) == Self.contents(work.source))
     }
 
     @Test("a folder rewritten wholesale with valid photos is held by the replacement share, and holds: replace: off lets it through")
     func replacementShareIsHeld() async throws {
         let work = Workspace()
         let paths = Self.photoPaths(200)
-        try Self.writeLibrary(paths, in: work.source)
+        try await Self.writeLibrary(paths, in: work.source)
         let push = ["push", work.source, "--to", work.destination, "--state", work.state, "--json"]
         #expect(try await work.ferry(push).status == 0)
-        let before = try Self.contents(work.destination)
+        let before = try await Self.contents(work.destination)
 
-        for (index, path) in paths.enumerated() where index < 120 {
-            try Self.writePhoto(work.source + "/" + path, seed: 9_000_000 + UInt64(index))
-        }
+        try await Self.rewritePhotos(paths.prefix(120).enumerated().map { (work.source + "/" + $0.element, 9_000_000 + UInt64($0.offset)) })
         let held = try await work.ferry(push)
         #expect(held.status == 1, "\(held.diagnostics)")
         #expect(held.standardError.contains("held: the run would replace 120 of 200 files on the remote (limit 60)"), "\(held.diagnostics)")
-        #expect(try Self.contents(work.destination) == before)
+        #expect(try await Self.contents(work.destination) == before)
 
         // The health report names the hold and its way out; --repair leaves it to a person.
         let doctor = try await work.ferry(["doctor", "--state", work.state, "--repair"])
@@ -138,30 +151,28 @@ struct ChangeHoldRunTests {
         let allowed = try await work.ferry(push + ["--config", config])
         #expect(allowed.status == 0, "\(allowed.diagnostics)")
         #expect(allowed.int("uploaded") == 120)
-        #expect(try Self.contents(work.destination) == Self.contents(work.source))
+        #expect(try await Self.contents(work.destination) == Self.contents(work.source))
     }
 
     @Test("a sync that would download replacements over most local files is held for the local folder")
     func syncDownloadsAreHeld() async throws {
         let work = Workspace()
         let paths = Self.photoPaths(100)
-        try Self.writeLibrary(paths, in: work.source)
+        try await Self.writeLibrary(paths, in: work.source)
         let sync = ["sync", work.source, "--to", work.destination, "--state", work.state, "--json"]
         #expect(try await work.ferry(sync).status == 0)
-        let before = try Self.contents(work.source)
+        let before = try await Self.contents(work.source)
 
         // Another device rewrote the whole remote folder.
-        for (index, path) in paths.enumerated() {
-            try Self.writePhoto(work.destination + "/" + path, seed: 7_000_000 + UInt64(index))
-        }
+        try await Self.rewritePhotos(paths.enumerated().map { (work.destination + "/" + $0.element, 7_000_000 + UInt64($0.offset)) })
         let held = try await work.ferry(sync)
         #expect(held.status == 1, "\(held.diagnostics)")
         #expect(held.standardError.contains("replace 100 of 100 files on the local folder"), "\(held.diagnostics)")
-        #expect(try Self.contents(work.source) == before)
+        #expect(try await Self.contents(work.source) == before)
         let accepted = try await work.ferry(sync + ["--accept-changes"])
         #expect(accepted.status == 0, "\(accepted.diagnostics)")
         // The local versions the downloads replaced went to the trash.
         let trash: Set<String> = [".ferry-trash"]
-        #expect(try Self.contents(work.source, ignoringFolders: trash) == Self.contents(work.destination, ignoringFolders: trash))
+        #expect(try await Self.contents(work.source, ignoringFolders: trash) == Self.contents(work.destination, ignoringFolders: trash))
     }
 }

@@ -22,7 +22,7 @@ struct EncryptedRemoteTests {
     func encryptedRemote(_ place: Place) async throws {
         let work = Workspace()
         let large = 3 * ContentSize.mebibyte + 12_345
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 40, largeFileSizes: [large], seed: 17))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 40, largeFileSizes: [large], seed: 17))
         let server: TestServer? = place == .nginx ? try await TestServer(.nginx) : nil
         let stored: String
         let location: String
@@ -64,13 +64,19 @@ struct EncryptedRemoteTests {
                 #expect(component.allSatisfy { $0.isLowercase || ("2"..."7").contains($0) }, "\(path)")
             }
         }
-        let storedBytes = try storedFiles.keys.map { try Data(contentsOf: URL(fileURLWithPath: stored + "/" + $0)) }
-        for path in written {
-            let content = try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + path))
-            guard content.count >= 64 else { continue }
-            let sample = content.subdata(in: (content.count / 2 - 32)..<(content.count / 2))
-            #expect(!storedBytes.contains { $0.range(of: sample) != nil }, "plaintext of \(path) on the remote")
+        // Megabytes searched on a thread of its own, not on the cooperative pool.
+        let source = work.source
+        let storedPaths = Array(storedFiles.keys)
+        let inTheClear = try await onOwnThread { () throws -> [String] in
+            let storedBytes = try storedPaths.map { try Data(contentsOf: URL(fileURLWithPath: stored + "/" + $0)) }
+            return try written.filter { path in
+                let content = try Data(contentsOf: URL(fileURLWithPath: source + "/" + path))
+                guard content.count >= 64 else { return false }
+                let sample = content.subdata(in: (content.count / 2 - 32)..<(content.count / 2))
+                return storedBytes.contains { $0.range(of: sample) != nil }
+            }
         }
+        #expect(inTheClear.isEmpty, "plaintext on the remote: \(inTheClear)")
 
         let second = try await work.ferry(["push", work.source, "--to", "vault", "--state", work.state, "--json"])
         #expect(second.status == 0, "\(second.diagnostics)")
@@ -78,11 +84,11 @@ struct EncryptedRemoteTests {
 
         // The independent decoder reads the largest stored file: the large source file.
         let largest = try #require(storedFiles.max { $0.value.size < $1.value.size })
-        let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
+        let decoded = try await Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
         #expect(decoded.status == 0, "\(decoded.error)")
         let largePath = try #require(written.last)
         #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + largePath))))
-        let name = try Self.decoder(["--name", work.directory.child("vault.key"), String(largest.key.split(separator: "/").last ?? "")])
+        let name = try await Self.decoder(["--name", work.directory.child("vault.key"), String(largest.key.split(separator: "/").last ?? "")])
         #expect(String(decoding: name.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 == String(largePath.split(separator: "/").last ?? ""))
 
@@ -122,7 +128,7 @@ struct EncryptedRemoteTests {
     @Test("each cipher setting writes its version, the decoder reads both, and a pull reads either")
     func cipherSettings() async throws {
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 12, largeFileSizes: [2 * ContentSize.mebibyte + 7], seed: 29))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 12, largeFileSizes: [2 * ContentSize.mebibyte + 7], seed: 29))
         #expect(try await work.ferry(["keygen", "vault.key"]).status == 0)
         var config = "remotes:\n"
         for (name, cipher) in [("chacha", "chacha20-poly1305"), ("aes", "aes-256-gcm")] {
@@ -143,7 +149,7 @@ struct EncryptedRemoteTests {
                 #expect(header.last == version, "\(name): \(path) has version \(header.last ?? 0)")
             }
             let largest = try #require(files.max { $0.value.size < $1.value.size })
-            let decoded = try Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
+            let decoded = try await Self.decoder([work.directory.child("vault.key"), stored + "/" + largest.key, largest.key])
             #expect(decoded.status == 0, "\(decoded.error)")
             #expect(decoded.output == (try Data(contentsOf: URL(fileURLWithPath: work.source + "/" + (written.last ?? "")))))
 
@@ -304,7 +310,7 @@ extension EncryptedRemoteTests {
         var storedPath: [String: String] = [:]
         for path in try TreeComparison.files(in: stored).keys where !path.hasSuffix(".ferry-encryption") {
             let last = String(path.split(separator: "/").last ?? "")
-            let name = try Self.decoder(["--name", work.directory.child("vault.key"), last])
+            let name = try await Self.decoder(["--name", work.directory.child("vault.key"), last])
             storedPath[String(decoding: name.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)] = path
         }
         let a = stored + "/" + (try #require(storedPath["a.jpg"])), b = stored + "/" + (try #require(storedPath["b.jpg"]))
@@ -343,8 +349,13 @@ extension EncryptedRemoteTests {
         return (server, server.map { $0.directory + "/root/vault" } ?? work.directory.child("remote"))
     }
 
-    /// Runs Tests/encryption/decode.py (Python's `cryptography` package).
-    static func decoder(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+    /// Runs Tests/encryption/decode.py (Python's `cryptography` package), waited for on a
+    /// thread of its own, never on the cooperative pool.
+    static func decoder(_ arguments: [String]) async throws -> (status: Int32, output: Data, error: String) {
+        try await onOwnThread { try decoderWaiting(arguments) }
+    }
+
+    private static func decoderWaiting(_ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", TestServer.repositoryRoot + "/Tests/encryption/decode.py"] + arguments

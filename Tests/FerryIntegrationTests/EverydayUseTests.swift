@@ -213,16 +213,21 @@ struct EverydayUseTests {
     // MARK: verify on Apache
 
     /// The ETag Apache answers for `url` now (`W/"…"` within a second of the file's last
-    /// write, `"…"` after).
-    private func etag(_ url: String) throws -> String? {
-        try curl(["-I", url]).split(separator: "\r\n")
+    /// write, `"…"` after). Blocking: for a condition polled on its own thread (`when`).
+    private static func etag(_ url: String) throws -> String? {
+        try curlWaiting(["-I", url]).split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("etag:") }
             .map { $0.dropFirst("etag:".count).trimmingCharacters(in: .whitespaces) }
     }
 
-    /// curl's output (headers included with -I).
+    /// curl's output (headers included with -I), waited for on a thread of its own, never
+    /// on the cooperative pool.
     @discardableResult
-    private func curl(_ arguments: [String]) throws -> String {
+    private func curl(_ arguments: [String]) async throws -> String {
+        try await onOwnThread { try Self.curlWaiting(arguments) }
+    }
+
+    private static func curlWaiting(_ arguments: [String]) throws -> String {
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         curl.arguments = ["-sS", "--fail"] + arguments
@@ -244,10 +249,10 @@ struct EverydayUseTests {
         // (Before commit 23a0248 this failed with `remoteDiffers … ETag W/"4-…", remote
         // … ETag "4-…"`; on a machine so loaded that the download comes a second after
         // the write, no weak ETag is seen and the test checks less, never wrongly.)
-        try curl(["-X", "MKCOL", server.url("/dav/v/")])
+        try await curl(["-X", "MKCOL", server.url("/dav/v/")])
         let sample = work.directory.child("sample")
         try Data("file".utf8).write(to: URL(fileURLWithPath: sample))
-        for index in 1...3 { try curl(["-T", sample, server.url("/dav/v/f\(index).jpg")]) }
+        for index in 1...3 { try await curl(["-T", sample, server.url("/dav/v/f\(index).jpg")]) }
         let remote = server.url("/dav/v").replacingOccurrences(of: "http://", with: "dav://")
         let sync = try await work.ferry(["sync", work.source, "--to", remote, "--state", work.state])
         #expect(sync.status == 0 && sync.standardOutput.contains("3 downloaded"), "\(sync.diagnostics)")
@@ -257,7 +262,7 @@ struct EverydayUseTests {
         #expect(early.status == 0 && early.standardOutput.contains("0 differences"), "\(early.diagnostics)")
         let strong = await when({
             (1...3).allSatisfy { index in
-                (try? self.etag(server.url("/dav/v/f\(index).jpg")))?.map { !$0.hasPrefix("W/") && $0.hasPrefix("\"") } == true
+                (try? Self.etag(server.url("/dav/v/f\(index).jpg")))?.map { !$0.hasPrefix("W/") && $0.hasPrefix("\"") } == true
             }
         })
         #expect(strong)

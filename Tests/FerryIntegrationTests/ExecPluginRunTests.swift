@@ -58,7 +58,7 @@ struct ExecPluginRunTests {
     @Test("push, a no-op push and a pull round-trip a tree through exec:cas")
     func pushPullRoundTrip() async throws {
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 60, largeFileSizes: [3 << 20], seed: 71))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 60, largeFileSizes: [3 << 20], seed: 71))
         let config = try config(work)
         let push = try await work.ferry(["push", "media", "--config", config, "--state", work.state, "--json"])
         #expect(push.status == 0, "\(push.diagnostics)")

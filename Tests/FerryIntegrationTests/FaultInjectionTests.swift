@@ -10,7 +10,7 @@ struct FaultInjectionTests {
         let server = try await TestServer(kind)
         let proxy = try await FaultProxy(upstream: server.origin, share: 0.2, seed: kind == .nginx ? 7 : 11)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 60, largeFileSizes: [3 << 20], seed: 31))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 60, largeFileSizes: [3 << 20], seed: 31))
         // Many quick retries: with one request in five failing, a file's few requests all
         // succeed together only about half the time.
         let config = """

@@ -8,7 +8,7 @@ struct HTTPPushPullTests {
     func nginxAdHoc() async throws {
         let server = try await TestServer(.nginx)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 41))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 41))
         let remote = server.url("/files/photos")
 
         let first = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
@@ -41,7 +41,7 @@ struct HTTPPushPullTests {
     func uploadServer() async throws {
         let server = try await TestServer(.upload)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 120, largeFileSizes: [9 << 20], seed: 42))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 120, largeFileSizes: [9 << 20], seed: 42))
         let config = """
             remotes:
               photoserver:

@@ -9,8 +9,14 @@ import Testing
 struct InstallHintsTests {
     static let root = TestServer.repositoryRoot
 
-    /// Runs `command` with exactly `environment`; its status, stdout and stderr.
-    private func run(_ command: [String], environment: [String: String], in directory: String = root) throws
+    /// Runs `command` with exactly `environment`; its status, stdout and stderr. Waited for
+    /// on a thread of its own, never on the cooperative pool.
+    private func run(_ command: [String], environment: [String: String], in directory: String = root) async throws
+        -> (status: Int32, output: String, error: String) {
+        try await onOwnThread { try Self.runWaiting(command, environment: environment, in: directory) }
+    }
+
+    private static func runWaiting(_ command: [String], environment: [String: String], in directory: String) throws
         -> (status: Int32, output: String, error: String) {
         let scratch = TemporaryDirectory("ferry-install-hints-run")
         let process = Process()
@@ -30,28 +36,28 @@ struct InstallHintsTests {
     }
 
     @Test("a BINDIR not on PATH is warned about, with the line to add; on PATH, nothing is said")
-    func binDirNotOnPathIsWarned() throws {
+    func binDirNotOnPathIsWarned() async throws {
         let home = TemporaryDirectory("ferry-install-home")
         let bindir = home.child(".local/bin")
         let loader = home.child("bash_completion")
         _ = FileManager.default.createFile(atPath: loader, contents: Data())
         let hints = ["bash", Self.root + "/scripts/install-hints.sh", bindir, home.child(".local/share")]
 
-        let off = try run(hints, environment: ["PATH": "/usr/bin:/bin", "FERRY_BASH_COMPLETION_LOADER": loader])
+        let off = try await run(hints, environment: ["PATH": "/usr/bin:/bin", "FERRY_BASH_COMPLETION_LOADER": loader])
         #expect(off.status == 0)
         #expect(off.error.contains("\(bindir) is not on your PATH") && off.error.contains("man ferry"), "\(off.error)")
         #expect(off.error.contains("export PATH=\"\(bindir):$PATH\""), "\(off.error)")
         #expect(!off.error.contains("bash-completion"), "\(off.error)")
 
-        let on = try run(hints, environment: ["PATH": "/usr/bin:\(bindir):/bin", "FERRY_BASH_COMPLETION_LOADER": loader])
+        let on = try await run(hints, environment: ["PATH": "/usr/bin:\(bindir):/bin", "FERRY_BASH_COMPLETION_LOADER": loader])
         #expect(on.status == 0 && on.error.isEmpty, "\(on.error)")
     }
 
     @Test("bash completion without the bash-completion package is warned about")
-    func bashCompletionWithoutItsPackageIsWarned() throws {
+    func bashCompletionWithoutItsPackageIsWarned() async throws {
         let home = TemporaryDirectory("ferry-install-home")
         let bindir = home.child(".local/bin")
-        let result = try run(["bash", Self.root + "/scripts/install-hints.sh", bindir, home.child(".local/share")],
+        let result = try await run(["bash", Self.root + "/scripts/install-hints.sh", bindir, home.child(".local/share")],
                              environment: ["PATH": "/usr/bin:\(bindir):/bin",
                                            "FERRY_BASH_COMPLETION_LOADER": home.child("no-such-loader")])
         #expect(result.error.contains("bash-completion package") && result.error.contains("apt-get install bash-completion"),
@@ -59,13 +65,13 @@ struct InstallHintsTests {
     }
 
     @Test("make install runs the hints (but not when packaging with DESTDIR) and installs bash-completion first")
-    func makeInstallRunsTheHints() throws {
+    func makeInstallRunsTheHints() async throws {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let dryRun = try run(["make", "-n", "install", "PREFIX=/tmp/ferry-prefix"], environment: ["PATH": path, "HOME": "/tmp"])
+        let dryRun = try await run(["make", "-n", "install", "PREFIX=/tmp/ferry-prefix"], environment: ["PATH": path, "HOME": "/tmp"])
         #expect(dryRun.status == 0, "\(dryRun.error)")
         #expect(dryRun.output.contains("bash scripts/install-hints.sh \"/tmp/ferry-prefix/bin\""), "\(dryRun.output)")
         #expect(dryRun.output.contains("bash scripts/bootstrap.sh install"), "\(dryRun.output)")
-        let packaging = try run(["make", "-n", "install", "DESTDIR=/tmp/ferry-package"], environment: ["PATH": path, "HOME": "/tmp"])
+        let packaging = try await run(["make", "-n", "install", "DESTDIR=/tmp/ferry-package"], environment: ["PATH": path, "HOME": "/tmp"])
         #expect(!packaging.output.contains("install-hints.sh"), "\(packaging.output)")
 
         // The install profile asks apt-get for bash-completion (fake dpkg-query: nothing is installed).
@@ -77,7 +83,7 @@ struct InstallHintsTests {
         for tool in ["dpkg-query", "apt-get", "id"] {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fakes.child(tool))
         }
-        let bootstrap = try run(["bash", Self.root + "/scripts/bootstrap.sh", "install"],
+        let bootstrap = try await run(["bash", Self.root + "/scripts/bootstrap.sh", "install"],
                                 environment: ["PATH": fakes.path + ":/usr/bin:/bin"])
         #expect(bootstrap.status == 0, "\(bootstrap.error)")
         let asked = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -37,7 +37,7 @@ struct OfflineViewsTests {
         let work = Workspace()
         let server = try await Self.pushedThenOffline(work)
         let online = try await work.ferry(["ls", "nas", "-R", "--state", work.state])
-        try server.stop()
+        try await onOwnThread { try server.stop() }
 
         let all = try await work.ferry(["ls", "nas", "-R", "--state", work.state])
         #expect(all.status == 0, "\(all.diagnostics)")
@@ -57,13 +57,13 @@ struct OfflineViewsTests {
         #expect(listed.sorted() == ["IMG_0001.jpg", "IMG_0002.jpg"], "\(below.diagnostics)")
         #expect(below.events.allSatisfy { $0["cached"] as? Bool == true && $0["as_of"] is String }, "\(below.diagnostics)")
 
-        try server.restart()
+        try await onOwnThread { try server.restart() }
         let cached = try await work.ferry(["ls", "nas", "-R", "--cached", "--state", work.state])
         #expect(cached.status == 0 && cached.standardError.contains("from the journal"), "\(cached.diagnostics)")
         #expect(cached.standardOutput == online.standardOutput)
 
         // A remote no folder syncs with: nothing to answer from.
-        try server.stop()
+        try await onOwnThread { try server.stop() }
         let stranger = try await work.ferry(["ls", server.url("/dav/elsewhere").replacingOccurrences(of: "http://", with: "dav://"),
                                              "--state", work.state])
         #expect(stranger.status != 0, "\(stranger.diagnostics)")
@@ -73,7 +73,7 @@ struct OfflineViewsTests {
     func find() async throws {
         let work = Workspace()
         let server = try await Self.pushedThenOffline(work)
-        try server.stop()
+        try await onOwnThread { try server.stop() }
 
         let text = try await work.ferry(["find", "img_000", "--state", work.state])
         #expect(text.status == 0, "\(text.diagnostics)")

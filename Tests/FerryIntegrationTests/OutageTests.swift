@@ -126,7 +126,7 @@ struct OutageTests {
         // The queued files are still jobs, not errors, and the next run sends exactly them.
         let status = try await work.ferry(["status", "--state", work.state, "--json"])
         #expect(!status.standardOutput.contains("\"syncError\""), "\(status.standardOutput)")
-        try server.restart()
+        try await onOwnThread { try server.restart() }
         let again = try await work.ferry(["push", "photos", "--state", work.state, "--json"])
         #expect(again.status == 0, "\(again.diagnostics)")
         #expect((again.int("uploaded") ?? 0) + sent == 12)

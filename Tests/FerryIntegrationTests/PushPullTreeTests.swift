@@ -7,7 +7,7 @@ struct PushPullTreeTests {
     @Test("1,200 files push byte-for-byte, push again sends nothing, pull reproduces the tree")
     func pushPushPull() async throws {
         let work = Workspace()
-        let written = try TreeGenerator.generate(
+        let written = try await TreeGenerator.generate(
             at: work.source, .init(fileCount: 1_200, largeFileSizes: [12 << 20, 30 << 20], maxSmallSize: 96 * 1024))
         let fileCount = try TreeComparison.files(in: work.source).count
         #expect(fileCount == written.count)
@@ -45,7 +45,7 @@ struct PushPullTreeTests {
     @Test("a changed file is sent again, and only that file")
     func changedFileOnly() async throws {
         let work = Workspace()
-        try TreeGenerator.generate(at: work.source, .init(fileCount: 50, seed: 7))
+        try await TreeGenerator.generate(at: work.source, .init(fileCount: 50, seed: 7))
         #expect(try await work.push().status == 0)
         let victim = try #require(try TreeComparison.files(in: work.source).keys.sorted().first)
         try TreeGenerator.write(at: work.source + "/" + victim, size: 777, seed: 1234, modified: 1_750_000_000)
@@ -58,7 +58,7 @@ struct PushPullTreeTests {
     @Test("--dry-run prints the plan and creates neither the journal nor the target")
     func dryRunChangesNothing() async throws {
         let work = Workspace()
-        try TreeGenerator.generate(at: work.source, .init(fileCount: 20, seed: 8))
+        try await TreeGenerator.generate(at: work.source, .init(fileCount: 20, seed: 8))
         let plan = try await work.push(["--dry-run"])
         #expect(plan.status == 0, "\(plan.diagnostics)")
         #expect(plan.events(named: "planned").count == 20)
@@ -69,7 +69,7 @@ struct PushPullTreeTests {
     @Test("--delete mirrors, but refuses to delete most of the target unless allowed")
     func mirrorWithDeletionGuard() async throws {
         let work = Workspace()
-        try TreeGenerator.generate(at: work.source, .init(fileCount: 40, seed: 9))
+        try await TreeGenerator.generate(at: work.source, .init(fileCount: 40, seed: 9))
         #expect(try await work.push().status == 0)
         let files = try TreeComparison.files(in: work.source).keys.sorted()
         for path in files.prefix(32) { try FileManager.default.removeItem(atPath: work.source + "/" + path) }

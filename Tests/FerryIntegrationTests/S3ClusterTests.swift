@@ -10,7 +10,7 @@ struct S3ClusterTests {
     func pushPushPull() async throws {
         let server = try await S3TestServer(.seaweedfsCluster)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [12 << 20], seed: 16))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [12 << 20], seed: 16))
         try TreeGenerator.write(at: work.source + "/VID_0002.mov", size: 3 * (5 << 20) + 1234, seed: 17, modified: 1_700_000_000.75)
         let config = """
             remotes:

@@ -9,7 +9,7 @@ struct S3PushPullTests {
     func pushPushPull(_ kind: S3TestServer.Kind) async throws {
         let server = try await S3TestServer(kind)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 120, largeFileSizes: [9 << 20], seed: 15))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 120, largeFileSizes: [9 << 20], seed: 15))
         let remote = "s3://\(S3TestServer.bucket)/photos/phone one"
         let environment = server.environment
 

@@ -9,7 +9,7 @@ struct WebDAVPushPullTests {
     func pushPushPull(_ kind: TestServer.Kind) async throws {
         let server = try await TestServer(kind)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 21))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 150, largeFileSizes: [9 << 20], seed: 21))
         let remote = "dav://" + server.origin.dropFirst("http://".count) + "/dav/photos"
 
         let first = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])

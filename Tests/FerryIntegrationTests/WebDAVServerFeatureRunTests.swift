@@ -14,7 +14,7 @@ struct WebDAVServerFeatureRunTests {
     func apacheModificationTimesRoundTrip() async throws {
         let server = try await TestServer(.apache)
         let work = Workspace()
-        let written = try TreeGenerator.generate(at: work.source, .init(fileCount: 40, seed: 31))
+        let written = try await TreeGenerator.generate(at: work.source, .init(fileCount: 40, seed: 31))
         let remote = davURL(server, "/dav/photos")
 
         let push = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
