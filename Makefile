@@ -64,7 +64,7 @@ test: test-deps
 	@mkdir -p .build
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@bash scripts/check-warnings.sh $(BUILD_LOG)
-	$(SWIFT) test --skip-build
+	SWIFT="$(SWIFT)" bash scripts/run-tests.sh
 	$(MAKE) test-control-api
 
 # The control API against a running daemon, schemathesis on docs/openapi.yaml and the

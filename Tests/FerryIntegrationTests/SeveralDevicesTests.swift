@@ -238,17 +238,18 @@ struct SharedRemote {
         case .seaweedfs, .moto:
             let store = try await S3TestServer(kind == .moto ? .moto : .seaweedfs)
             // S3's move is a copy and a delete: the devices take a write lease, here one that a
-            // killed holder's is outlived after 20 s rather than 2 minutes. Not shorter: a
+            // killed holder's is outlived after 40 s rather than 2 minutes. Not shorter: a
             // holder stops writing when no renewal was confirmed for half of it, and moto,
             // one Python process, answered nothing for 5 s beside two test runs and a busy
-            // loop on 2 cores (a 10 s lease; the run then rightly exited 1, "run the sync again").
+            // loop on 2 cores (a 10 s lease), and for over 10 s at a load of 80 (a 20 s
+            // lease); the run then rightly exited 1, "run the sync again".
             // The proxy keeps the Host header, so the signatures stay valid.
             let proxy = countingRequests
                 ? try await FaultProxy(upstream: store.endpoint, share: 0, options: ["--keep-host"]) : nil
             return SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: several",
                                            "endpoint: \(proxy?.origin ?? store.endpoint)"],
                                 disk: nil, bookkeeping: [],
-                                environment: store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "20"]) { $1 },
+                                environment: store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "40"]) { $1 },
                                 webServer: nil, store: store, proxy: proxy)
         }
     }
@@ -609,7 +610,10 @@ struct SeveralDevicesTests {
     func writeLease() async throws {
         let work = Workspace()
         let store = try await S3TestServer(.moto)
-        let environment = store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "4"]) { $1 }
+        // A 20 s lease: the syncing device itself stops writing when 10 s pass without a
+        // renewal moto confirmed, and moto, one Python process, has gone quiet for 5-10 s
+        // on a loaded machine (with a 4 s lease, the outliving sync below exited 1).
+        let environment = store.environment.merging(["FERRY_WRITE_LEASE_SECONDS": "20"]) { $1 }
         let remote = SharedRemote(settings: ["type: s3", "bucket: \(S3TestServer.bucket)", "prefix: leased",
                                              "endpoint: \(store.endpoint)"],
                                   disk: nil, bookkeeping: [], environment: environment, webServer: nil, store: store)

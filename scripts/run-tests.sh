@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs the built test suite as three processes at once: the engine's unit tests, the
+# backends' tests, and the end-to-end tests. Prints each line with its group's name, then
+# one result line per group; exits non-zero if any group failed.
+#
+#   scripts/run-tests.sh [extra arguments for the test binary, e.g. --skip NAME]
+#
+# Why three processes: Swift's cooperative pool has one thread per core (two here) in each
+# process. In one process, the end-to-end tests' synchronous work (writing thousands of
+# fixture files, waiting for a child) held both threads for minutes at a time, and an
+# engine test waiting for its run to reach an upload gate waited up to 495 s for a turn
+# (stack samples in the notes of issue 50). The kernel shares the cores between
+# processes; nothing shares one process's pool with another's.
+set -uo pipefail
+
+swift=${SWIFT:-swift}
+logs=.build/test-logs
+mkdir -p "$logs"
+
+groups=(engine backends end-to-end)
+declare -A arguments=(
+  [engine]="--filter FerryCoreTests --filter FerryControlTests --filter ArchiveCodecTests"
+  [backends]="--filter WebDAVBackendTests --filter HTTPBackendTests --filter S3BackendTests --filter ExecBackendTests --filter LocalBackendTests --filter FerryEncryptionTests --filter FerryFuzzingTests"
+  [end-to-end]="--filter FerryIntegrationTests"
+)
+
+# The test binary itself, not `swift test`: SwiftPM holds a lock on .build for as long as
+# a `swift test` runs, so three of them would run one after the other.
+tests="$("$swift" build --show-bin-path)/FerryPackageTests.xctest"
+[ -x "$tests" ] || { echo "no test build at $tests: run swift build --build-tests first" >&2; exit 2; }
+
+pids=()
+for group in "${groups[@]}"; do
+  # shellcheck disable=SC2086 # the group's arguments are words
+  ( NO_COLOR=1 "$tests" --testing-library swift-testing ${arguments[$group]} "$@" 2>&1 | tee "$logs/$group.log" | sed -u "s/^/[$group] /"
+    echo "${PIPESTATUS[0]}" > "$logs/$group.status" ) &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+failed=0
+for group in "${groups[@]}"; do
+  status=$(cat "$logs/$group.status" 2>/dev/null || echo 1)
+  result=$(grep -aE "Test run with [0-9]+ tests" "$logs/$group.log" | tail -1)
+  echo "$group: ${result:-no result line (exit $status)}"
+  if [ "$status" != 0 ]; then
+    failed=1
+    grep -aE "^✘ " "$logs/$group.log" | grep -av "Test run with" | sed "s/^/  $group: /" | head -40
+  fi
+done
+# Every group must have found tests: a filter that matches nothing passes silently.
+for group in "${groups[@]}"; do
+  grep -aqE "Test run with [1-9][0-9]* tests" "$logs/$group.log" || { echo "$group: no test ran"; failed=1; }
+done
+exit $failed
