@@ -111,7 +111,7 @@ let package = Package(
         // The pure decisions: what to do with each file (`Planner`, holds, the queue
         // classifier), what a run's engine does next (`TransferStateMachine`, retry policy),
         // and the tracked file's value with its status transitions (`FileRecord`). No I/O:
-        // no GRDB (the journal's row mapping of `FileRecord` stays in FerryCore), no
+        // no GRDB (the journal's row mapping of `FileRecord` is FerryJournal's), no
         // FerrySystem, no system calls; time comes in as a value. Keep it that way: a
         // decision that needs to read something takes what was read as an argument.
         .target(
@@ -119,18 +119,33 @@ let package = Package(
             dependencies: ["FerryPluginAPI"]
         ),
 
+        // The journal (`journal.sqlite`: folder pairs, one row per file, bundles, change
+        // markers) and the run history (`history.sqlite`), with their schemas and row
+        // mappings: the only module that imports GRDB and writes SQL. It knows the planner's
+        // values, not the engine: what FerryCore keeps here in its own types (change
+        // markers, catalog entries) it turns into texts and numbers first.
+        .target(
+            name: "FerryJournal",
+            dependencies: [
+                "FerryPlanning",
+                "FerryPluginAPI",
+                "FerrySystem",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
                 "FerryPluginAPI",
                 "FerryPlanning",
+                "FerryJournal",
                 "FerrySystem",
                 "ArchiveCodec",
                 "FerryEncryption",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -142,6 +157,7 @@ let package = Package(
             name: "FerryControl",
             dependencies: [
                 "FerryCore",
+                "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
                 "FerrySystem",
@@ -163,6 +179,7 @@ let package = Package(
             name: "ferry",
             dependencies: [
                 "FerryCore",
+                "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
                 "FerrySystem",
@@ -187,7 +204,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
+            dependencies: ["FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -211,7 +228,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
@@ -254,7 +271,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
+            dependencies: ["ferry", "FerryJournal", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ExecBackend
 import FerryCore
+import FerryJournal
 import FerryPluginAPI
 import Foundation
 import HTTPBackend

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryJournal
 import FerrySystem
 import Foundation
 

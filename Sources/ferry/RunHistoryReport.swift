@@ -1,4 +1,5 @@
 import FerryCore
+import FerryJournal
 import Foundation
 
 /// `ferry status --history`: the last runs, newest first, one line each (or JSON).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

@@ -1,4 +1,5 @@
 import ArchiveCodec
+@testable import FerryJournal
 import Foundation
 import FerryPluginAPI
 import Testing

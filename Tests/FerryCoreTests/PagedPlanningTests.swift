@@ -1,3 +1,4 @@
+@testable import FerryJournal
 import FerryPluginAPI
 import FerryTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+@testable import FerryJournal
 import FerryTestSupport
 import Testing
 

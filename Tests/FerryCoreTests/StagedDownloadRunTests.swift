@@ -1,3 +1,4 @@
+@testable import FerryJournal
 import FerryPluginAPI
 import FerrySystem
 import FerryTestSupport

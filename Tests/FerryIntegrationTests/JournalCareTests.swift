@@ -1,4 +1,5 @@
 import FerryCore
+import FerryJournal
 import FerryTestSupport
 import Foundation
 import Testing

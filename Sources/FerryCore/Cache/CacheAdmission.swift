@@ -1,3 +1,4 @@
+import FerryJournal
 import FerryPluginAPI
 import FerrySystem
 

@@ -1,3 +1,4 @@
+import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

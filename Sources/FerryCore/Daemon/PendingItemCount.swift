@@ -1,3 +1,4 @@
+import FerryJournal
 import FerrySystem
 import Foundation
 

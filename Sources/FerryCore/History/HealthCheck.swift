@@ -1,3 +1,4 @@
+import FerryJournal
 import Foundation
 
 /// `ferry doctor`'s health report from the run history: trends a single run cannot show.

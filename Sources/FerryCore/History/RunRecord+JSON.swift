@@ -1,3 +1,4 @@
+import FerryJournal
 import Foundation
 
 /// A run as `ferry status --history --json` and `GET /v1/history` show it.

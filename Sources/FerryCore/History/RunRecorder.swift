@@ -1,4 +1,5 @@
 import CoreMetrics
+import FerryJournal
 import FerryPluginAPI
 import FerrySystem
 import Foundation

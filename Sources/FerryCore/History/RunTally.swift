@@ -1,15 +1,11 @@
+import FerryJournal
+
 /// The figures of one run, gathered from its events and from samples of its progress:
 /// what the run history keeps per run and what the daemon exports as metrics. Pure: time
 /// is passed in (seconds since 1970).
 public struct RunTally: Sendable {
-    /// Files and bytes moved in one queue and direction.
-    public struct Moved: Sendable, Equatable, Codable {
-        public var queue: String
-        /// `upload`, `download`, `delete-remote` or `delete-local`.
-        public var direction: String
-        public var files = 0
-        public var bytes: Int64 = 0
-    }
+    /// Files and bytes moved in one queue and direction, as the run history keeps them.
+    public typealias Moved = RunRecord.Moved
 
     public let startedAt: Double
     public private(set) var moved: [Moved] = []

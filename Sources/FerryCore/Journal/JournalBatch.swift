@@ -1,3 +1,4 @@
+import FerryJournal
 import FerryPlanning
 
 /// Results of finished jobs waiting to be committed together: one transaction for many

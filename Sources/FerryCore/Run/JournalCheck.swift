@@ -1,3 +1,5 @@
+import FerryJournal
+
 /// SQLite's `quick_check` of the journal, run beside the scan and planning rather than
 /// before them: it reads every page, a tenth of a second per 100,000 files that a no-op
 /// push would otherwise wait for. Its answer is awaited before anything is transferred,

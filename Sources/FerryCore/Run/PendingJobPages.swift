@@ -1,3 +1,4 @@
+import FerryJournal
 import FerryPlanning
 
 /// A run's jobs, read from the journal a page per queue at a time, so that a first push of

@@ -1,3 +1,4 @@
+import FerryJournal
 import FerryPlanning
 
 /// The one writer to the journal while a run's jobs execute. The engine books results here

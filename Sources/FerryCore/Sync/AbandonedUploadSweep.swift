@@ -1,6 +1,6 @@
+import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
-import GRDB
 
 /// Uploads a backend holds unfinished below a pair's remote folder (S3 multipart uploads)
 /// are aborted — by age at the start of every push or sync, or all of them with `ferry
@@ -24,15 +24,5 @@ public enum AbandonedUploadSweep {
                            olderThanSeconds: Int64?) async throws -> [AbandonedUpload] {
         let keeping = try await keeping(journal, pairId: pairId, remoteRoot: pair.remoteRoot)
         return try await pair.backend.abortAbandonedUploads(below: pair.remoteRoot, keeping: keeping, olderThanSeconds: olderThanSeconds)
-    }
-}
-
-extension Journal {
-    /// Paths of a pair's files with a partial transfer recorded, or left mid-upload.
-    func pathsWithPartialTransfers(pairId: Int64) async throws(JournalError) -> [String] {
-        try await read { db in
-            try String.fetchAll(db, sql: "SELECT path FROM file WHERE pairId = ? AND (\(FileRecord.hasPartialTransfer))",
-                                arguments: [pairId])
-        }
     }
 }

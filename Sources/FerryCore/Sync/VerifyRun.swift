@@ -1,4 +1,5 @@
 import ArchiveCodec
+import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

@@ -5,7 +5,7 @@
 /// The planner decides from those; the transfer fields let an interrupted transfer resume.
 ///
 /// A plain value: how it is stored (the `file` table, its columns, GRDB's conformances)
-/// is FerryCore's `Journal/FileRecordRow.swift`, so that planning never sees the database.
+/// is FerryJournal's `Journal/FileRecordRow.swift`, so that planning never sees the database.
 public struct FileRecord: Codable, Sendable, Equatable {
     public var pairId: Int64
     /// Path relative to the folder pair's roots, components joined by `/`.

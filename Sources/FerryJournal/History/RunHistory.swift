@@ -98,11 +98,11 @@ public final class RunHistory: Sendable {
             return try rows.map { row in
                 let id: Int64 = row["id"]
                 let moved = try Row.fetchAll(db, sql: "SELECT * FROM runMoved WHERE runId = ? ORDER BY rowid", arguments: [id])
-                    .map { RunTally.Moved(queue: $0["queue"], direction: $0["direction"], files: $0["files"], bytes: $0["bytes"]) }
+                    .map { RunRecord.Moved(queue: $0["queue"], direction: $0["direction"], files: $0["files"], bytes: $0["bytes"]) }
                 var record = RunRecord(folder: row["folder"], mode: row["mode"], localRoot: row["localRoot"], remote: row["remote"],
                                        trigger: RunTrigger(rawValue: row["trigger"]) ?? .manual,
                                        startedAt: row["startedAt"], endedAt: row["endedAt"], outcome: row["outcome"],
-                                       error: row["error"], tally: RunTally(startedAt: row["startedAt"]),
+                                       error: row["error"],
                                        journalBytes: row["journalBytes"], trackedFiles: row["trackedFiles"])
                 record.id = id
                 record.moved = moved

@@ -1,5 +1,21 @@
 /// One run in the history (`history.sqlite`): when, why, what moved, what went wrong.
 public struct RunRecord: Sendable, Equatable, Codable {
+    /// Files and bytes moved in one queue and direction.
+    public struct Moved: Sendable, Equatable, Codable {
+        public var queue: String
+        /// `upload`, `download`, `delete-remote` or `delete-local`.
+        public var direction: String
+        public var files = 0
+        public var bytes: Int64 = 0
+
+        public init(queue: String, direction: String, files: Int = 0, bytes: Int64 = 0) {
+            self.queue = queue
+            self.direction = direction
+            self.files = files
+            self.bytes = bytes
+        }
+    }
+
     public var id: Int64?
     public var folder: String
     public var mode: String
@@ -13,7 +29,7 @@ public struct RunRecord: Sendable, Equatable, Codable {
     /// happen: lock, listing, configuration), `stopped` (interrupted at a resumable point).
     public var outcome: String
     public var error: String?
-    public var moved: [RunTally.Moved]
+    public var moved: [Moved]
     public var conflicts: Int
     public var retriedFailures: Int
     public var permanentFailures: Int
@@ -24,8 +40,12 @@ public struct RunRecord: Sendable, Equatable, Codable {
     public var journalBytes: Int64
     public var trackedFiles: Int
 
+    /// A run's record with its figures given one by one; FerryCore's `RunRecord+Tally`
+    /// takes them from a run's `RunTally`.
     public init(folder: String, mode: String, localRoot: String, remote: String, trigger: RunTrigger,
-                startedAt: Double, endedAt: Double, outcome: String, error: String? = nil, tally: RunTally,
+                startedAt: Double, endedAt: Double, outcome: String, error: String? = nil,
+                moved: [Moved] = [], conflicts: Int = 0, retriedFailures: Int = 0, permanentFailures: Int = 0,
+                resumedBytes: Int64 = 0, offlineSeconds: Double = 0, peakBytesPerSecond: Double = 0,
                 journalBytes: Int64 = 0, trackedFiles: Int = 0) {
         self.folder = folder
         self.mode = mode
@@ -36,13 +56,13 @@ public struct RunRecord: Sendable, Equatable, Codable {
         self.endedAt = endedAt
         self.outcome = outcome
         self.error = error
-        moved = tally.moved
-        conflicts = tally.conflicts
-        retriedFailures = tally.retriedFailures
-        permanentFailures = tally.permanentFailures
-        resumedBytes = tally.resumedBytes
-        offlineSeconds = tally.offlineSeconds
-        peakBytesPerSecond = tally.peakBytesPerSecond
+        self.moved = moved
+        self.conflicts = conflicts
+        self.retriedFailures = retriedFailures
+        self.permanentFailures = permanentFailures
+        self.resumedBytes = resumedBytes
+        self.offlineSeconds = offlineSeconds
+        self.peakBytesPerSecond = peakBytesPerSecond
         self.journalBytes = journalBytes
         self.trackedFiles = trackedFiles
     }

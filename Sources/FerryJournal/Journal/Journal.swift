@@ -175,7 +175,7 @@ public final class Journal: Sendable {
 
     /// Up to `limit` rows of a pair after `path` (nil: from the start), in path order, as
     /// the quick check reads them (`QuickCheckRow`).
-    func quickCheckRows(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [QuickCheckRow] {
+    package func quickCheckRows(pairId: Int64, after path: String?, limit: Int) async throws(JournalError) -> [QuickCheckRow] {
         try await read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT \(QuickCheckRow.selectList) FROM file WHERE pairId = ? AND path > ? ORDER BY path LIMIT ?
@@ -187,7 +187,7 @@ public final class Journal: Sendable {
     }
 
     /// The rows of a pair at `paths`, in path order; paths without a row are left out.
-    func records(pairId: Int64, paths: [String]) async throws(JournalError) -> [FileRecord] {
+    package func records(pairId: Int64, paths: [String]) async throws(JournalError) -> [FileRecord] {
         guard !paths.isEmpty else { return [] }
         return try await read { db in
             var records: [FileRecord] = []
@@ -436,6 +436,13 @@ public struct PendingJobTotal: Sendable, Equatable {
     public var queue: String
     public var files: Int
     public var bytes: Int64
+
+    /// Also the engine's, for the jobs of a list it was handed instead of the journal's.
+    package init(queue: String, files: Int, bytes: Int64) {
+        self.queue = queue
+        self.files = files
+        self.bytes = bytes
+    }
 }
 
 /// A journal that cannot be opened, read or written.

@@ -5,7 +5,7 @@ import GRDB
 // its status, action and conflict answer are text columns. The conformances are declared
 // here, apart from the types, so that FerryPlanning never imports GRDB. They are
 // retroactive (both the types and GRDB's protocols come from other modules) yet safe:
-// FerryCore owns the journal and FerryPlanning is of the same package, so no other
+// FerryJournal owns the journal and FerryPlanning is of the same package, so no other
 // module declares them. Swift does not warn within one package, hence no @retroactive.
 extension FileRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "file"

@@ -8,10 +8,10 @@ import GRDB
 ///
 /// In a profile of a no-op push of 1,000,000 files, reading and decoding all 31 columns of
 /// every row was a quarter of the CPU; five columns and one test are a small part of that.
-struct QuickCheckRow: Sendable, Equatable {
-    var path: String
-    var local: LocalVersion?
-    var isSettled: Bool
+package struct QuickCheckRow: Sendable, Equatable {
+    package var path: String
+    package var local: LocalVersion?
+    package var isSettled: Bool
 
     /// What makes a row settled, in SQL: the row is in sync with nothing pending, failed or
     /// half-transferred (`FileRecord.isConfirmedInSync`), and both sides are at the versions
@@ -44,7 +44,7 @@ struct QuickCheckRow: Sendable, Equatable {
         isSettled = (row[4] as Bool?) ?? false
     }
 
-    init(path: String, local: LocalVersion?, isSettled: Bool) {
+    package init(path: String, local: LocalVersion?, isSettled: Bool) {
         self.path = path
         self.local = local
         self.isSettled = isSettled
