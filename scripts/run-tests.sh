@@ -3,7 +3,7 @@
 # backends' tests, and the end-to-end tests. Prints each line with its group's name, then
 # one result line per group; exits non-zero if any group failed.
 #
-#   scripts/run-tests.sh [extra arguments for the test binary, e.g. --skip NAME]
+#   scripts/run-tests.sh [arguments for the test binary, given to every group: --skip NAME]
 #
 # Why three processes: Swift's cooperative pool has one thread per core (two here) in each
 # process. In one process, the end-to-end tests' synchronous work (writing thousands of
