@@ -21,9 +21,9 @@ struct WriteLeaseTests {
         /// The folder's `remote_rights`: without `delete`, a lease is given back by emptying its file.
         var rights = RemoteRights.all
 
-        func keeper(_ writer: String, clock: any FerryClock = SteppedClock(), duration: Double = WriteLeaseTests.duration)
-            -> WriteLeaseKeeper {
-            var pair = FolderPair(name: "photos", localRoot: work.child(writer), backend: remote, remoteRoot: .root,
+        func keeper(_ writer: String, clock: any FerryClock = SteppedClock(), duration: Double = WriteLeaseTests.duration,
+                    through backend: (any Backend)? = nil) -> WriteLeaseKeeper {
+            var pair = FolderPair(name: "photos", localRoot: work.child(writer), backend: backend ?? remote, remoteRoot: .root,
                                   mode: .sync, ignore: [])
             pair.rights = rights
             let store = RemoteCatalogStore(pair: pair, stateDirectory: work.child("state-" + writer), pairId: 1, host: writer)
@@ -119,6 +119,23 @@ struct WriteLeaseTests {
         #expect(setup.leaseFiles == [".ferry-catalog/a.lease"])
     }
 
+    @Test("the holder rewrote its file between the waiter's listing and its read: the waiter looks again and still names it")
+    func holderNamedThoughItsFileChanged() async throws {
+        let setup = Setup()
+        let clock = SteppedClock()
+        let a = setup.keeper("a", clock: clock)
+        _ = try await a.take(maxWait: 0)
+        let waiting = SteppedClock(sharing: clock) { await a.renew() }
+        // On S3 the read of the version listed fails once the holder has renewed since
+        // the listing (seen on moto under load): here the first read of a lease does.
+        let b = setup.keeper("b", clock: waiting, through: RenewedBeforeRead(inner: setup.remote))
+        await #expect {
+            _ = try await b.take(maxWait: 0)
+        } throws: { error in
+            (error as? WriteLeaseKeeper.Refusal)?.holder == "device a"
+        }
+    }
+
     @Test("a holder that crashed: its file, unchanged for a duration, is taken for stale; the holder, had it lived, knows it lost")
     func crashedHolder() async throws {
         let setup = Setup()
@@ -207,5 +224,23 @@ private final class SteppedClock: FerryClock {
         await onPause?()
         if let shared { return await shared.sleep(until: deadline) }
         time.withLock { $0 = max($0, deadline) }
+    }
+}
+
+/// The in-memory remote whose first read of a lease file fails as a read of a version
+/// that was rewritten since it was listed.
+private final class RenewedBeforeRead: WrapsBackend {
+    let inner: InMemoryBackend
+    private let leaseReads = Mutex(0)
+
+    init(inner: InMemoryBackend) {
+        self.inner = inner
+    }
+
+    func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
+        if request.source.name.hasSuffix(WriteLease.suffix), leaseReads.withLock({ $0 += 1; return $0 }) == 1 {
+            throw BackendError(.changedDuringTransfer, "the lease was rewritten since it was listed", path: request.source.description)
+        }
+        return try await inner.download(request, observer: observer)
     }
 }

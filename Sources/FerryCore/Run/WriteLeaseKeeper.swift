@@ -60,17 +60,30 @@ actor WriteLeaseKeeper {
             // can go on, and try again after a random while.
             try? await store.vacate(named: WriteLease.fileName(writer: writer), now: clock.wallTime())
             if now - started >= max(maxWait, duration * 1.25) {
-                var holder: String?
-                if let live = look.live.first, let entry = listing.first(where: { $0.path == live.path }),
-                   let data = try? await store.fetchData(entry) {
-                    holder = WriteLease.device(in: [UInt8](data))
-                }
-                throw Refusal(holder: holder, waited: now - started)
+                throw Refusal(holder: await holderName(look, in: listing), waited: now - started)
             }
             let pause = min(5.0, 0.5 * Double(min(tries, 10))) * Double.random(in: 0.5...1.5, using: &generator)
             await clock.sleep(until: clock.now() + pause)
             if Task.isCancelled { throw CancellationError() }
         }
+    }
+
+    /// The device named in a live lease, for the refusal's message. A holder rewrites its
+    /// file at every renewal, and a download names the version listed: one that changed
+    /// in between is listed again and read again (three looks at most).
+    private func holderName(_ look: WriteLease.Look, in listing: [RemoteEntry]) async -> String? {
+        var look = look
+        var listing = listing
+        for attempt in 1...3 {
+            if let live = look.live.first, let entry = listing.first(where: { $0.path == live.path }),
+               let data = try? await store.fetchData(entry), let device = WriteLease.device(in: [UInt8](data)) {
+                return device
+            }
+            guard attempt < 3, let again = try? await store.listFolder() else { return nil }
+            listing = again
+            look = WriteLease.look(at: listing, own: writer, firstSeen: [:], now: clock.now(), duration: duration)
+        }
+        return nil
     }
 
     /// Renews the lease every quarter of its duration until the task is cancelled. A
