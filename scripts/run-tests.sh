@@ -24,6 +24,14 @@ declare -A arguments=(
   [end-to-end]="--filter FerryIntegrationTests"
 )
 
+# Every Swift test target belongs to a group: one left out would never run.
+for target in Tests/*/; do
+  target=$(basename "$target")
+  compgen -G "Tests/$target/*.swift" > /dev/null || continue
+  [[ " ${arguments[*]} " == *" --filter $target "* || " ${arguments[*]} " == *" --filter $target" ]] \
+    || { echo "run-tests.sh: the test target $target is in no group; add it to one" >&2; exit 2; }
+done
+
 # The test binary itself, not `swift test`: SwiftPM holds a lock on .build for as long as
 # a `swift test` runs, so three of them would run one after the other.
 tests="$("$swift" build --show-bin-path)/FerryPackageTests.xctest"
