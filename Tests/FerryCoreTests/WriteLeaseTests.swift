@@ -30,6 +30,16 @@ struct WriteLeaseTests {
             return WriteLeaseKeeper(store: store, writer: writer, device: "device " + writer, duration: duration, clock: clock)
         }
 
+        /// A, holding the lease, and B, waiting for it: each time B pauses, A renews, so B
+        /// always finds A's file changed since its last look.
+        func holderAndWaiter(through backend: (any Backend)? = nil) async throws -> (WriteLeaseKeeper, WriteLeaseKeeper) {
+            let clock = SteppedClock()
+            let a = keeper("a", clock: clock)
+            _ = try await a.take(maxWait: 0)
+            let waiting = SteppedClock(sharing: clock) { await a.renew() }
+            return (a, keeper("b", clock: waiting, through: backend))
+        }
+
         var leaseFiles: [String] {
             remote.files.keys.filter { $0.hasPrefix(".ferry-catalog/") && $0.hasSuffix(WriteLease.suffix) }.sorted()
         }
@@ -103,12 +113,7 @@ struct WriteLeaseTests {
     @Test("a holder that renews keeps it: the waiter gives up, says who holds it, and leaves no file behind")
     func heldWhileRenewed() async throws {
         let setup = Setup()
-        let clock = SteppedClock()
-        let a = setup.keeper("a", clock: clock)
-        _ = try await a.take(maxWait: 0)
-        // Each time B pauses, A renews: B always finds A's file changed since its last look.
-        let waiting = SteppedClock(sharing: clock) { await a.renew() }
-        let b = setup.keeper("b", clock: waiting)
+        let (a, b) = try await setup.holderAndWaiter()
         await #expect {
             _ = try await b.take(maxWait: 0)
         } throws: { error in
@@ -122,13 +127,9 @@ struct WriteLeaseTests {
     @Test("the holder rewrote its file between the waiter's listing and its read: the waiter looks again and still names it")
     func holderNamedThoughItsFileChanged() async throws {
         let setup = Setup()
-        let clock = SteppedClock()
-        let a = setup.keeper("a", clock: clock)
-        _ = try await a.take(maxWait: 0)
-        let waiting = SteppedClock(sharing: clock) { await a.renew() }
         // On S3 the read of the version listed fails once the holder has renewed since
         // the listing (seen on moto under load): here the first read of a lease does.
-        let b = setup.keeper("b", clock: waiting, through: RenewedBeforeRead(inner: setup.remote))
+        let (_, b) = try await setup.holderAndWaiter(through: RenewedBeforeRead(inner: setup.remote))
         await #expect {
             _ = try await b.take(maxWait: 0)
         } throws: { error in
