@@ -24,7 +24,7 @@ extension WebDAVBackend {
         // Per server, the probe adds resumable-upload (verified ranged PUT) and mtime
         // (X-OC-Mtime or Ferry's dead property): see `ferry plugins --probe`.
         capabilities: BackendCapabilities(rangedDownload: true, rangedRead: true, serverSideMove: true, atomicUpload: true, serverSideCopy: true,
-                                          conditionalNewNames: true, atomicMove: true),
+                                          conditionalNewNames: false, atomicMove: true),
         make: { settings throws(BackendError) in
             let url = baseURL(try settings.required("url"))
             let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)

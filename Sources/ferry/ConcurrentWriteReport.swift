@@ -14,7 +14,8 @@ enum ConcurrentWriteReport {
         let newNames: String
         switch backend {
         case is LocalBackend: newNames = "a rename that never replaces (renameat2 RENAME_NOREPLACE, or linkat)"
-        case is WebDAVBackend: newNames = "the final MOVE with Overwrite: F"
+        case is WebDAVBackend:
+            newNames = "the final MOVE with Overwrite: F, which the server checks before it renames, not in the same step"
         case is S3Backend:
             newNames = conditionalWrites == true
                 ? "If-None-Match: * on PUT and CompleteMultipartUpload"
@@ -31,7 +32,8 @@ enum ConcurrentWriteReport {
             : "")
         let lease = capabilities.conditionalNewNames && capabilities.atomicMove
             ? "not needed: the store keeps concurrent writers apart"
-            : "two-way syncs with jobs write one device at a time, holding .ferry-catalog/WRITER.lease "
+            : "two-way syncs and pushes into folders that keep versions write one device at a time, "
+                + "holding .ferry-catalog/WRITER.lease "
                 + "(renewed while they write; a crashed holder's is outlived after 2 minutes)"
         return [("new_names", newNames), ("replaced_versions", replaced), ("changes_from_other_devices", markers),
                 ("write_lease", lease)]

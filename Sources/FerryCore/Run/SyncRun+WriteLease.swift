@@ -4,13 +4,15 @@ import Foundation
 /// Write leases for stores that cannot keep concurrent writers apart on their own
 /// (`WriteLease`, docs/two-way-sync.md "Write leases").
 extension SyncRun {
-    /// The keeper of this pair's write lease when this run needs one: a two-way sync with
-    /// jobs, on a store without conditional new names or without an atomic move.
+    /// The keeper of this pair's write lease when this run needs one: a run with jobs that
+    /// other devices may write beside (a two-way sync, or a push into a folder that keeps
+    /// every version), on a store without conditional new names or without an atomic move.
     func writeLeaseKeeper(opened: OpenJournal) async throws(RunError) -> WriteLeaseKeeper? {
         // A folder without `delete` takes it too: its replacing writes are conditional
         // (`If-Match`) only on stores that honour the condition, and its lease is given
-        // back by emptying the file, not deleting it.
-        guard pair.mode == .sync, let journal = opened.journal else { return nil }
+        // back by emptying the file, not deleting it. A plain push replaces what is there
+        // by design, so only a push that promises to keep the replaced version takes it.
+        guard pair.mode == .sync || (pair.mode == .push && pair.savesVersions), let journal = opened.journal else { return nil }
         let capabilities = pair.backend.capabilities
         guard !(capabilities.conditionalNewNames && capabilities.atomicMove) else { return nil }
         let pending: Bool

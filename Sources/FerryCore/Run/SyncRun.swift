@@ -175,13 +175,15 @@ public struct SyncRun: Sendable {
         var (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)
         // A store that cannot keep concurrent writers apart (`WriteLease`): the jobs run
         // while this device holds the folder's write lease. Another device that wrote
-        // between this run's look and the lease announced it in its change marker: the
-        // plan is then made again, holding the lease.
+        // between a sync's look and the lease announced it in its change marker: the
+        // plan is then made again, holding the lease. A push needs no new plan: it keeps
+        // whatever version it finds under a name, planned or not.
         var lease: WriteLeaseKeeper?
         if !options.dryRun, let keeper = try await writeLeaseKeeper(opened: opened) {
             let listing = try await take(keeper)
             lease = keeper
-            if Self.otherMarkersMoved(in: listing, since: snapshot.markers, own: try markerWriterName(pairId: opened.pairId)) {
+            if pair.mode == .sync,
+               Self.otherMarkersMoved(in: listing, since: snapshot.markers, own: try markerWriterName(pairId: opened.pairId)) {
                 summary = RunSummary(folder: pair.name, mode: pair.mode, dryRun: options.dryRun)
                 do {
                     (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)

@@ -5,15 +5,17 @@ import FerryPluginAPI
 /// lets an upload destroy the remote version it replaces, nor the version another device
 /// writes at the same moment. No path here sends a deletion.
 ///
-/// - Where the store moves a file in one step and refuses a new name that is taken (a
-///   disk, WebDAV), the version under the name is moved into the versions folder
-///   (`VersionName`), and the upload then takes the free name only while it is free. A
-///   version another device put there meanwhile is refused, not replaced: the file is
-///   decided again (a conflict in a two-way sync, another round of saving in a push).
+/// - Where the store moves a file in one step (a disk, WebDAV), the version under the name
+///   is moved into the versions folder (`VersionName`), and the upload then takes the free
+///   name only while it is free. A version another device put there meanwhile is refused,
+///   not replaced: the file is decided again (a conflict in a two-way sync, another round
+///   of saving in a push). Where that refusal is not made in the same step as the write
+///   (WebDAV's `Overwrite: F`), the run holds the folder's write lease, so that no other
+///   device writes between the look and the rename.
 /// - Elsewhere (S3: a move is a copy and a delete) the version is copied into the versions
 ///   folder, and the upload replaces the name only while it holds the listed version
-///   (`UploadRequest.replacedETag`, `If-Match`). A two-way sync on such a store also holds
-///   the folder's write lease, for stores that ignore the condition.
+///   (`UploadRequest.replacedETag`, `If-Match`). The run also holds the folder's write
+///   lease, for stores that ignore the condition.
 extension TransferExecutor {
     /// How the remote version an upload replaces was kept.
     enum ReplacedVersionKeeping: Equatable {
@@ -31,7 +33,7 @@ extension TransferExecutor {
     func keepReplacedVersion(_ planned: FileRecord) async throws -> ReplacedVersionKeeping {
         guard pair.savesVersions, let expected = planned.remote else { return .none }
         let capabilities = pair.backend.capabilities
-        if capabilities.atomicMove && capabilities.conditionalNewNames {
+        if capabilities.atomicMove {
             try await moveIntoVersions(planned, expected: expected)
             return .movedAside
         }
