@@ -190,6 +190,79 @@ struct AppendOnlyRemoteTests {
         #expect(deletions.isEmpty, "\(deletions)")
     }
 
+    /// On WebDAV the server checks `Overwrite: F` before it renames, so two MOVEs onto one
+    /// free name at once can both succeed and the later replace the earlier (measured on
+    /// Apache, and what `twoPushesAtOnce` once met there). Two pushes into a folder that
+    /// keeps versions therefore take turns under the write lease: the first device's first
+    /// file is held at a proxy, and the other device, started meanwhile, only writes and
+    /// empties its lease file (it steps back) until the first is let go.
+    @Test("on WebDAV two pushes into a folder that keeps versions take turns under the write lease")
+    func twoPushesTakeTurns() async throws {
+        let work = Workspace()
+        let server = try await TestServer(.apache)
+        let gate = work.directory.child("gate")
+        try FileManager.default.createDirectory(atPath: gate, withIntermediateDirectories: true)
+        let files = (0..<6).map { "trip/day-\($0).gpx" }
+        // The first push's six uploads pass, the next upload to a temporary name is held.
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0,
+                                         options: ["--hold", #"^PUT /dav/turns/shared/trip/\.day-\d\.gpx\.:\#(files.count)"#, "--gate", gate])
+        let config = "remotes:\n  store:\n    type: webdav\n    url: \(proxy.url("/dav/turns"))\nfolders:\n"
+            + ["a", "b"].map { "  \($0):\n    path: \($0)\n    remote: store\n    remote_path: shared\n    mode: push\n    remote_rights: [read, write]\n" }
+            .joined()
+        try Self.write(config, to: work.directory.child("config.yml"))
+        func arguments(_ device: String) -> [String] { ["push", device, "--state", work.directory.child("state-" + device), "--json"] }
+        for path in files { try Self.write("\(path) as first pushed\n", to: work.directory.child("a/" + path)) }
+        let first = try await work.ferry(arguments("a"))
+        #expect(first.status == 0 && first.int("uploaded") == files.count, "\(first.diagnostics)")
+        for path in files {
+            try Self.write("\(path) from A\n", to: work.directory.child("a/" + path))
+            try Self.write("\(path) from B, longer\n", to: work.directory.child("b/" + path))
+        }
+        // Only the two pushes' requests count from here: the first push was A's.
+        let seeding = proxy.requests.count
+        @Sendable func requestsAtOnce() -> ArraySlice<String> { proxy.requests.dropFirst(seeding) }
+        let running = try ["a", "b"].map { try FerryProcess(arguments($0), in: work.directory.path) }
+        defer { for process in running { process.stopIfRunning() } }
+        guard await when({ FileManager.default.fileExists(atPath: gate + "/held") }) else {
+            Issue.record("nothing held: \(proxy.requests.joined(separator: "\n"))")
+            return
+        }
+        // The holder's device id is in its temporary name (`.NAME.ID.ferry-part`).
+        let heldLine = try String(contentsOfFile: gate + "/held", encoding: .utf8)
+        let ids = try ["a", "b"].map {
+            try String(contentsOfFile: work.directory.child("state-\($0)/device-id"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let holder = try #require(ids.first { heldLine.contains("." + $0 + ".") }, "\(heldLine) \(ids)")
+        let waiter = try #require(ids.first { $0 != holder })
+        @Sendable func waiterLeaseWrites() -> Int {
+            requestsAtOnce().filter { $0.hasPrefix("PUT /dav/turns/shared/.ferry-catalog/" + waiter) && $0.contains(".lease ") }.count
+        }
+        // The waiter wrote its lease file, saw the holder's, and emptied its own: twice, so
+        // that it looked again after a pause too.
+        guard await when({ waiterLeaseWrites() >= 4 }) else {
+            Issue.record("the other device never stepped back: \(proxy.requests.joined(separator: "\n"))")
+            return
+        }
+        let waiterWrites = requestsAtOnce().filter { !$0.contains(".ferry-catalog/") && !$0.contains(".ferry-probe")
+            && ($0.hasPrefix("PUT ") || $0.hasPrefix("MOVE ")) && $0.contains(waiter) }
+        #expect(waiterWrites.isEmpty, "the other device wrote while the first held the lease: \(waiterWrites)")
+        try Data().write(to: URL(fileURLWithPath: gate + "/release"))
+        for (device, process) in zip(["a", "b"], running) {
+            let result = await process.wait()
+            #expect(result.status == 0 && result.int("failed") == 0, "device \(device): \(result.diagnostics)")
+        }
+        // Every version of every file is on the server: the first, A's and B's.
+        for path in files {
+            let listed = try await work.ferry(["versions", work.directory.child("a/" + path), "--state", work.directory.child("state-a"),
+                                               "--json"])
+            let sizes = Set(listed.events.compactMap { ($0["size"] as? NSNumber)?.intValue })
+            let expected = Set(["\(path) as first pushed\n", "\(path) from A\n", "\(path) from B, longer\n"].map { $0.utf8.count })
+            #expect(sizes == expected, "\(path): \(listed.diagnostics)")
+        }
+        withExtendedLifetime(proxy) {}
+    }
+
     @Test("with delete and keep_versions: 2, only the newest two replaced versions stay")
     func retentionPrunes() async throws {
         let work = Workspace()
