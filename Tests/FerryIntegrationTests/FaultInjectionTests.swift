@@ -63,6 +63,8 @@ struct FaultInjectionTests {
           flaky:
             type: webdav
             url: \(proxy.origin)/dav/photos
+            # Every attempt to the temporary name, so the scripted faults meet each one.
+            direct_put: "off"
         folders:
           photos:
             path: src

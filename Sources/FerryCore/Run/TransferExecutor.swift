@@ -179,6 +179,8 @@ struct TransferExecutor: Sendable {
         let stager: (any StagedUploadBackend)?
         let sentLimit: Int64
         let temporaryTag: String?
+        /// `TransferExecutor.guardsNewNames`.
+        let guardsNewNames: Bool
 
         /// Runs on a blocking thread. No metadata: the source is gone or not a file; no
         /// sending: the file goes the usual way (`send`).
@@ -195,7 +197,7 @@ struct TransferExecutor: Sendable {
             guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(source) }), meta.kind == .file else { return (nil, nil) }
             guard meta.size < sentLimit else { return (meta, nil) }
             var request = UploadRequest(source: source, destination: destination, size: meta.size, modifiedNanos: meta.modifiedNanos,
-                                        mayResume: false, expectsNewFile: planned.remote == nil)
+                                        mayResume: false, expectsNewFile: guardsNewNames && planned.remote == nil)
             request.temporaryTag = temporaryTag
             return (meta, request)
         }
@@ -205,8 +207,17 @@ struct TransferExecutor: Sendable {
         let (direct, stager) = firstTripRoute(for: planned)
         let sentLimit = direct.map { min($0.directUploadLimit, Self.resumableSize) } ?? (stager == nil ? 0 : Self.resumableSize)
         return FirstTrip(planned: planned, source: localPath(planned), destination: try remotePath(planned),
-                         direct: direct, stager: stager, sentLimit: sentLimit, temporaryTag: temporaryTag)
+                         direct: direct, stager: stager, sentLimit: sentLimit, temporaryTag: temporaryTag,
+                         guardsNewNames: guardsNewNames)
     }
+
+    /// Whether an upload to a name the listing showed free takes it only while it is still
+    /// free (`UploadRequest.expectsNewFile`): where another device's version there must be
+    /// kept (a two-way sync, a folder that keeps versions). A plain push replaces what it
+    /// finds: a refused name would only be decided again into the same upload
+    /// (`Planner`, push), at the cost of a round trip more per file on a server that
+    /// honours no condition on a PUT (nginx: a temporary name and a MOVE).
+    var guardsNewNames: Bool { planOptions.mode == .sync || pair.savesVersions }
 
     /// Which backend sends or stages the file in the first trip, if any does.
     func firstTripRoute(for planned: FileRecord) -> (direct: (any DirectUploadBackend)?, stager: (any StagedUploadBackend)?) {
@@ -309,7 +320,8 @@ struct TransferExecutor: Sendable {
         // backend then discards the upload it names.
         var request = UploadRequest(source: source, destination: destination, size: version.size,
                                     modifiedNanos: version.modifiedNanos, mayResume: mayResume,
-                                    expectsNewFile: planned.remote == nil || aside != nil || keeping == .movedAside,
+                                    expectsNewFile: (guardsNewNames && planned.remote == nil) || aside != nil
+                                        || keeping == .movedAside,
                                     resumeState: planned.transferState)
         request.temporaryTag = temporaryTag
         request.followsEarlierAttempt = Self.mayHaveLanded(planned) || Self.leftPartial(planned)
