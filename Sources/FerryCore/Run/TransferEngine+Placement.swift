@@ -78,6 +78,19 @@ extension TransferEngine {
         return outcome
     }
 
+    /// The staged upload's record with the remote version publishing found: a backend may
+    /// learn only then what the remote stored (a WebDAV server's ETag, the time it kept),
+    /// and the next run must recognise that version as this one.
+    static func publishedRecord(_ staged: FileRecord, _ published: UploadResult) -> FileRecord {
+        var record = staged
+        let remote = RemoteVersion(published.entry)
+        if record.remote != remote {
+            record.remote = remote
+            record.syncedRemote = remote
+        }
+        return record
+    }
+
     /// Books each file of a placed batch: in sync when in place; decided again when another
     /// writer took its new name first; else failed for good when sending again would fail
     /// again (a folder in the way of the file), or left queued. Returns the jobs that
@@ -87,7 +100,7 @@ extension TransferEngine {
         for (entry, result) in outcome.uploads {
             switch result {
             case let .success(published):
-                _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
+                _ = await bookSuccess(entry.record, .transferred(Self.publishedRecord(entry.updated, published), bytes: published.bytesSent,
                                                                  resumedFrom: published.resumedFrom),
                                       summary: &summary)
             case let .failure(error) where error.code == .alreadyExists:
