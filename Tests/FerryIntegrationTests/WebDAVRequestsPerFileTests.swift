@@ -21,7 +21,7 @@ struct WebDAVRequestsPerFileTests {
         }
     }
 
-    @Test("Apache: a new file is one PUT (If-None-Match: *) and one PROPPATCH, its version learnt from a listing of the batch's folder; the next push sends nothing")
+    @Test("Apache: a new file is one PUT and one PROPPATCH, its version learnt from a listing of the batch's folder; the next push sends nothing")
     func apacheNewFiles() async throws {
         let server = try await TestServer(.apache)
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
@@ -62,7 +62,9 @@ struct WebDAVRequestsPerFileTests {
                 "every file's time kept on the server")
     }
 
-    @Test("nginx: a new file is a PUT to a temporary name and a MOVE (Overwrite: F); the next push sends nothing")
+    /// A plain push needs no condition on a new name (`TransferExecutor.guardsNewNames`),
+    /// so nginx, which honours none on a PUT, gets one PUT to the name per file.
+    @Test("nginx: a new file is one PUT to its name, no MOVE; the next push sends nothing")
     func nginxNewFiles() async throws {
         let server = try await TestServer(.nginx)
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
@@ -77,9 +79,9 @@ struct WebDAVRequestsPerFileTests {
         #expect(first.status == 0, "\(first.diagnostics)")
         var sent = Self.fileRequests(proxy.requests.dropFirst(start))
         let inFolder = sent.filter { $0.path.hasPrefix("/dav/photos/DCIM/") }
-        #expect(inFolder.filter { $0.method == "PUT" }.count == Self.files, "\(sent)")
-        #expect(inFolder.filter { $0.method == "MOVE" }.count == Self.files, "\(sent)")
-        #expect(!inFolder.contains { $0.method == "PROPPATCH" }, "\(sent)")
+        let puts = inFolder.filter { $0.method == "PUT" }
+        #expect(puts.count == Self.files && puts.allSatisfy { !$0.path.contains(".ferry-part") }, "\(sent)")
+        #expect(!inFolder.contains { $0.method == "MOVE" || $0.method == "PROPPATCH" }, "\(sent)")
         // The first uploads to a server are checked (`UploadConfirmation`), the rest predicted.
         #expect(inFolder.filter { $0.method == "PROPFIND" }.count <= 3 + 4, "\(sent)")
 
