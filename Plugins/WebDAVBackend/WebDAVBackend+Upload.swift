@@ -65,7 +65,7 @@ extension WebDAVBackend {
         // The PROPPATCH is keyed to the stored version's ETag, so it needs the PROPFIND.
         var entry = try await confirmUpload(request, force: keepsTime)
         if keepsTime {
-            entry = await keepModificationTime(of: request, on: entry)
+            entry = await keepModificationTime(request.modifiedNanos, on: entry)
         }
         return UploadResult(entry: entry, bytesSent: fill.bytesSent, resumedFrom: fill.resumedFrom)
     }
@@ -126,17 +126,22 @@ extension WebDAVBackend {
     /// confirmation and modification time as after a `MOVE`.
     func uploadDirectly(_ request: UploadRequest, features: WebDAVServerFeatures,
                         observer: any TransferObserver) async throws(BackendError) -> UploadResult {
+        try await putDirectly(request, observer: observer)
+        let keepsTime = setsModificationTimeProperty(features)
+        var entry = try await confirmUpload(request, force: keepsTime)
+        if keepsTime {
+            entry = await keepModificationTime(request.modifiedNanos, on: entry)
+        }
+        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
+    }
+
+    /// The one `PUT` to the final name (`directPut(of:)`) and the look at the source after it.
+    func putDirectly(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) {
         try await sendPut(directPut(of: request), to: request.destination, for: request, observer: observer)
         // The source passed its look when its last bytes were read, so the server holds the
         // planned version, whole. A change since then is reported all the same, as before a
         // MOVE, so that the core sends the newer version now rather than at the next scan.
         guard try Self.sourceIsUnchanged(request) else { throw Self.sourceChanged(request) }
-        let keepsTime = setsModificationTimeProperty(features)
-        var entry = try await confirmUpload(request, force: keepsTime)
-        if keepsTime {
-            entry = await keepModificationTime(of: request, on: entry)
-        }
-        return UploadResult(entry: entry, bytesSent: request.size, resumedFrom: 0)
     }
 
     // MARK: Filling the temporary file
@@ -384,18 +389,17 @@ extension WebDAVBackend {
         return entry
     }
 
-    /// Sets Ferry's `mtime` property on the uploaded file, for the version `entry` lists,
+    /// Sets Ferry's `mtime` property to `nanos` on the uploaded file, for the version `entry` lists,
     /// and returns the entry with that time when the server stored it. The file is
     /// complete and in place by now: a failure here costs the modification time, not the
     /// upload, and the entry then keeps the server's time, which is what gets recorded.
-    func keepModificationTime(of request: UploadRequest, on entry: RemoteEntry) async -> RemoteEntry {
+    func keepModificationTime(_ nanos: Int64, on entry: RemoteEntry) async -> RemoteEntry {
         guard let stamp = ModificationTimeProperty.versionStamp(size: entry.size, lastModifiedNanos: entry.modifiedNanos,
                                                                 etag: entry.etag) else { return entry }
         var entry = entry
         do {
-            if try await setModificationTimeProperty(request.destination, nanos: request.modifiedNanos, versionStamp: stamp)
-                .isSupported {
-                entry.modifiedNanos = request.modifiedNanos
+            if try await setModificationTimeProperty(entry.path, nanos: nanos, versionStamp: stamp).isSupported {
+                entry.modifiedNanos = nanos
             }
         } catch {
             return entry

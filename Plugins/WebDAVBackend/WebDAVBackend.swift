@@ -40,6 +40,8 @@ public struct WebDAVBackend: Backend {
     let confirmation = UploadConfirmation()
     /// What the server supports, probed once per backend (see WebDAVBackend+Probe.swift).
     let serverFeatureRecord = ServerFeatureRecord()
+    /// How large each folder was when last listed, for publishing a batch (`FolderSizes`).
+    let folderSizes = FolderSizes()
 
     public static let defaultUploadChunkSize: Int64 = 64 << 20
 
@@ -110,6 +112,7 @@ public struct WebDAVBackend: Backend {
         let response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
         let listing = try MultistatusParser.parse(response.body, requestPath: requestPath, directory: directory, limits: limits)
         knownFolders.insert(directory)
+        folderSizes.record(directory, count: listing.children.count)
         return listing.children
     }
 
@@ -229,7 +232,10 @@ public struct WebDAVBackend: Backend {
             try await ensureRoot()
             status = try await mkcol(url)
         }
-        if (200..<300).contains(status) { return }
+        if (200..<300).contains(status) {
+            folderSizes.record(folder, count: 0)
+            return
+        }
         var existing = try await stat(folder)
         if existing == nil && status == 409 {
             // Another client's MKCOL of this folder (or of its parent) may have been in

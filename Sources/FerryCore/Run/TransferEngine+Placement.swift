@@ -78,6 +78,19 @@ extension TransferEngine {
         return outcome
     }
 
+    /// The staged upload's record with the remote version publishing found: a backend may
+    /// learn only then what the remote stored (a WebDAV server's ETag, the time it kept),
+    /// and the next run must recognise that version as this one.
+    static func publishedRecord(_ staged: FileRecord, _ published: UploadResult) -> FileRecord {
+        var record = staged
+        let remote = RemoteVersion(published.entry)
+        if record.remote != remote {
+            record.remote = remote
+            record.syncedRemote = remote
+        }
+        return record
+    }
+
     /// Books each file of a placed batch: in sync when in place; decided again when another
     /// writer took its new name first; else failed for good when sending again would fail
     /// again (a folder in the way of the file), or left queued. Returns the jobs that
@@ -87,7 +100,7 @@ extension TransferEngine {
         for (entry, result) in outcome.uploads {
             switch result {
             case let .success(published):
-                _ = await bookSuccess(entry.record, .transferred(entry.updated, bytes: published.bytesSent,
+                _ = await bookSuccess(entry.record, .transferred(Self.publishedRecord(entry.updated, published), bytes: published.bytesSent,
                                                                  resumedFrom: published.resumedFrom),
                                       summary: &summary)
             case let .failure(error) where error.code == .alreadyExists:
@@ -105,6 +118,12 @@ extension TransferEngine {
             case let .failure(error) where !error.isRetryable:
                 await failForGood(entry.record, failures: entry.record.attempts + 1, message: error.description,
                                   summary: &summary)
+            case let .failure(error) where entry.record.attempts + 1 < retry.attempts:
+                // Sent, but not known to be in place (a WebDAV server's answer to the look
+                // at what it stored was lost): tried again in this run, as a failed attempt
+                // is. The next attempt looks at the name first (`mayHaveLanded`) and sends
+                // the file again only if it is not there as sent.
+                followUps.append(await retryInThisRun(entry.record, after: error))
             case let .failure(error):
                 // The file is written but not under its name: the next run sends it again.
                 await handBack(entry.record, message: "\(error.description); the next run sends it again", summary: &summary)
@@ -126,5 +145,17 @@ extension TransferEngine {
             }
         }
         return followUps
+    }
+
+    /// Books a staged upload's failed publishing as a failed attempt, due at once, and
+    /// returns the record that goes again in this run.
+    private func retryInThisRun(_ record: FileRecord, after error: BackendError) async -> FileRecord {
+        let failures = record.attempts + 1
+        var updated = await writer.current(record)
+        updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error.description,
+                              notBefore: wallClock(), at: wallClock())
+        await writer.book(updated)
+        sink.emit(.failed(path: record.path, queue: record.queue, message: error.description, willRetry: true, attempt: failures))
+        return updated
     }
 }

@@ -453,7 +453,7 @@ struct TransferEngine: Sendable {
 
     /// Wall-clock seconds, for the times kept in the journal (the machine's clock is
     /// monotonic and starts with the run).
-    private func wallClock() -> Double { clock.wallTime() }
+    func wallClock() -> Double { clock.wallTime() }
 
     /// Books a successful attempt; returns the follow-up jobs it leaves for this run.
     func bookSuccess(_ record: FileRecord, _ success: TransferExecutor.Success,
