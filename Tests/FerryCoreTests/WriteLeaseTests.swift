@@ -88,6 +88,17 @@ struct WriteLeaseTests {
         #expect(setup.leaseFiles == [".ferry-catalog/b.lease"])
     }
 
+    @Test("a store that fails a request while the lease is taken (a 500) is asked again: the lease is taken")
+    func takenThroughATransientFailure() async throws {
+        let setup = Setup()
+        let failing = FailsFirstListing(inner: setup.remote)
+        let a = setup.keeper("a", through: failing)
+        _ = try await a.take(maxWait: 10)
+        #expect(await a.loss() == nil)
+        #expect(failing.failedListings == 1)
+        #expect(setup.leaseFiles == [".ferry-catalog/a.lease"])
+    }
+
     @Test("without delete: a lease is given back by emptying its file, which is no lease to the next writer")
     func givenBackWithoutDelete() async throws {
         var setup = Setup()
@@ -243,5 +254,24 @@ private final class RenewedBeforeRead: WrapsBackend {
             throw BackendError(.changedDuringTransfer, "the lease was rewritten since it was listed", path: request.source.description)
         }
         return try await inner.download(request, observer: observer)
+    }
+}
+
+/// The in-memory remote whose first listing fails as a store's 500 does.
+private final class FailsFirstListing: WrapsBackend {
+    let inner: InMemoryBackend
+    private let listings = Mutex(0)
+
+    init(inner: InMemoryBackend) {
+        self.inner = inner
+    }
+
+    var failedListings: Int { min(1, listings.withLock { $0 }) }
+
+    func list(_ path: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        if listings.withLock({ $0 += 1; return $0 }) == 1 {
+            throw BackendError(.io, "HTTP 500 on a listing", path: path.description, retryable: true)
+        }
+        return try await inner.list(path)
     }
 }

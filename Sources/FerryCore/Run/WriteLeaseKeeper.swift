@@ -42,8 +42,17 @@ actor WriteLeaseKeeper {
         while true {
             tries += 1
             let written = clock.now()
-            try await writeOwnFile()
-            let listing = try await store.listFolder() ?? []
+            let listing: [RemoteEntry]
+            do {
+                try await writeOwnFile()
+                listing = try await store.listFolder() ?? []
+            } catch let error as BackendError where error.isRetryable && clock.now() - started < max(maxWait, duration * 1.25) {
+                // A store that failed one request (moto answered 500 under load) is asked
+                // again after the same pause as a taken lease, not given up on at once.
+                await clock.sleep(until: clock.now() + Self.pause(afterTries: tries, using: &generator))
+                if Task.isCancelled { throw CancellationError() }
+                continue
+            }
             let now = clock.now()
             for lease in WriteLease.listed(in: listing) where firstSeen[WriteLease.seenKey(lease)] == nil {
                 firstSeen[WriteLease.seenKey(lease)] = now
@@ -62,10 +71,15 @@ actor WriteLeaseKeeper {
             if now - started >= max(maxWait, duration * 1.25) {
                 throw Refusal(holder: await holderName(look, in: listing), waited: now - started)
             }
-            let pause = min(5.0, 0.5 * Double(min(tries, 10))) * Double.random(in: 0.5...1.5, using: &generator)
-            await clock.sleep(until: clock.now() + pause)
+            await clock.sleep(until: clock.now() + Self.pause(afterTries: tries, using: &generator))
             if Task.isCancelled { throw CancellationError() }
         }
+    }
+
+    /// A random pause between looks, growing with the tries (up to 5 s on average), so that
+    /// two writers that stepped back at once part.
+    static func pause(afterTries tries: Int, using generator: inout SystemRandomNumberGenerator) -> Double {
+        min(5.0, 0.5 * Double(min(tries, 10))) * Double.random(in: 0.5...1.5, using: &generator)
     }
 
     /// The device named in a live lease, for the refusal's message. A holder rewrites its
