@@ -465,7 +465,7 @@ struct ControlAPI: Sendable {
         var object = JSONObject()
         let runs: [RunRecord]
         do {
-            runs = try await RunHistory.openExisting(stateDirectory: control.stateDirectory)?.runs(folder: query["folder"], limit: limit) ?? []
+            runs = try await control.state.existingHistory()?.runs(folder: query["folder"], limit: limit) ?? []
         } catch { throw ControlError(.unavailable, "\(error)") }
         object.add("runs", runs.map(\.jsonObject))
         return object
@@ -481,7 +481,7 @@ struct ControlAPI: Sendable {
         let since = (now / 3600).rounded(.down) * 3600 - Double(hours - 1) * 3600
         let rows: [HourlyTransfers]
         do {
-            rows = try await RunHistory.openExisting(stateDirectory: control.stateDirectory)?.hourlyTransfers(since: since) ?? []
+            rows = try await control.state.existingHistory()?.hourlyTransfers(since: since) ?? []
         } catch { throw ControlError(.unavailable, "\(error)") }
         var object = JSONObject()
         object.add("hours", (0..<hours).map { index in

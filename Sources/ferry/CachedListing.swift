@@ -16,8 +16,8 @@ enum CachedListing {
 
     /// Nil when no pair of the journal that finished a run syncs with that place.
     static func answer(backend: any Backend, root: RemotePath, recursive: Bool,
-                       stateDirectory: String) async throws(JournalError) -> Answer? {
-        guard let journal = try Journal.openForReading(at: StateLocation.journalPath(in: stateDirectory)) else { return nil }
+                       state: StateFolder) async throws(JournalError) -> Answer? {
+        guard let journal = try await state.existingJournal() else { return nil }
         var files: [RemotePath: RemoteEntry] = [:]
         var asOf: Double?
         var matched = false

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryJournal
 import FerryPluginAPI
 import FerrySystem
 import Foundation
@@ -10,7 +11,9 @@ import Logging
 struct CommandContext {
     let config: Config
     let registry: BackendRegistry
-    let stateDirectory: String
+    /// The state folder, the only opener of its journal and run history in this process.
+    let state: StateFolder
+    var stateDirectory: String { state.directory }
     let currentDirectory: String
     let logger: Logger
     /// The one live clock of this process: what commands stamp in the journal and wait on.
@@ -46,7 +49,7 @@ struct CommandContext {
         }
         let stateDirectory = StateLocation.directory(
             commandLine: options.state, config: config, environment: environment, currentDirectory: currentDirectory)
-        return CommandContext(config: config, registry: registry, stateDirectory: stateDirectory,
+        return CommandContext(config: config, registry: registry, state: StateFolder(directory: stateDirectory),
                               currentDirectory: currentDirectory, logger: Logger(label: "ferry"))
     }
 }

@@ -36,13 +36,13 @@ extension Ferry {
             guard let age = Quantity.duration(olderThan), age >= .zero else {
                 throw CommandFailure.usage("--older-than: '\(olderThan)' is not a duration (e.g. 1h, 7d, 0)")
             }
-            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journalPath = context.state.journalPath
             let journal: Journal?
             var report: JournalHealth?
             do {
-                journal = try Journal.openForReading(at: journalPath)
+                journal = try await context.state.existingJournal()
                 if let journal {
-                    report = try await JournalHealth.examine(journal, stateDirectory: context.stateDirectory,
+                    report = try await JournalHealth.examine(journal, state: context.state,
                                                              now: context.clock.wallTime(),
                                                              offlineAlert: context.config.history.offlineAlert,
                                                              expectations: ScheduleExpectations.of(context.config,
@@ -59,8 +59,8 @@ extension Ferry {
                 object.add("integrity", "absent")
                 StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
             }
-            if repair, let report {
-                try await repairFailures(report, journalPath: journalPath, now: context.clock.wallTime())
+            if repair, let report, let journal {
+                try await repairFailures(report, journal: journal, now: context.clock.wallTime())
             }
             if cleanup {
                 try await AbandonedUploadCleanup(context: context, journal: journal, olderThanSeconds: age.components.seconds,
@@ -71,12 +71,11 @@ extension Ferry {
 
         /// Files that failed for good, in the folders whose runs or failures doctor flagged,
         /// become pending again (as `ferry retry`), so the next run tries them afresh.
-        private func repairFailures(_ report: JournalHealth, journalPath: String, now: Double) async throws {
+        private func repairFailures(_ report: JournalHealth, journal: Journal, now: Double) async throws {
             let flagged = Set((report.findings ?? []).filter { [.runsFailing, .failuresGrowing].contains($0.kind) }.map(\.subject))
             let held = (report.findings ?? []).filter { $0.kind == .held }.map(\.subject)
             var lines: [String] = []
             if !flagged.isEmpty {
-                let journal = try Journal.open(at: journalPath)
                 for pair in try await journal.folderPairs() where flagged.contains(pair.name) {
                     guard let id = pair.id else { continue }
                     let reset = try await journal.retryFailed(pairId: id, paths: nil, at: now)
@@ -222,7 +221,7 @@ struct JournalHealth {
     /// What the run history shows (nil: no history yet).
     var findings: [HealthCheck.Finding]?
 
-    static func examine(_ journal: Journal, stateDirectory: String, now: Double, offlineAlert: Double = 0.1,
+    static func examine(_ journal: Journal, state: StateFolder, now: Double, offlineAlert: Double = 0.1,
                         expectations: [HealthCheck.Expectation] = []) async throws -> JournalHealth {
         let problems = try await journal.integrityProblems()
         var interrupted: [Interrupted] = []
@@ -236,10 +235,10 @@ struct JournalHealth {
             let files = try await journal.records(pairId: id, statuses: [.uploading, .downloading])
             guard !files.isEmpty else { continue }
             interrupted.append(Interrupted(pair: pair, files: files,
-                                           holder: RunLock.holder(stateDirectory: stateDirectory, pairId: id)))
+                                           holder: RunLock.holder(stateDirectory: state.directory, pairId: id)))
         }
         var findings: [HealthCheck.Finding]?
-        if let history = try? RunHistory.openExisting(stateDirectory: stateDirectory) {
+        if let history = try? await state.existingHistory() {
             let runs = (try? await history.runs(since: now - 7 * HealthCheck.day, limit: 100_000)) ?? []
             let outages = (try? await history.outages(since: now - HealthCheck.day)) ?? []
             findings = HealthCheck.examine(runs: runs, outages: outages, waiting: waiting, now: now, offlineAlert: offlineAlert,

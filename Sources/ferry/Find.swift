@@ -34,7 +34,7 @@ extension Ferry {
             let keep = try Self.matcher(pattern)
             let journal: Journal?
             do {
-                journal = try Journal.openForReading(at: StateLocation.journalPath(in: context.stateDirectory))
+                journal = try await context.state.existingJournal()
             } catch {
                 throw CommandFailure.runtime(error.description)
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
 import Foundation
@@ -54,7 +55,7 @@ enum FolderRunCommand {
         }
         let concurrent = groups.count > 1
         let single = pairs.count == 1
-        let config = context.config, stateDirectory = context.stateDirectory
+        let config = context.config, state = context.state
         let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
         let ignoresConditions = transfer.now
         let destinations = Dictionary(pairs.map { ($0.name, destination($0, typedFolder: folder, typedRemote: remote, config: config)) },
@@ -66,7 +67,7 @@ enum FolderRunCommand {
                     tasks.addTask {
                         var worst = RunOutcome.succeeded
                         for pair in group where !Task.isCancelled {
-                            worst = max(worst, await runOne(pair, mode: mode, config: config, stateDirectory: stateDirectory,
+                            worst = max(worst, await runOne(pair, mode: mode, config: config, state: state,
                                              ignoresConditions: ignoresConditions,
                                              options: options, progress: progresses[pair.name] ?? RunProgress(),
                                              destination: destinations[pair.name] ?? Destination(local: pair.name, remote: ""),
@@ -143,7 +144,7 @@ enum FolderRunCommand {
     /// Runs one pair and reports it.
     /// A single pair's run error is the command's error (`throwsOnError`); with several,
     /// it is reported and the others go on.
-    private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, stateDirectory: String, ignoresConditions: Bool,
+    private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, state: StateFolder, ignoresConditions: Bool,
                                options: RunOptions, progress: RunProgress, destination: Destination, json: Bool, verbose: Bool, dryRun: Bool,
                                showsProgress: Bool, namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
         let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
@@ -157,10 +158,10 @@ enum FolderRunCommand {
             return .succeeded
         }
         display?.start()
-        let recorder = RunRecorder(pair: pair, trigger: .manual, stateDirectory: stateDirectory, keep: config.history.keep,
+        let recorder = RunRecorder(pair: pair, trigger: .manual, state: state, keep: config.history.keep,
                                    progress: progress, inner: sink, clock: options.clock)
         if !dryRun { recorder.startSampling() }
-        let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory,
+        let run = SyncRun(pair: pair, config: config, state: state,
                           options: options, sink: recorder, progress: progress)
         do {
             let summary = try await run.run()

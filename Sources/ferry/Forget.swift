@@ -23,10 +23,10 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journalPath = context.state.journalPath
             let absolute = LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
             do {
-                guard let journal = try Journal.open(existingAt: journalPath) else {
+                guard let journal = try await context.state.existingJournal() else {
                     throw CommandFailure.usage("nothing synced yet (no journal at \(journalPath)); there is nothing to forget")
                 }
                 // A name means that folder; a path means the ad-hoc pairs there (a configured

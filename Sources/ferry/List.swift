@@ -148,7 +148,7 @@ extension Ferry {
                                         context: CommandContext) async throws -> CachedListing.Answer? {
             do {
                 return try await CachedListing.answer(backend: backend, root: root, recursive: recursive,
-                                                      stateDirectory: context.stateDirectory)
+                                                      state: context.state)
             } catch {
                 throw CommandFailure.runtime("cannot read the journal: \(error.description)")
             }

@@ -36,7 +36,7 @@ enum LongRunningCommand {
         var config = context.config
         if !schedules { config.schedules = [] }
         let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory)
-        return DaemonRuntime(config: config, selection: selection, pairs: pairs, stateDirectory: context.stateDirectory,
+        return DaemonRuntime(config: config, selection: selection, pairs: pairs, state: context.state,
                              options: options, command: command, logger: context.logger, control: control,
                              liveRuns: liveTable(json: json, textLogs: textLogs) ? TerminalRunTable() : nil,
                              makeSink: sink(json: json, logger: context.logger, config: config))

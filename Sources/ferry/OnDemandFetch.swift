@@ -17,9 +17,8 @@ enum OnDemandFetch {
             }
             relative.append(inside)
         }
-        let journalPath = StateLocation.journalPath(in: context.stateDirectory)
         do {
-            guard let journal = try Journal.open(existingAt: journalPath),
+            guard let journal = try await context.state.existingJournal(),
                   let pair = try await journal.folderPairs().first(where: { $0.localRoot == folder.localPath }), let id = pair.id else {
                 throw CommandFailure.usage("\(name) has not run yet: nothing is evicted; run ferry pull \(name)")
             }

@@ -42,10 +42,10 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journalPath = context.state.journalPath
             let absolute = LocalFileSystem.absolute(path, relativeTo: context.currentDirectory)
             do {
-                guard let journal = try Journal.open(existingAt: journalPath) else {
+                guard let journal = try await context.state.existingJournal() else {
                     throw CommandFailure.usage("nothing synced yet (no journal at \(journalPath)); there is no conflict to resolve")
                 }
                 let allPairs = try await journal.folderPairs()

@@ -29,9 +29,9 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journalPath = context.state.journalPath
             do {
-                guard let journal = try Journal.open(existingAt: journalPath) else {
+                guard let journal = try await context.state.existingJournal() else {
                     throw CommandFailure.runtime("nothing to retry: no journal at \(journalPath)")
                 }
                 let pairs = try await journal.folderPairs()

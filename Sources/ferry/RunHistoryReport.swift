@@ -4,10 +4,10 @@ import Foundation
 
 /// `ferry status --history`: the last runs, newest first, one line each (or JSON).
 enum RunHistoryReport {
-    static func show(stateDirectory: String, folder: String?, limit: Int, json: Bool) async throws {
+    static func show(state: StateFolder, folder: String?, limit: Int, json: Bool) async throws {
         let runs: [RunRecord]
         do {
-            runs = try await RunHistory.openExisting(stateDirectory: stateDirectory)?.runs(folder: folder, limit: max(1, limit)) ?? []
+            runs = try await state.existingHistory()?.runs(folder: folder, limit: max(1, limit)) ?? []
         } catch {
             throw CommandFailure.runtime(error.message)
         }
@@ -18,7 +18,7 @@ enum RunHistoryReport {
             return
         }
         guard !runs.isEmpty else {
-            StandardStreams.output("no run recorded yet (the history is in \(RunHistory.path(in: stateDirectory)))")
+            StandardStreams.output("no run recorded yet (the history is in \(state.historyPath))")
             return
         }
         for run in runs { StandardStreams.output(line(run)) }

@@ -35,14 +35,14 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global)
             if history {
-                try await RunHistoryReport.show(stateDirectory: context.stateDirectory, folder: folder, limit: limit,
+                try await RunHistoryReport.show(state: context.state, folder: folder, limit: limit,
                                                 json: global.json)
                 return
             }
-            let journalPath = StateLocation.journalPath(in: context.stateDirectory)
+            let journalPath = context.state.journalPath
             let journal: Journal?
             do {
-                journal = try Journal.openForReading(at: journalPath)
+                journal = try await context.state.existingJournal()
             } catch {
                 throw CommandFailure.runtime(error.description)
             }

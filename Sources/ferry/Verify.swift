@@ -51,7 +51,7 @@ extension Ferry {
             for pair in pairs {
                 let report: VerifyRun.Report
                 do {
-                    report = try await VerifyRun(pair: pair, config: context.config, stateDirectory: context.stateDirectory,
+                    report = try await VerifyRun(pair: pair, config: context.config, state: context.state,
                                                  hashes: hash, repair: repair, clock: context.clock).run()
                 } catch {
                     throw CommandFailure.runtime(error.message)

@@ -98,7 +98,7 @@ enum VersionRestoreCommand {
         }
         let lock: RunLock
         do {
-            guard let journal = try Journal.open(existingAt: StateLocation.journalPath(in: context.stateDirectory)),
+            guard let journal = try await context.state.existingJournal(),
                   let record = try await journal.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation),
                   let id = record.id else {
                 return try await restore(pair, folder: folder, millis: millis, context: context, global: global)

@@ -19,7 +19,7 @@ struct CacheEvictionTests {
 
         init() async throws {
             try FileManager.default.createDirectory(atPath: folder.child("lib"), withIntermediateDirectories: true)
-            journal = try Journal.open(at: folder.child("journal.sqlite"))
+            journal = try await StateFolder(directory: folder.path).journal()
             pairId = try await journal.folderPair(name: "lib", localRoot: folder.child("lib"), remoteLocation: "r", at: 0).id ?? 0
         }
 

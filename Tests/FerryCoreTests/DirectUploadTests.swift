@@ -55,12 +55,12 @@ struct DirectUploadTests {
         options.clock = InstantClock()
         options.transfers = 4
         let pair = FolderPair(name: "test", localRoot: folder.child("src"), backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-        return try await SyncRun(pair: pair, config: config, stateDirectory: folder.child("state"), options: options,
+        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: folder.child("state")), options: options,
                                  sink: RecordingSink(), progress: RunProgress()).run()
     }
 
     static func records(_ folder: TemporaryDirectory) async throws -> [String: FileRecord] {
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: folder.child("state"))))
+        let journal = try #require(try await StateFolder(directory: folder.child("state")).existingJournal())
         let pair = try #require(try await journal.folderPairs().first)
         return Dictionary(uniqueKeysWithValues: try await journal.records(pairId: try #require(pair.id)).map { ($0.path, $0) })
     }

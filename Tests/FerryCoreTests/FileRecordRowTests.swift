@@ -27,7 +27,7 @@ struct FileRecordRowTests {
     @Test("the explicit column list is exactly the table's columns")
     func columnsMatchTable() async throws {
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         _ = journal
         let queue = try DatabaseQueue(path: folder.child("journal.sqlite"))
         let columns = try await queue.read { db in try db.columns(in: "file").map(\.name) }
@@ -37,7 +37,7 @@ struct FileRecordRowTests {
     @Test("every field survives a write and a read, and a second write replaces the row")
     func roundTrip() async throws {
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pair = try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0)
         var record = Self.fullRecord(path: "x/IMG 1.jpg")
         record.pairId = try #require(pair.id)

@@ -30,7 +30,7 @@ struct JournalPartialIndexTests {
     @Test("the indexed questions find exactly the matching rows")
     func answersAreRight() async throws {
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0).id)
         var rows: [FileRecord] = []
         for (path, status, partial) in [("a.jpg", FileStatus.inSync, false), ("b.jpg", .uploading, false),

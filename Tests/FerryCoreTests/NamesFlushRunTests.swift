@@ -35,12 +35,12 @@ final class NamesFlushWatcher: WrapsLocalBackend, StagedUploadBackend {
     static let waitingBeforeFirstPublish = 64
 
     let inner: LocalBackend
-    let journalPath: String
+    let stateFolder: StateFolder
     let seen = Mutex(Seen())
 
-    init(root: String, journalPath: String) {
+    init(root: String, stateFolder: StateFolder) {
         inner = LocalBackend(root: root)
-        self.journalPath = journalPath
+        self.stateFolder = stateFolder
     }
 
     func stageUpload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> StagedUpload? {
@@ -103,7 +103,7 @@ final class NamesFlushWatcher: WrapsLocalBackend, StagedUploadBackend {
     /// Records any file named but not flushed that the journal already holds as in sync.
     private func checkNothingUnflushedIsBooked() async {
         let unflushed = seen.withLock { $0.named.subtracting($0.flushed) }
-        guard !unflushed.isEmpty, let journal = try? Journal.openForReading(at: journalPath),
+        guard !unflushed.isEmpty, let journal = try? await stateFolder.existingJournal(),
               let pairId = try? await journal.folderPairs().first?.id else { return }
         for path in unflushed.sorted() where (try? await journal.record(pairId: pairId, path: path))?.status == .inSync {
             seen.withLock { $0.bookedUnflushed.append(path) }
@@ -119,7 +119,7 @@ struct NamesFlushRunTests {
         let files = TransferEngine.batchLimit + NamesFlushWatcher.waitingBeforeFirstPublish + 300
         let source = try SmallFileRun.tree(folder, "src", small: files)
         let state = folder.child("state")
-        let backend = NamesFlushWatcher(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state))
+        let backend = NamesFlushWatcher(root: folder.child("dst"), stateFolder: StateFolder(directory: state))
         let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state)
         #expect(summary.uploadedFiles == files + 1 && summary.failedFiles == 0)
         #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
@@ -132,7 +132,7 @@ struct NamesFlushRunTests {
         #expect(seen.publishesAfterEarlier >= 1, "no batch's flush covered the names of the batch before")
         #expect(seen.flushesAlone >= 1, "the last batch's names were not flushed at the end of the run")
 
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pairId = try #require(try await journal.folderPairs().first?.id)
         let records = try await journal.records(pairId: pairId)
         #expect(records.count == files + 1 && records.allSatisfy { $0.status == .inSync })

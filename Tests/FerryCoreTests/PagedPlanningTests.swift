@@ -57,7 +57,7 @@ struct PagedPlanningTests {
     }
 
     static func journal(_ folder: TemporaryDirectory, _ fixture: (Int64) throws -> Fixture) async throws -> (Journal, Int64, Fixture) {
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         let data = try fixture(pairId)

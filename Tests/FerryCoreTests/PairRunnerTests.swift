@@ -44,8 +44,8 @@ struct PairRunnerTests {
             var options = RunOptions()
             let clock: any FerryClock = clock ?? SystemClock()
             options.clock = clock
-            runner = PairRunner(pair: pair, config: config, stateDirectory: state, options: options, sink: counter,
-                                board: DaemonStatusBoard(stateDirectory: state, command: "test", clock: clock),
+            runner = PairRunner(pair: pair, config: config, state: StateFolder(directory: state), options: options, sink: counter,
+                                board: DaemonStatusBoard(stateFolder: StateFolder(directory: state), command: "test", clock: clock),
                                 bandwidth: BandwidthSwitcher(settings: BandwidthSettings(), clock: clock), logger: Logger(label: "test"))
         }
 
@@ -82,7 +82,7 @@ struct PairRunnerTests {
         let summary = try #require(await setup.run(RunRequest(reason: "schedule", queues: ["archives"])))
         #expect(summary.uploadedFiles == 1)
         #expect(setup.exists("bundle.zip") && !setup.exists("a.jpg") && !setup.exists("track.gpx"))
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: setup.folder.child("state"))))
+        let journal = try #require(try await StateFolder(directory: setup.folder.child("state")).existingJournal())
         let pending = try await journal.records(pairId: 1, status: .needsUpload).map(\.path).sorted()
         #expect(pending == ["a.jpg", "track.gpx"])
         let rest = try #require(await setup.run(RunRequest(reason: "watch")))

@@ -12,7 +12,7 @@ struct PendingJobPagesTests {
     /// 3,000 rows over four queues (and one queue the config no longer names), a third of
     /// them without a job (in sync, failed for good, in conflict).
     static func filledJournal(_ folder: TemporaryDirectory) async throws -> (Journal, Int64, Set<String>) {
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         let queues = ["thumbnails", "media", "gpx", "archives", "retired"]
         var rows: [FileRecord] = []

@@ -139,7 +139,7 @@ struct QuickCheckPlanningTests {
     @Test("a row is settled only where the planner would find it in sync", arguments: Array(0..<17))
     func settledMeansInSync(kind: Int) async throws {
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         var record = FileRecord(pairId: pairId, path: "a.jpg", queue: "media", status: .inSync, updatedAt: 1)
         record.local = LocalVersion(size: 1, modifiedNanos: 2, inode: 3)
@@ -171,7 +171,7 @@ struct QuickCheckPlanningTests {
         // `PagedPlanningTests.boundedRows`.
         let files = 10_000
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
         var records: [FileRecord] = []
         var scan: [LocalEntry] = []

@@ -87,7 +87,7 @@ struct RemoteSpellingPlanningTests {
     @Test("a push between listings (the remote side read from the journal) keeps the remote's spelling")
     func journalRemoteSideKeepsTheSpelling() async throws {
         let folder = TemporaryDirectory()
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         var row = P.synced(Self.nfc, size: 1000)

@@ -71,7 +71,7 @@ struct RunHistoryTests {
     @Test("the history keeps runs with what moved, answers by folder and hour, and forgets old ones")
     func store() async throws {
         let directory = TemporaryDirectory()
-        let history = try RunHistory.open(stateDirectory: directory.path)
+        let history = try await StateFolder(directory: directory.path).history()
         let now = (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600 + 1800
         try await history.append(Self.record("photos", endedAt: now - 86_400 * 40, moved: [.init(queue: "media", direction: "upload", files: 9, bytes: 9)]))
         try await history.append(Self.record("photos", endedAt: now - 7200, moved: [.init(queue: "media", direction: "upload", files: 2, bytes: 200)]))

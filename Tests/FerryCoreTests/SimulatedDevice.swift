@@ -1,5 +1,5 @@
 import FerryCore
-import FerryJournal
+@testable import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
 import FerryTestSupport
@@ -27,7 +27,7 @@ struct SimulatedDevice: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try Data("sim\(name)device\n".utf8).write(to: URL(fileURLWithPath: state + "/device-id"))
-        try Self.emptyJournal.get().write(to: URL(fileURLWithPath: StateLocation.journalPath(in: state)))
+        try Self.emptyJournal.get().write(to: URL(fileURLWithPath: StateFolder.journalPath(in: state)))
     }
 
     /// A journal with every migration applied and nothing in it, made once per process: a
@@ -35,7 +35,7 @@ struct SimulatedDevice: Sendable {
     /// devices a seed, a thousand seeds).
     private static let emptyJournal: Result<Data, any Error> = Result {
         let folder = TemporaryDirectory("ferry-sim-journal")
-        let path = StateLocation.journalPath(in: folder.path)
+        let path = StateFolder.journalPath(in: folder.path)
         // Dropped at once: closing its last connection folds the write-ahead log into the file.
         _ = try Journal.open(at: path)
         return try Data(contentsOf: URL(fileURLWithPath: path))
@@ -64,7 +64,7 @@ struct SimulatedDevice: Sendable {
         options.hostName = "dev-" + name
         options.forceDeletes = true
         options.clock = InstantClock(wallStart: start)
-        return try await SyncRun(pair: pair, config: Self.config, stateDirectory: state, options: options,
+        return try await SyncRun(pair: pair, config: Self.config, state: StateFolder(directory: state), options: options,
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }
 

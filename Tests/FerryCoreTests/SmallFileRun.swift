@@ -2,6 +2,7 @@ import FerryPluginAPI
 import FerryTestSupport
 
 @testable import FerryCore
+import FerryJournal
 @testable import FerryPlanning
 
 /// The tree and the run the staging tests share: many small photos in seven folders and
@@ -20,7 +21,7 @@ enum SmallFileRun {
     static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String,
                     config: Config = .defaults) async throws -> RunSummary {
         let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: mode, ignore: [])
-        return try await SyncRun(pair: pair, config: config, stateDirectory: state, options: RunOptions(),
+        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }
 }

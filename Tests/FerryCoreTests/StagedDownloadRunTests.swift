@@ -24,14 +24,14 @@ final class WatchedDownloads: WrapsLocalBackend {
 
     let inner: LocalBackend
     let localRoot: String
-    let journalPath: String
+    let stateFolder: StateFolder
     let meddleAt: String?
     let seen = Mutex(Seen())
 
-    init(root: String, localRoot: String, journalPath: String, meddleAt: String? = nil) {
+    init(root: String, localRoot: String, stateFolder: StateFolder, meddleAt: String? = nil) {
         inner = LocalBackend(root: root)
         self.localRoot = localRoot
-        self.journalPath = journalPath
+        self.stateFolder = stateFolder
         self.meddleAt = meddleAt
     }
 
@@ -50,7 +50,7 @@ final class WatchedDownloads: WrapsLocalBackend {
     }
 
     private func inSyncButNotPlaced() async -> [String] {
-        guard let journal = try? Journal.openForReading(at: journalPath),
+        guard let journal = try? await stateFolder.existingJournal(),
               let pairId = try? await journal.folderPairs().first?.id,
               let rows = try? await journal.records(pairId: pairId, status: .inSync) else { return [] }
         return rows.filter { row in
@@ -98,7 +98,7 @@ struct StagedDownloadRunTests {
         let local = folder.child("local")
         try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
         let state = folder.child("state")
-        let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state))
+        let backend = WatchedDownloads(root: remote, localRoot: local, stateFolder: StateFolder(directory: state))
         let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
         #expect(summary.downloadedFiles == 301 && summary.failedFiles == 0)
         #expect(try TreeComparison.differences(remote, local) == [])
@@ -118,14 +118,14 @@ struct StagedDownloadRunTests {
         let local = folder.child("local")
         for index in 0..<7 { try FileManager.default.createDirectory(atPath: local + "/d\(index)", withIntermediateDirectories: true) }
         let state = folder.child("state")
-        let backend = WatchedDownloads(root: remote, localRoot: local, journalPath: StateLocation.journalPath(in: state),
+        let backend = WatchedDownloads(root: remote, localRoot: local, stateFolder: StateFolder(directory: state),
                                        meddleAt: "d3/IMG_3.jpg")
         let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
         #expect(summary.downloadedFiles == 20 && summary.failedFiles == 1)
         #expect(summary.failures.first?.message.contains("changed") == true)
         #expect(try String(contentsOfFile: local + "/d3/IMG_3.jpg", encoding: .utf8) == "the user's own")
         #expect(Self.temporaryNames(under: local) == [])
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pairId = try #require(try await journal.folderPairs().first?.id)
         for record in try await journal.records(pairId: pairId) where record.path != "d3/IMG_3.jpg" {
             #expect(record.status == .inSync, "\(record.path)")
@@ -159,7 +159,7 @@ struct StagedDownloadRunTests {
         #expect(trips.contains { $0.count > 1 }, "no trip fetched more than one file: \(trips.map(\.count))")
         #expect(trips.allSatisfy { $0.count <= TransferEngine.transferBatchSize })
 
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pairId = try #require(try await journal.folderPairs().first?.id)
         let records = try await journal.records(pairId: pairId)
         #expect(records.count == 61 && records.allSatisfy { $0.status == .inSync })

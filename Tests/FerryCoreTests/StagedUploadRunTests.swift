@@ -20,13 +20,13 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     }
 
     let inner: LocalBackend
-    let journalPath: String
+    let stateFolder: StateFolder
     let refused: String?
     let seen = Mutex(Seen())
 
-    init(root: String, journalPath: String, refused: String? = nil) {
+    init(root: String, stateFolder: StateFolder, refused: String? = nil) {
         inner = LocalBackend(root: root)
-        self.journalPath = journalPath
+        self.stateFolder = stateFolder
         self.refused = refused
     }
 
@@ -58,7 +58,7 @@ final class WatchedStaging: WrapsLocalBackend, StagedUploadBackend {
     }
 
     private func inSync(_ paths: [String]) async -> [String] {
-        guard let journal = try? Journal.openForReading(at: journalPath),
+        guard let journal = try? await stateFolder.existingJournal(),
               let pairId = try? await journal.folderPairs().first?.id else { return [] }
         var booked: [String] = []
         for path in paths where (try? await journal.record(pairId: pairId, path: path))?.status == .inSync {
@@ -166,7 +166,7 @@ struct StagedUploadRunTests {
         let folder = TemporaryDirectory()
         let source = try SmallFileRun.tree(folder, "src", small: 700)
         let state = folder.child("state")
-        let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state))
+        let backend = WatchedStaging(root: folder.child("dst"), stateFolder: StateFolder(directory: state))
         let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state)
         #expect(summary.uploadedFiles == 701 && summary.failedFiles == 0)
         #expect(try TreeComparison.differences(source, folder.child("dst")) == [])
@@ -182,12 +182,12 @@ struct StagedUploadRunTests {
         let folder = TemporaryDirectory()
         let source = try SmallFileRun.tree(folder, "src", small: 20)
         let state = folder.child("state")
-        let backend = WatchedStaging(root: folder.child("dst"), journalPath: StateLocation.journalPath(in: state),
+        let backend = WatchedStaging(root: folder.child("dst"), stateFolder: StateFolder(directory: state),
                                      refused: "d3/IMG_3.jpg")
         let summary = try await SmallFileRun.run(.push, local: source, remote: backend, state: state)
         #expect(summary.uploadedFiles == 20 && summary.failedFiles == 1)
         #expect(!FileManager.default.fileExists(atPath: folder.child("dst/d3/IMG_3.jpg")))
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pairId = try #require(try await journal.folderPairs().first?.id)
         for record in try await journal.records(pairId: pairId) {
             if record.path == "d3/IMG_3.jpg" {
@@ -224,7 +224,7 @@ struct StagedUploadRunTests {
         #expect(trips.contains { $0.count > 1 }, "no trip staged more than one file: \(trips.map(\.count))")
         #expect(trips.allSatisfy { $0.count <= TransferEngine.transferBatchSize })
 
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pairId = try #require(try await journal.folderPairs().first?.id)
         let records = try await journal.records(pairId: pairId)
         #expect(records.count == 61 && records.allSatisfy { $0.status == .inSync })

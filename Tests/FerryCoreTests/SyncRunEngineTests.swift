@@ -66,12 +66,12 @@ struct SyncRunEngineTests {
 
     func run(_ backend: any Backend, source: String, state: String, config: Config, sink: any RunEventSink = DiscardingEventSink()) async throws -> RunSummary {
         let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-        return try await SyncRun(pair: pair, config: config, stateDirectory: state, options: RunOptions(),
+        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
                                  sink: sink, progress: RunProgress()).run()
     }
 
     func records(_ state: String) async throws -> [FileRecord] {
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+        let journal = try #require(try await StateFolder(directory: state).existingJournal())
         let pair = try #require(try await journal.folderPairs().first)
         return try await journal.records(pairId: try #require(pair.id))
     }
@@ -160,7 +160,7 @@ struct SyncRunEngineTests {
         let backend = LocalBackend(root: folder.child("dst"))
         _ = try await run(backend, source: source, state: folder.child("state"), config: .defaults)
         let before = try await records(folder.child("state"))
-        let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: folder.child("state"))))
+        let journal = try #require(try await StateFolder(directory: folder.child("state")).existingJournal())
         let scannedBefore = try #require(try await journal.folderPairs().first?.lastScanAt)
         let summary = try await run(backend, source: source, state: folder.child("state"), config: .defaults)
         #expect(summary.uploadedFiles == 0)

@@ -36,12 +36,12 @@ struct TransferEngineTests {
 
         func run() async throws -> RunSummary {
             let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-            return try await SyncRun(pair: pair, config: config, stateDirectory: state, options: options,
+            return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: options,
                                      sink: sink, progress: RunProgress()).run()
         }
 
         func records() async throws -> [String: FileRecord] {
-            let journal = try #require(try Journal.openForReading(at: StateLocation.journalPath(in: state)))
+            let journal = try #require(try await StateFolder(directory: state).existingJournal())
             let pair = try #require(try await journal.folderPairs().first)
             return Dictionary(uniqueKeysWithValues: try await journal.records(pairId: try #require(pair.id)).map { ($0.path, $0) })
         }
@@ -154,7 +154,7 @@ struct TransferEngineTests {
         try #require(await waitForEvent { setup.backend.isWaitingAtGate("big.mov") }, "big.mov never reached the backend")
 
         try TreeGenerator.write(at: setup.source + "/.thumbnails/new.jpg", size: 50, seed: 9)
-        let journal = try Journal.open(at: StateLocation.journalPath(in: setup.state))
+        let journal = try await StateFolder(directory: setup.state).journal()
         let pairId = try #require(try await journal.folderPairs().first?.id)
         let pair = FolderPair(name: "test", localRoot: setup.source, backend: setup.backend, remoteRoot: .root, mode: .push, ignore: [])
         let made = try await NewFileJobs.make(paths: [".thumbnails/new.jpg"], pair: pair, pairId: pairId, journal: journal,
@@ -192,7 +192,7 @@ struct RunErrorTests {
         let pair = FolderPair(name: "test", localRoot: setup.folder.child("missing/deeper"), backend: setup.backend,
                               remoteRoot: .root, mode: .push, ignore: [])
         await #expect {
-            _ = try await SyncRun(pair: pair, config: setup.config, stateDirectory: setup.state, options: setup.options,
+            _ = try await SyncRun(pair: pair, config: setup.config, state: StateFolder(directory: setup.state), options: setup.options,
                                   sink: setup.sink, progress: RunProgress()).run()
         } throws: { error in
             guard let error = error as? RunError else { return false }

@@ -293,7 +293,7 @@ struct RenameDetectionTests {
     @Test("paged planning turns a rename across pages into one MOVE job", arguments: [1, 2, 1000])
     func pagedRename(pageSize: Int) async throws {
         let folder = TemporaryDirectory("ferry-rename")
-        let journal = try Journal.open(at: folder.child("journal.sqlite"))
+        let journal = try await StateFolder(directory: folder.path).journal()
         let pair = try await journal.folderPair(name: "t", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         var old = P.synced("a/old.jpg")

@@ -104,7 +104,7 @@ struct JournalCareTests {
         let push = try await work.ferry(["push", second, "--to", secondRemote, "--state", work.state])
         #expect(push.status == 0, "\(push.diagnostics)")
 
-        let history = try #require(try RunHistory.openExisting(stateDirectory: work.state))
+        let history = try #require(try await StateFolder(directory: work.state).existingHistory())
         let runs = try await history.runs(folder: nil, limit: 5)
         #expect(runs.map(\.trackedFiles) == [5, 3], "newest first")
     }

@@ -9,7 +9,7 @@ import Synchronization
 /// the live status, the folders' runners, the journal and the run history.
 public final class DaemonControl: Sendable {
     public let config: Config
-    public let stateDirectory: String
+    public let state: StateFolder
     public let board: DaemonStatusBoard
     public let events: DaemonEventLog
     private let runners: DaemonRuntime.Runners
@@ -18,11 +18,11 @@ public final class DaemonControl: Sendable {
     /// The daemon's clock: what the API stamps and compares with is its wall time.
     public let clock: any FerryClock
 
-    init(config: Config, stateDirectory: String, board: DaemonStatusBoard, events: DaemonEventLog,
+    init(config: Config, state: StateFolder, board: DaemonStatusBoard, events: DaemonEventLog,
          runners: DaemonRuntime.Runners, selection: FolderSelection, pauses: DaemonPauses, clock: any FerryClock) {
         self.config = config
         self.clock = clock
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.board = board
         self.events = events
         self.runners = runners
@@ -112,9 +112,8 @@ public final class DaemonControl: Sendable {
 
     /// The journal and the pair's id of a configured folder (nil id: never run yet).
     public func pairRecord(_ folder: FolderConfig) async throws -> (Journal, Int64) {
-        let path = StateLocation.journalPath(in: stateDirectory)
         do {
-            guard let journal = try Journal.openForReading(at: path),
+            guard let journal = try await state.existingJournal(),
                   let pair = try await journal.folderPairs().first(where: { $0.name == folder.name && $0.localRoot == folder.localPath }),
                   let id = pair.id else {
                 throw ControlError(.notFound, "folder '\(folder.name)' has not run yet; nothing in the journal")

@@ -13,7 +13,8 @@ public struct DaemonRuntime: Sendable {
     public let config: Config
     public let selection: FolderSelection
     public let pairs: [FolderPair]
-    public let stateDirectory: String
+    /// The state folder, handed to every part that reads or writes the journal or history.
+    public let state: StateFolder
     public let options: RunOptions
     public let command: String
     public let makeSink: @Sendable (FolderPair) -> any RunEventSink
@@ -23,7 +24,7 @@ public struct DaemonRuntime: Sendable {
     /// The terminal's live table of runs, when there is a terminal to show it on.
     public let liveRuns: (any LiveRunObserver)?
 
-    public init(config: Config, selection: FolderSelection, pairs: [FolderPair], stateDirectory: String,
+    public init(config: Config, selection: FolderSelection, pairs: [FolderPair], state: StateFolder,
                 options: RunOptions, command: String, logger: Logger, control: ControlService? = nil,
                 liveRuns: (any LiveRunObserver)? = nil, makeSink: @escaping @Sendable (FolderPair) -> any RunEventSink) {
         self.control = control
@@ -31,7 +32,7 @@ public struct DaemonRuntime: Sendable {
         self.config = config
         self.selection = selection
         self.pairs = pairs
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.options = options
         self.command = command
         self.logger = logger
@@ -74,17 +75,17 @@ public struct DaemonRuntime: Sendable {
     public func run() async {
         // The one clock of the runtime: the runs', and every part's that waits or stamps.
         let clock = options.clock
-        let items = PendingItemCount(journalPath: StateLocation.journalPath(in: stateDirectory), grouping: config.items,
+        let items = PendingItemCount(state: state, grouping: config.items,
                                      clock: clock)
         let control = self.control
-        let board = DaemonStatusBoard(stateDirectory: stateDirectory, command: command,
+        let board = DaemonStatusBoard(stateFolder: state, command: command,
                                       itemsProvider: { await items.current() }, events: control?.events,
                                       recordsOutages: true, liveRuns: liveRuns, clock: clock)
         // Outages a killed process left open end now: what happened after it is not known.
-        try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: clock.wallTime())
+        try? await state.history().closeOpenOutages(at: clock.wallTime())
         let bandwidth = BandwidthSwitcher(settings: config.bandwidth, clock: clock)
         let config = self.config
-        let stateDirectory = self.stateDirectory
+        let state = self.state
         let options = self.options
         let logger = self.logger
         let makeSink = self.makeSink
@@ -92,11 +93,11 @@ public struct DaemonRuntime: Sendable {
             board.register(pair)
             var sink: any RunEventSink = BoardEventSink(inner: makeSink(pair), board: board)
             if let events = control?.events { sink = EventLogSink(inner: sink, log: events, folder: pair.name) }
-            return PairRunner(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
+            return PairRunner(pair: pair, config: config, state: state, options: options,
                               sink: sink, board: board, bandwidth: bandwidth, logger: logger)
         }
         let selection = self.selection
-        let schedule = ScheduleRunner(entries: config.schedules, stateDirectory: stateDirectory, board: board,
+        let schedule = ScheduleRunner(entries: config.schedules, stateDirectory: state.directory, board: board,
                                       logger: logger, clock: clock) { entry in
             let pairs: [FolderPair]
             do {
@@ -111,7 +112,7 @@ public struct DaemonRuntime: Sendable {
         }
 
         let handle = control.map { control in
-            DaemonControl(config: config, stateDirectory: stateDirectory, board: board, events: control.events,
+            DaemonControl(config: config, state: state, board: board, events: control.events,
                           runners: runners, selection: selection, pauses: control.pauses, clock: clock)
         }
         if let control, let handle, control.slot.install(handle) {
@@ -169,7 +170,7 @@ public struct DaemonRuntime: Sendable {
             logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
         }
         _ = await Self.within(.seconds(2), clock: clock) {
-            try? await RunHistory.open(stateDirectory: stateDirectory).closeOpenOutages(at: clock.wallTime())
+            try? await state.history().closeOpenOutages(at: clock.wallTime())
         }
     }
 

@@ -48,14 +48,15 @@ public final class DaemonStatusBoard: Sendable {
     /// The control API's event stream, told of runs starting and ending and of pauses.
     public let events: DaemonEventLog?
     /// Where outages are recorded for the health report (the state folder).
-    private let historyDirectory: String?
+    /// Where outages are recorded (nil: not recorded).
+    private let outageHistory: StateFolder?
     /// The terminal's live table, when the process has one.
     private let liveRuns: (any LiveRunObserver)?
 
-    public init(stateDirectory: String, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
+    public init(stateFolder: StateFolder, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
                 events: DaemonEventLog? = nil, recordsOutages: Bool = false, liveRuns: (any LiveRunObserver)? = nil,
                 clock: any FerryClock) {
-        path = DaemonSnapshot.path(in: stateDirectory)
+        path = DaemonSnapshot.path(in: stateFolder.directory)
         self.clock = clock
         startedAt = Self.processStartedAt.withLock { first in
             if first == nil { first = clock.wallDate() }
@@ -64,7 +65,7 @@ public final class DaemonStatusBoard: Sendable {
         self.command = command
         self.itemsProvider = itemsProvider
         self.events = events
-        historyDirectory = recordsOutages ? stateDirectory : nil
+        outageHistory = recordsOutages ? stateFolder : nil
         self.liveRuns = liveRuns
     }
 
@@ -164,17 +165,17 @@ public final class DaemonStatusBoard: Sendable {
             state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: clock.wallDate(), message: message)
             return true
         }
-        if began, let historyDirectory {
+        if began, let outageHistory {
             let now = clock.wallTime()
-            Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageBegan(remote: remote, at: now) }
+            Task { try? await outageHistory.history().outageBegan(remote: remote, at: now) }
         }
     }
 
     public func remoteOnline(_ remote: String) {
         let ended = state.withLock { $0.offline.removeValue(forKey: remote) } != nil
-        if ended, let historyDirectory {
+        if ended, let outageHistory {
             let now = clock.wallTime()
-            Task { try? await RunHistory.open(stateDirectory: historyDirectory).outageEnded(remote: remote, at: now) }
+            Task { try? await outageHistory.history().outageEnded(remote: remote, at: now) }
         }
     }
 

@@ -14,7 +14,8 @@ import Logging
 public actor PairRunner {
     public nonisolated let pair: FolderPair
     private let config: Config
-    nonisolated let stateDirectory: String
+    nonisolated let state: StateFolder
+    nonisolated var stateDirectory: String { state.directory }
     private let baseOptions: RunOptions
     private let sink: any RunEventSink
     private let board: DaemonStatusBoard
@@ -48,11 +49,11 @@ public actor PairRunner {
     private let probe: SystemConditionProbe
     private var recheck: Task<Void, Never>?
 
-    public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
+    public init(pair: FolderPair, config: Config, state: StateFolder, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
         self.pair = pair
         self.config = config
-        self.stateDirectory = stateDirectory
+        self.state = state
         baseOptions = options
         self.sink = sink
         self.board = board
@@ -199,11 +200,11 @@ public actor PairRunner {
         let progress = RunProgress()
         board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
         logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
-        let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), stateDirectory: stateDirectory,
+        let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), state: state,
                                    keep: config.history.keep, progress: progress, inner: sink, logger: logger,
                                    clock: clock)
         recorder.startSampling()
-        let run = SyncRun(pair: pair, config: config, stateDirectory: stateDirectory, options: options,
+        let run = SyncRun(pair: pair, config: config, state: state, options: options,
                           sink: recorder, progress: progress)
         do {
             let summary = try await run.run()
@@ -274,7 +275,7 @@ public actor PairRunner {
                                                   followSymlinks: false).scan()
                 for entry in scan.entries { files.insert(folder + "/" + entry.path.string) }
             }
-            let journal = try Journal.open(at: StateLocation.journalPath(in: stateDirectory))
+            let journal = try await state.journal()
             guard let pairId = try await journal.findFolderPair(localRoot: pair.localRoot,
                                                                remoteLocation: pair.remoteLocation)?.id else { return }
             let made = try await NewFileJobs.make(paths: files.subtracting(unsettled), pair: pair, pairId: pairId,

@@ -7,17 +7,15 @@ import Foundation
 /// row: done at most every `interval` seconds and only while some file is pending,
 /// since the status board asks every second.
 actor PendingItemCount {
-    private let journalPath: String
+    private let state: StateFolder
     private let grouping: ItemGrouping
     private let interval: Double
     private var last: (value: Int?, at: Double)?
-    /// Opened once, when the journal exists.
-    private var journal: Journal?
     private let clock: any FerryClock
 
-    init(journalPath: String, grouping: ItemGrouping, interval: Double = 15, clock: any FerryClock) {
+    init(state: StateFolder, grouping: ItemGrouping, interval: Double = 15, clock: any FerryClock) {
         self.clock = clock
-        self.journalPath = journalPath
+        self.state = state
         self.grouping = grouping
         self.interval = interval
     }
@@ -31,8 +29,7 @@ actor PendingItemCount {
     }
 
     private func count() async -> Int? {
-        if journal == nil { journal = try? Journal.openForReading(at: journalPath) }
-        guard let journal else { return nil }
+        guard let journal = try? await state.existingJournal() else { return nil }
         do {
             let counts = try await journal.statusCounts(pairId: nil)
             guard counts.contains(where: { $0.status.isPending && $0.files > 0 }) else { return 0 }

@@ -15,7 +15,7 @@ public final class RunRecorder: RunEventSink {
     private let inner: any RunEventSink
     private let pair: FolderPair
     private let trigger: RunTrigger
-    private let stateDirectory: String
+    private let state: StateFolder
     private let keep: Duration
     private let progress: RunProgress
     private let logger: Logger?
@@ -25,12 +25,12 @@ public final class RunRecorder: RunEventSink {
     /// schema costs several flushes, which then end no run.
     private let openingHistory: Mutex<Task<Result<RunHistory, HistoryError>, Never>?> = Mutex(nil)
 
-    public init(pair: FolderPair, trigger: RunTrigger, stateDirectory: String, keep: Duration, progress: RunProgress,
+    public init(pair: FolderPair, trigger: RunTrigger, state: StateFolder, keep: Duration, progress: RunProgress,
                 inner: any RunEventSink, logger: Logger? = nil, clock: any FerryClock) {
         self.clock = clock
         self.pair = pair
         self.trigger = trigger
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.keep = keep
         self.progress = progress
         self.inner = inner
@@ -47,11 +47,13 @@ public final class RunRecorder: RunEventSink {
     /// Samples the run's progress about once a second, for the peak rate, until `finish`;
     /// and opens the run history meanwhile.
     public func startSampling() {
-        let stateDirectory = self.stateDirectory
+        let state = self.state
         openingHistory.withLock { opening in
-            opening = Task {
-                await BlockingIO.run { () -> Result<RunHistory, HistoryError> in
-                    Result { () throws(HistoryError) in try RunHistory.open(stateDirectory: stateDirectory) }
+            opening = Task { () async -> Result<RunHistory, HistoryError> in
+                do throws(HistoryError) {
+                    return .success(try await state.history())
+                } catch {
+                    return .failure(error)
                 }
             }
         }
@@ -82,7 +84,7 @@ public final class RunRecorder: RunEventSink {
         var record = RunRecord(folder: pair.name, mode: pair.mode.rawValue, localRoot: pair.localRoot,
                                remote: pair.remoteLocation, trigger: trigger, startedAt: figures.startedAt, endedAt: now,
                                outcome: outcome, error: error, tally: figures)
-        record.journalBytes = Self.journalBytes(stateDirectory: stateDirectory)
+        record.journalBytes = Self.journalBytes(at: state.journalPath)
         if let counted = summary?.trackedFiles {
             record.trackedFiles = counted
         } else {
@@ -94,7 +96,7 @@ public final class RunRecorder: RunEventSink {
             if let opening = openingHistory.withLock({ $0.take() }), case let .success(opened) = await opening.value {
                 history = opened
             } else {
-                history = try RunHistory.open(stateDirectory: stateDirectory)
+                history = try await state.history()
             }
             try await history.append(record)
             // Pruning is a cheap indexed delete; once per run keeps the table to `keep`.
@@ -106,15 +108,13 @@ public final class RunRecorder: RunEventSink {
 
     /// Every file the journal tracks (all pairs: the journal is one file for all of them).
     private func trackedFiles() async -> Int {
-        let path = StateLocation.journalPath(in: stateDirectory)
-        guard let journal = try? Journal.openForReading(at: path),
+        guard let journal = try? await state.existingJournal(),
               let count = try? await journal.fileCount() else { return 0 }
         return count
     }
 
     /// The journal's bytes on disk, its WAL included.
-    static func journalBytes(stateDirectory: String) -> Int64 {
-        let path = StateLocation.journalPath(in: stateDirectory)
+    static func journalBytes(at path: String) -> Int64 {
         return [path, path + "-wal"].reduce(Int64(0)) { total, file in
             total + ((try? LocalFileSystem.metadata(file))?.size ?? 0)
         }

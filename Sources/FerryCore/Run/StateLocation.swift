@@ -14,8 +14,4 @@ public enum StateLocation {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? currentDirectory
         return LocalFileSystem.join(home, ".local/state/ferry")
     }
-
-    public static func journalPath(in directory: String) -> String {
-        LocalFileSystem.join(directory, "journal.sqlite")
-    }
 }

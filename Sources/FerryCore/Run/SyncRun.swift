@@ -65,16 +65,17 @@ public struct RunOptions: Sendable {
 public struct SyncRun: Sendable {
     public let pair: FolderPair
     public let config: Config
-    public let stateDirectory: String
+    /// The state folder: its journal, history, locks and device identity.
+    public let state: StateFolder
     public let options: RunOptions
     public let sink: any RunEventSink
     public let progress: RunProgress
 
-    public init(pair: FolderPair, config: Config, stateDirectory: String, options: RunOptions,
+    public init(pair: FolderPair, config: Config, state: StateFolder, options: RunOptions,
                 sink: any RunEventSink, progress: RunProgress) {
         self.pair = pair
         self.config = config
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.options = options
         self.sink = sink
         self.progress = progress
@@ -282,18 +283,20 @@ public struct SyncRun: Sendable {
         }
     }
 
+    var stateDirectory: String { state.directory }
+
     /// Journal and lock: opened and checked (a dry run only reads, and may find none), the
     /// pair's row, and the pair's lock.
     private func openJournal() async throws(RunError) -> OpenJournal {
-        let journalPath = StateLocation.journalPath(in: stateDirectory)
+        let journalPath = state.journalPath
         var check: JournalCheck?
         do {
             if options.dryRun {
-                let journal = try Journal.openForReading(at: journalPath)
+                let journal = try await state.existingJournal()
                 let record = try await journal?.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation)
                 return OpenJournal(journal: journal, pairRecord: record, lock: nil)
             }
-            let opened = try Journal.open(at: journalPath)
+            let opened = try await state.journal()
             // quick_check reads every page but not index contents; it runs while the run
             // scans and plans (`JournalCheck`).
             check = JournalCheck(journal: opened, path: journalPath)

@@ -21,26 +21,26 @@ public struct VerifyRun: Sendable {
 
     public let pair: FolderPair
     public let config: Config
-    public let stateDirectory: String
+    public let state: StateFolder
+    var stateDirectory: String { state.directory }
     public var hashes: Bool
     public var repair: Bool
     /// Stamps the rows a repair writes.
     public let clock: any FerryClock
 
-    public init(pair: FolderPair, config: Config, stateDirectory: String, hashes: Bool, repair: Bool, clock: any FerryClock) {
+    public init(pair: FolderPair, config: Config, state: StateFolder, hashes: Bool, repair: Bool, clock: any FerryClock) {
         self.clock = clock
         self.pair = pair
         self.config = config
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.hashes = hashes
         self.repair = repair
     }
 
     public func run() async throws(RunError) -> Report {
-        let journalPath = StateLocation.journalPath(in: stateDirectory)
+        let journalPath = state.journalPath
         do {
-            let journal = try repair ? Journal.open(existingAt: journalPath) : Journal.openForReading(at: journalPath)
-            guard let journal,
+            guard let journal = try await state.existingJournal(),
                   let pairRecord = try await journal.findFolderPair(localRoot: pair.localRoot, remoteLocation: pair.remoteLocation),
                   let pairId = pairRecord.id else {
                 throw RunError("\(pair.name) has never been synced (nothing in the journal at \(journalPath)); nothing to verify")

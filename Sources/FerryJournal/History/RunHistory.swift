@@ -25,7 +25,7 @@ public final class RunHistory: Sendable {
 
     /// Opens (creating if needed) the history of a state folder and migrates it, under an
     /// exclusive lock beside it: a daemon and a manual run may open a new one at once.
-    public static func open(stateDirectory: String) throws(HistoryError) -> RunHistory {
+    static func open(stateDirectory: String) throws(HistoryError) -> RunHistory {
         let path = path(in: stateDirectory)
         do {
             try LocalFileSystem.makePrivateDirectories(stateDirectory)
@@ -47,12 +47,6 @@ public final class RunHistory: Sendable {
         } catch {
             throw HistoryError(message: "cannot open the run history \(path): \(error)")
         }
-    }
-
-    /// Opens the history only if it exists (for readers: `status --history`, `doctor`).
-    public static func openExisting(stateDirectory: String) throws(HistoryError) -> RunHistory? {
-        guard (try? LocalFileSystem.metadata(path(in: stateDirectory))) != nil else { return nil }
-        return try open(stateDirectory: stateDirectory)
     }
 
     // MARK: Runs

@@ -25,13 +25,14 @@ public final class Journal: Sendable {
     }
 
     /// Opens (creating if needed) the journal at `path`, creating its folder, and migrates it.
-    public static func open(at path: String) throws(JournalError) -> Journal {
+    /// Only `StateFolder` opens a journal; tests of this module open one at any path.
+    static func open(at path: String) throws(JournalError) -> Journal {
         do {
             try LocalFileSystem.makePrivateDirectories(LocalFileSystem.parentPath(path))
         } catch {
             throw JournalError(path: path, message: "cannot create the state folder: \(error.description)")
         }
-        return try openMigrated(path: path, failure: "cannot prepare the journal: ")
+        return try openMigrated(path: path)
     }
 
     /// Opens the pool (which switches a new database to WAL) and brings the schema up to
@@ -39,7 +40,7 @@ public final class Journal: Sendable {
     /// a new journal at once (folders on different remotes run side by side; a daemon and a
     /// manual push) would otherwise race to switch it to WAL ("busy") and both see no
     /// migration applied and both create the tables.
-    private static func openMigrated(path: String, failure prefix: String) throws(JournalError) -> Journal {
+    private static func openMigrated(path: String) throws(JournalError) -> Journal {
         // Without the lock (a state folder that cannot hold the file) opening goes on: a
         // race with another opener is then possible, as it always was without one.
         let lock = try? FileLock.exclusive(path + ".open-lock", waits: true)
@@ -48,21 +49,9 @@ public final class Journal: Sendable {
         do {
             try JournalMigrations.migrator.migrate(journal.pool)
         } catch {
-            throw JournalError(path: path, message: prefix + describe(error))
+            throw JournalError(path: path, message: "cannot prepare the journal: " + describe(error))
         }
         return journal
-    }
-
-    /// Opens an existing journal for changes; nil when there is none yet.
-    public static func open(existingAt path: String) throws(JournalError) -> Journal? {
-        guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
-        return try open(at: path)
-    }
-
-    /// Opens an existing journal for reading only; nil when there is none yet.
-    public static func openForReading(at path: String) throws(JournalError) -> Journal? {
-        guard (try? LocalFileSystem.metadata(path)) != nil else { return nil }
-        return try openMigrated(path: path, failure: "cannot read the journal: ")
     }
 
     private static func openPool(path: String) throws(JournalError) -> Journal {
