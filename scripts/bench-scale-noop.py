@@ -3,7 +3,7 @@
 
 The no-op is the case whose ratio to rsync sits closest to 1, so it is measured in
 alternation, round after round, rather than once as in bench-scale.py. Uses bench-scale's
-tree and measurement (scripts/bench_tree.py, bench_process.py: peak RSS from wait4).
+tree and measurement (scripts/bench_tree.py, bench_process.py: peak RSS from GNU time).
 
 Usage: scripts/bench-scale-noop.py [--files N] [--rounds R] [--work DIR]
   (default 1,000,000 files, 3 rounds, a new temporary folder, removed afterwards unless

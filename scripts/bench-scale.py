@@ -18,7 +18,7 @@ Three parts (--cases), each a table:
           a restart, idle CPU over a minute, peak RSS, a new file's delay to the remote
           (scripts/bench_scale_daemon.py); 100,000 files by default
 --files N[,N...] sets the sizes of every part. Peak memory is each tool's own maximum
-resident set (wait4's ru_maxrss). --one-core runs every tool, ferry and the references
+resident set (GNU time's, see bench_process.measured). --one-core runs every tool, ferry and the references
 alike, under `taskset -c 0`. Any tool that exits non-zero, and any run that leaves its
 trees different from what they should hold, stops the benchmark with its last output.
 

@@ -11,12 +11,13 @@ over files already there (the case that goes in one PUT per file); `delay10apach
 same against Apache, whose PUT creates no folders: there the three folders are made on
 disk before every tool's run, and ferry also keeps each file's time (a PROPPATCH), which
 curl and rclone do not. Every run's time and
-peak memory (wait4's ru_maxrss) are kept: the table gives the median, the spread and the
+peak memory (GNU time's, see bench_process.measured) are kept: the table gives the median, the spread and the
 largest peak. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_process  # noqa: E402
 from bench_table import write_table  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
@@ -43,18 +44,18 @@ def once(make_command, prepare=None):
     if prepare:
         prepare()
     os.sync()  # no writeback of the previous run's files in this one's time
+    command, report = bench_process.measured(command)
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors,
                                    env={**os.environ, **(env or {})})
-        _, status, usage = os.wait4(process.pid, 0)
+        process.wait()
         seconds = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             errors.seek(0)
             tail = errors.read().decode("utf-8", "replace")[-2000:]
             sys.exit(f"bench: {' '.join(command)} exited {process.returncode}:\n{tail}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, bench_process.peak_mib(report)
 
 
 class Timings(dict):

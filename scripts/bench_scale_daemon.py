@@ -11,7 +11,7 @@
 5. A new 4 KiB file written SAMPLES times, one after the other in different folders: the
    seconds from the write until the file is on the remote (median, min–max); the next
    is written once the run that sent the last one has ended.
-6. SIGTERM; the restarted process's peak RSS (wait4); the remote checked again.
+6. SIGTERM; the restarted process's peak RSS (VmHWM before the signal); the remote checked again.
 """
 import os, shutil, statistics, sys, time
 

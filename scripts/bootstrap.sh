@@ -12,8 +12,8 @@ case "$profile" in
   install) packages+=(bash-completion) ;;
   test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl openssl python3 tmux chromium chromium-driver) ;;
   # unison and rclone (bisync): the references of `make bench-scale`'s two-way sync rows;
-  # taskset (util-linux) for its one-core mode.
-  bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3 unison util-linux) ;;
+  # taskset (util-linux) for its one-core mode; GNU time measures every tool's peak memory.
+  bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3 unison util-linux time) ;;
   *) echo "bootstrap: unknown profile '$profile' (expected build, install, test or bench)" >&2; exit 2 ;;
 esac
 
