@@ -118,26 +118,26 @@ extension Backend {
         []
     }
 
-    /// One folder's listing, listed again after each failure for as long as `retryDelay`
-    /// (asked with the error and the number of failures so far) gives a delay; a missing
-    /// folder is not asked about.
+    /// One folder's listing, listed again after each failure for as long as `waitToRetry`
+    /// (asked with the error and the number of failures so far) waits and says yes: the
+    /// caller's retry policy, on the caller's clock. A missing folder is not asked about.
     public func list(_ folder: RemotePath,
-                     retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> [RemoteEntry] {
-        try await Self.retrying({ error, failures in error.code == .notFound ? nil : retryDelay(error, failures) }) {
+                     waitToRetry: @Sendable (BackendError, Int) async -> Bool) async throws(BackendError) -> [RemoteEntry] {
+        try await Self.retrying({ error, failures in error.code == .notFound ? false : await waitToRetry(error, failures) }) {
             () async throws(BackendError) in try await list(folder)
         }
     }
 
-    /// One path's entry, asked again after each failure for as long as `retryDelay` gives
-    /// a delay, as `list(_:retryDelay:)` does for a folder's listing.
+    /// One path's entry, asked again after each failure for as long as `waitToRetry` waits
+    /// and says yes, as `list(_:waitToRetry:)` does for a folder's listing.
     public func stat(_ path: RemotePath,
-                     retryDelay: @Sendable (BackendError, Int) -> Duration?) async throws(BackendError) -> RemoteEntry? {
-        try await Self.retrying(retryDelay) { () async throws(BackendError) in try await stat(path) }
+                     waitToRetry: @Sendable (BackendError, Int) async -> Bool) async throws(BackendError) -> RemoteEntry? {
+        try await Self.retrying(waitToRetry) { () async throws(BackendError) in try await stat(path) }
     }
 
-    /// `body`, run again after each failure for as long as `retryDelay` (asked with the
-    /// error and the number of failures so far) gives a delay.
-    private static func retrying<T>(_ retryDelay: (BackendError, Int) -> Duration?,
+    /// `body`, run again after each failure for as long as `waitToRetry` (asked with the
+    /// error and the number of failures so far) waits and says yes.
+    private static func retrying<T>(_ waitToRetry: (BackendError, Int) async -> Bool,
                                     _ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
         var failures = 0
         while true {
@@ -145,8 +145,7 @@ extension Backend {
                 return try await body()
             } catch {
                 failures += 1
-                guard let delay = retryDelay(error, failures) else { throw error }
-                try? await Task.sleep(for: delay)
+                guard await waitToRetry(error, failures) else { throw error }
             }
         }
     }
@@ -159,9 +158,9 @@ extension Backend {
     /// A hinted folder the walk did not reach is listed directly; one that does not exist
     /// is skipped.
     ///
-    /// `retryDelay` is asked after each failed folder listing (with the error and the number
-    /// of failures so far) and returns how long to wait before listing that folder again,
-    /// or nil to give up; retrying per folder keeps one transient error from restarting
+    /// `waitToRetry` is asked after each failed folder listing (with the error and the number
+    /// of failures so far); it waits before that folder is listed again and says yes, or
+    /// says no to give up. Retrying per folder keeps one transient error from restarting
     /// the whole walk.
     ///
     /// `bounds` stops a tree without end: a folder deeper than `maxDepth` below
@@ -169,10 +168,10 @@ extension Backend {
     /// names the bound.
     public func listTree(
         _ directory: RemotePath, hints: Set<RemotePath> = [], bounds: ListingBounds = .standard,
-        retryDelay: @Sendable (BackendError, Int) -> Duration? = { _, _ in nil }
+        waitToRetry: @Sendable (BackendError, Int) async -> Bool = { _, _ in false }
     ) async throws(BackendError) -> [RemoteEntry] {
         func list(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
-            try await self.list(folder, retryDelay: retryDelay)
+            try await self.list(folder, waitToRetry: waitToRetry)
         }
         var entriesSeen = 0
         let topDepth = directory.components.count

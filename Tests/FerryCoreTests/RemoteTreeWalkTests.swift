@@ -10,7 +10,7 @@ struct RemoteTreeWalkTests {
     static func walk(_ backend: InMemoryBackend, top: RemotePath = .root, hints: Set<RemotePath> = [],
                      skipped: Set<RemotePath> = [], bounds: ListingBounds = .standard,
                      limit: Int) async throws -> (files: [String], clashes: [RemoteTreeWalk.Clash], batches: [Int]) {
-        var walk = RemoteTreeWalk(top: top, hints: hints, skipped: skipped, bounds: bounds, retryDelay: { _, _ in nil })
+        var walk = RemoteTreeWalk(top: top, hints: hints, skipped: skipped, bounds: bounds, waitToRetry: { _, _ in false })
         var files: [String] = []
         var clashes: [RemoteTreeWalk.Clash] = []
         var batches: [Int] = []

@@ -9,7 +9,7 @@ import FerryPluginAPI
 /// As `Backend.listTree`: a missing top folder is an empty tree; `hints` are folders a
 /// server leaves out of its listings (nginx hides names starting with `.`), listed
 /// directly when their parent is reached, and skipped when they do not exist; `bounds`
-/// stops a tree without end; `retryDelay` decides, per failed folder listing, whether and
+/// stops a tree without end; `waitToRetry` decides, per failed folder listing, whether and
 /// when to list it again. Folders in `skipped` are not entered (the remote trash and
 /// Ferry's own folders). Sibling names equal by Unicode normalization are not handed out
 /// but reported (a clashing folder is not entered).
@@ -35,18 +35,18 @@ struct RemoteTreeWalk: Sendable {
     let hints: Set<RemotePath>
     let skipped: Set<RemotePath>
     let bounds: ListingBounds
-    let retryDelay: @Sendable (BackendError, Int) -> Duration?
+    let waitToRetry: @Sendable (BackendError, Int) async -> Bool
     private var stack: [Frame] = []
     private var started = false
     private var entriesSeen = 0
 
     init(top: RemotePath, hints: Set<RemotePath>, skipped: Set<RemotePath>, bounds: ListingBounds,
-         retryDelay: @escaping @Sendable (BackendError, Int) -> Duration?) {
+         waitToRetry: @escaping @Sendable (BackendError, Int) async -> Bool) {
         self.top = top
         self.hints = hints
         self.skipped = skipped
         self.bounds = bounds
-        self.retryDelay = retryDelay
+        self.waitToRetry = waitToRetry
     }
 
     var isFinished: Bool { started && stack.isEmpty }
@@ -121,6 +121,6 @@ struct RemoteTreeWalk: Sendable {
     }
 
     private func list(_ folder: RemotePath, from backend: any Backend) async throws(BackendError) -> [RemoteEntry] {
-        try await backend.list(folder, retryDelay: retryDelay)
+        try await backend.list(folder, waitToRetry: waitToRetry)
     }
 }

@@ -101,7 +101,7 @@ extension SyncRun {
     func snapshotChangedFolders(_ folders: Set<String>, markers: MarkerView, opened: OpenJournal,
                                 rules: Rules) async throws(RunError) -> RemoteSnapshot {
         var listing: [RemoteEntry] = []
-        let retryDelay = remoteRetryDelay
+        let waitToRetry = remoteRetryWait
         for folder in folders.sorted() {
             let path: RemotePath
             if folder.isEmpty {
@@ -111,7 +111,7 @@ extension SyncRun {
                 path = pair.remoteRoot.appending(relative)
             }
             do {
-                listing += try await pair.backend.list(path, retryDelay: retryDelay).filter { $0.kind == .file }
+                listing += try await pair.backend.list(path, waitToRetry: waitToRetry).filter { $0.kind == .file }
             } catch where error.code == .notFound {
                 continue
             } catch {

@@ -30,7 +30,7 @@ extension SyncRun {
         let found: RemoteEntry?
         do {
             // Retried as listings are: one 503 at a run's first request must not fail it.
-            found = try await pair.backend.stat(pair.remoteRoot, retryDelay: remoteRetryDelay)
+            found = try await pair.backend.stat(pair.remoteRoot, waitToRetry: remoteRetryWait)
         } catch {
             throw RunError(.remoteListing, "cannot look at \(pair.remoteLocation): \(error.message)"
                 + (error.cause.map { ": \($0)" } ?? ""), cause: .backend(error))
@@ -94,12 +94,12 @@ extension SyncRun {
         // Each is looked at rather than taken from a catalog: catalogs are per writer, and a
         // writer's still lists a file another device has since deleted or replaced there (a
         // deleted `.thumbnails/x` came back, an edit of `.nomedia` was not seen).
-        let retryDelay = remoteRetryDelay
+        let waitToRetry = remoteRetryWait
         for path in Set(unlisted.map(\.path)).sorted() {
             guard let relative = try? RemotePath(path) else { continue }
             let found: RemoteEntry?
             do {
-                found = try await pair.backend.stat(pair.remoteRoot.appending(relative), retryDelay: retryDelay)
+                found = try await pair.backend.stat(pair.remoteRoot.appending(relative), waitToRetry: waitToRetry)
             } catch {
                 throw RunError(.remoteListing, "cannot look at \(path) in \(pair.remoteLocation): \(error.message)",
                                cause: .backend(error))

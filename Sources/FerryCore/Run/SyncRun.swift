@@ -392,7 +392,7 @@ public struct SyncRun: Sendable {
         let bundleFolder = BundleNaming.folder(in: pair.remoteRoot)
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
             .union(localHiddenFolders.compactMap { try? RemotePath($0) }.map(pair.remoteRoot.appending))
-        let retryDelay = remoteRetryDelay
+        let waitToRetry = remoteRetryWait
         // Nothing to merge into the listing by path (no hidden names from a catalog, no
         // bundled files): the listing is walked as planning goes, a folder at a time.
         var bundleCatalog: BundleCatalog?
@@ -400,7 +400,7 @@ public struct SyncRun: Sendable {
         if remoteCatalog?.entries.isEmpty ?? true && knownHidden.isEmpty {
             do {
                 // The bundles' folder holds files only (and its listing alone is read).
-                bundleListing = try await pair.backend.list(bundleFolder, retryDelay: retryDelay)
+                bundleListing = try await pair.backend.list(bundleFolder, waitToRetry: waitToRetry)
                     .filter { $0.kind == .file }
             } catch where error.code == .notFound {
                 bundleListing = []
@@ -413,7 +413,7 @@ public struct SyncRun: Sendable {
                 let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
                                                 RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
                 let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
-                                          retryDelay: retryDelay)
+                                          waitToRetry: waitToRetry)
                 return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
                                       catalog: catalog, bundles: bundles, incomplete: nil,
                                       checksCatalogAfterListing: remoteCatalog == nil, markers: markers,
@@ -423,7 +423,7 @@ public struct SyncRun: Sendable {
         }
         do {
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints.union([bundleFolder]),
-                                                          bounds: config.listingBounds, retryDelay: retryDelay)
+                                                          bounds: config.listingBounds, waitToRetry: waitToRetry)
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
             // Before the map above merged them: one listed name in two Unicode forms.
             clashes = NormalizationClash.groups(in: listing.lazy.compactMap { entry in
@@ -455,14 +455,16 @@ public struct SyncRun: Sendable {
         return times
     }
 
-    /// How long to wait before asking the remote again after a listing, or the look at the
-    /// remote folder, failed; nil once the retry policy gives up (or the error is not
-    /// worth another try).
-    var remoteRetryDelay: @Sendable (BackendError, Int) -> Duration? {
+    /// After a listing, or the look at the remote folder, failed: waits the retry policy's
+    /// delay on the run's clock and says to ask again; false at once when the policy gives
+    /// up (or the error is not worth another try).
+    var remoteRetryWait: @Sendable (BackendError, Int) async -> Bool {
         let policy = config.retry
+        let clock = options.clock
         return { error, failures in
-            guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return nil }
-            return policy.delay(afterFailures: failures, for: error)
+            guard error.isRetryable, policy.allowsAnotherAttempt(afterFailures: failures) else { return false }
+            await clock.sleep(for: policy.delay(afterFailures: failures, for: error))
+            return true
         }
     }
 
