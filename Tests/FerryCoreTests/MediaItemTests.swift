@@ -1,3 +1,7 @@
+import FerryJournal
+import FerrySystem
+import FerryTestSupport
+import Foundation
 import Testing
 @testable import FerryCore
 @testable import FerryPlanning
@@ -115,5 +119,38 @@ struct VerificationTests {
         #expect(byPath["remote-gone.jpg"]?.remote == nil)
         #expect(byPath["same.jpg"]?.status == .conflict && byPath["same.jpg"]?.resolution == .keepBoth)
         #expect(byPath["same.jpg"]?.syncedLocal == nil)
+    }
+}
+
+@Suite("the daemon's count of items with files pending")
+struct PendingItemCountTests {
+    /// More rows than one page, items whose files fall on both sides of a page's edge and
+    /// in thumbnail folders: the count read a page at a time equals the one made by
+    /// grouping every file at once.
+    @Test("counted a page at a time, it equals grouping every file at once", arguments: [UInt64(1), 2, 3])
+    func pagedCountMatchesGrouping(seed: UInt64) async throws {
+        let folder = TemporaryDirectory()
+        let state = StateFolder(directory: folder.path)
+        let journal = try await state.journal()
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
+        var random = SplitMix(seed: seed)
+        let statuses: [FileStatus] = [.inSync, .inSync, .needsUpload, .uploading, .localOnly, .conflict, .syncError, .remoteOnly]
+        var records: [FileRecord] = []
+        for item in 0..<(PendingItemCount.pageSize * 2 / 3) {
+            let stem = String(format: "d%02d/IMG_%05d", item % 7, item)
+            let names = [stem + ".jpg", stem + ".xmp", stem.replacingOccurrences(of: "/", with: "/.thumbnails/") + ".jpg"]
+            for name in names.prefix(1 + Int(random.next() % 3)) {
+                let status = statuses[Int(random.next() % UInt64(statuses.count))]
+                records.append(FileRecord(pairId: pairId, path: name, queue: "media", status: status, updatedAt: 1))
+            }
+        }
+        try await journal.apply(upserts: records, deletions: [])
+        #expect(records.count > PendingItemCount.pageSize)
+
+        let files = records.map { MediaItem.FileState(path: $0.path, status: $0.status, bytes: 0) }
+        let expected = MediaItem.group(files, by: .standard).count { $0.status == .filesPending }
+        let counted = await PendingItemCount(state: state, grouping: .standard, clock: SystemClock()).current()
+        #expect(expected > 0)
+        #expect(counted == expected)
     }
 }

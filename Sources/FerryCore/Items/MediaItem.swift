@@ -54,15 +54,41 @@ public enum MediaItemStatus: String, Sendable, CaseIterable, Codable {
 
     /// The order of precedence: a failure outweighs a conflict, which outweighs progress.
     public init(_ statuses: [FileStatus]) {
-        if statuses.contains(.syncError) { self = .syncError; return }
-        if statuses.contains(.conflict) { self = .conflict; return }
-        let pending = statuses.contains { $0.isPending }
+        var seen = Seen()
+        for status in statuses { seen.add(status) }
+        self.init(seen)
+    }
+
+    public init(_ seen: Seen) {
+        if seen.contains(.failed) { self = .syncError; return }
+        if seen.contains(.conflicted) { self = .conflict; return }
         // An evicted file (remoteOnly) reached the remote: for the item it is in sync.
-        let synced = statuses.contains { $0 == .inSync || $0 == .remoteOnly }
-        switch (pending, synced) {
+        switch (seen.contains(.pending), seen.contains(.synced)) {
         case (true, true): self = .filesPending
         case (true, false): self = .queued
-        case (false, _): self = statuses.allSatisfy { $0 == .inSync || $0 == .remoteOnly } ? .inSync : .localOnly
+        case (false, _): self = seen.contains(.neitherSyncedNorPending) ? .localOnly : .inSync
+        }
+    }
+
+    /// What an item's files were, as far as its status goes: enough to tell the status of
+    /// an item without keeping its files (the daemon tallies a million items this way).
+    public struct Seen: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        public static let failed = Seen(rawValue: 1)
+        public static let conflicted = Seen(rawValue: 2)
+        public static let pending = Seen(rawValue: 4)
+        public static let synced = Seen(rawValue: 8)
+        public static let neitherSyncedNorPending = Seen(rawValue: 16)
+
+        public mutating func add(_ status: FileStatus) {
+            switch status {
+            case .syncError: insert(.failed)
+            case .conflict: insert(.conflicted)
+            case .inSync, .remoteOnly: insert(.synced)
+            default: insert(status.isPending ? .pending : .neitherSyncedNorPending)
+            }
         }
     }
 }
