@@ -3,7 +3,8 @@
 many small files (1 to 64 bytes each, 1,000 per folder; scripts/bench_tree.py).
 
 Three parts (--cases), each a table:
-  push    against a local-directory remote, rsync -a as the reference, at 10,000, 100,000
+  push    against a local-directory remote, `rsync -a` followed by `sync -f` (ferry's files
+          are on disk when it exits) as the reference, at 10,000, 100,000
           and 1,000,000 files by default:
             first push --dry-run  the plan of N new files, shown and not written
             first push       every file is new (journal of N rows written, N jobs run)
@@ -49,6 +50,15 @@ TREES = {"push": 5, "sync": 6, "daemon": 2}
 BYTES_PER_FILE = 4096 + 512
 
 
+# The reference for small local files (docs/decisions.md): ferry exits with every file on
+# disk, so rsync's time counts until its files are too (one syncfs of the target's disk).
+RSYNC = "rsync -a, then sync -f"
+
+
+def rsync_then_flush(source, target):
+    return ["sh", "-c", 'rsync -a "$0/" "$1/" && sync -f "$1"', source, target]
+
+
 def push_rows(count, work):
     """The push part at one size: rows (case, tool, seconds, peak MiB, journal MiB, load
     before, load after). Its data is left in `work`; main removes every size's data at
@@ -80,23 +90,23 @@ def push_rows(count, work):
     measure("first push --dry-run", push + ["--dry-run"], "ferry")
     measure("first push", push, "ferry", state)
     if rsync:
-        measure("first push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure("first push", rsync_then_flush(src, mirror), RSYNC)
     measure("no-op push", push, "ferry", state)
     if rsync:
-        measure("no-op push", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure("no-op push", rsync_then_flush(src, mirror), RSYNC)
     measure("no-op push --full", push + ["--full"], "ferry", state)
     changed = bench_tree.change_files(src, bench_tree.spread(count, count // 100))
     measure(f"{changed:,} changed", push, "ferry", state)
     if rsync:
-        measure(f"{changed:,} changed", ["rsync", "-a", src + "/", mirror + "/"], "rsync -a")
+        measure(f"{changed:,} changed", rsync_then_flush(src, mirror), RSYNC)
     measure("pull into empty", [FERRY, "pull", pulled, "--from", dst, "--state", pull_state, "--json"], "ferry", pull_state)
     if rsync:
-        measure("pull into empty", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
+        measure("pull into empty", rsync_then_flush(dst, rsync_pulled), RSYNC)
     sync = [FERRY, "sync", pulled, "--to", dst, "--state", pull_state, "--json"]
     bench_process.run_measured(sync)
     measure("sync, no-op", sync, "ferry", pull_state)
     if rsync:
-        measure("sync, no-op", ["rsync", "-a", dst + "/", rsync_pulled + "/"], "rsync -a")
+        measure("sync, no-op", rsync_then_flush(dst, rsync_pulled), RSYNC)
     return rows
 
 
@@ -193,7 +203,7 @@ def main():
             # first writer after the cleanup, stalled for it.
             if part == "push":
                 rows = [(count, push_rows(count, os.path.join(base, f"n{count}"))) for count in sizes]
-                lines = ["### Push, pull and sync to a local folder; rsync -a the reference", ""] + results_table(rows, with_journal=True)
+                lines = ["### Push, pull and sync to a local folder; rsync -a, then sync -f, the reference", ""] + results_table(rows, with_journal=True)
             elif part == "sync":
                 rows = [(count, bench_scale_sync.measure(count, os.path.join(base, f"n{count}", "sync"), ferry))
                         for count in sizes]
