@@ -150,12 +150,19 @@ extension TransferEngine {
     /// Books a staged upload's failed publishing as a failed attempt, due at once, and
     /// returns the record that goes again in this run.
     private func retryInThisRun(_ record: FileRecord, after error: BackendError) async -> FileRecord {
-        let failures = record.attempts + 1
+        await bookFailedAttempt(record, failures: record.attempts + 1, error: error.description, notBefore: wallClock())
+    }
+
+    /// Books a failed attempt that is tried again from `notBefore`, and reports it; returns
+    /// the record as booked.
+    func bookFailedAttempt(_ record: FileRecord, failures: Int, error: String, notBefore: Double,
+                           note: String? = nil) async -> FileRecord {
         var updated = await writer.current(record)
-        updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error.description,
-                              notBefore: wallClock(), at: wallClock())
+        updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
+                              notBefore: notBefore, at: wallClock())
         await writer.book(updated)
-        sink.emit(.failed(path: record.path, queue: record.queue, message: error.description, willRetry: true, attempt: failures))
+        sink.emit(.failed(path: record.path, queue: record.queue, message: note.map { "\(error); \($0)" } ?? error,
+                          willRetry: true, attempt: failures))
         return updated
     }
 }

@@ -281,14 +281,9 @@ struct TransferEngine: Sendable {
             /// Books a failed attempt that is tried again, and reports it.
             func bookRetry(_ job: SchedulerState.Job, failures: Int, notBefore: Double, note: String? = nil) async {
                 guard let record = jobs.records[job.path] else { return }
-                let error = jobs.errors[job.path].map(\.description) ?? "failed"
-                var updated = await writer.current(record)
-                updated.scheduleRetry(action: record.action ?? .upload, failures: failures, error: error,
-                                      notBefore: notBefore, at: wallClock())
-                await writer.book(updated)
-                sink.emit(.failed(path: record.path, queue: record.queue, message: note.map { "\(error); \($0)" } ?? error,
-                                  willRetry: true, attempt: failures))
-                jobs.records[job.path] = updated
+                jobs.records[job.path] = await bookFailedAttempt(record, failures: failures,
+                                                                 error: jobs.errors[job.path].map(\.description) ?? "failed",
+                                                                 notBefore: notBefore, note: note)
             }
 
             /// Puts the waiting small transfers in place beside the jobs, flushing the names

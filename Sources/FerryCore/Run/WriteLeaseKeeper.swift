@@ -36,6 +36,7 @@ actor WriteLeaseKeeper {
     /// outlived). Returns the catalog folder as listed by the look that found it free.
     func take(maxWait: Double) async throws -> [RemoteEntry] {
         let started = clock.now()
+        let giveUpAfter = max(maxWait, duration * 1.25)
         var firstSeen: [String: Double] = [:]
         var tries = 0
         var generator = SystemRandomNumberGenerator()
@@ -46,7 +47,7 @@ actor WriteLeaseKeeper {
             do {
                 try await writeOwnFile()
                 listing = try await store.listFolder() ?? []
-            } catch let error as BackendError where error.isRetryable && clock.now() - started < max(maxWait, duration * 1.25) {
+            } catch let error as BackendError where error.isRetryable && clock.now() - started < giveUpAfter {
                 // A store that failed one request (moto answered 500 under load) is asked
                 // again after the same pause as a taken lease, not given up on at once.
                 await clock.sleep(until: clock.now() + Self.pause(afterTries: tries, using: &generator))
@@ -68,7 +69,7 @@ actor WriteLeaseKeeper {
             // Another writer holds it (or takes it at this moment): step back, so that it
             // can go on, and try again after a random while.
             try? await store.vacate(named: WriteLease.fileName(writer: writer), now: clock.wallTime())
-            if now - started >= max(maxWait, duration * 1.25) {
+            if now - started >= giveUpAfter {
                 throw Refusal(holder: await holderName(look, in: listing), waited: now - started)
             }
             await clock.sleep(until: clock.now() + Self.pause(afterTries: tries, using: &generator))
