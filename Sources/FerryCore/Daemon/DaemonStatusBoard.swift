@@ -47,8 +47,7 @@ public final class DaemonStatusBoard: Sendable {
     public let itemsProvider: (@Sendable () async -> Int?)?
     /// The control API's event stream, told of runs starting and ending and of pauses.
     public let events: DaemonEventLog?
-    /// Where outages are recorded for the health report (the state folder).
-    /// Where outages are recorded (nil: not recorded).
+    /// Where outages are recorded for the health report (nil: not recorded).
     private let outageHistory: StateFolder?
     /// The terminal's live table, when the process has one.
     private let liveRuns: (any LiveRunObserver)?
