@@ -5,7 +5,10 @@ queue caps count only files of 1 MiB or more, so its small files use all 4), one
 unless BENCH_RUNS says otherwise (medians then, each round starting with the next tool).
 
 Cases: 2,000 files of 4 KiB pushed; one 1 GiB file pushed and pulled back; a second push
-with nothing changed. Writes a Markdown table to stdout and bench-results/s3.md.
+with nothing changed; `delay10` and `delay50` (not in the default set): 600 files of
+4 KiB pushed through test-servers/delay-proxy.py holding every answer 10 or 50 ms (a
+LAN-to-internet and a long-distance round trip). Writes a Markdown table to stdout and
+bench-results/s3.md.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
@@ -57,6 +60,32 @@ def compare(tools):
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
+class DelayProxy:
+    """test-servers/delay-proxy.py in front of `origin`, every answer held `seconds`; the
+    proxy's origin while in the `with` block. A relay of bytes: the Host a tool signs is the
+    one the store sees."""
+
+    def __init__(self, origin, seconds, work):
+        self.origin, self.seconds = origin, seconds
+        self.url_file = os.path.join(work, f"delay-proxy-{seconds}.url")
+
+    def __enter__(self):
+        with open(self.url_file, "w") as out:
+            self.process = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "delay-proxy.py"), self.origin,
+                                             str(self.seconds)], stdout=out, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            text = open(self.url_file).read()
+            if text.endswith("\n"):
+                return text.strip()
+            time.sleep(0.05)
+        self.process.kill()
+        sys.exit("bench: the delay proxy did not start")
+
+    def __exit__(self, *_):
+        self.process.terminate()
+        self.process.wait()
+
+
 def main():
     for tool in ("rclone", "curl", "weed"):
         if shutil.which(tool) is None:
@@ -86,18 +115,20 @@ def main():
                 f.write(chunk)
         state = os.path.join(work, "state")
 
-        def ferry_push(src):
+        def ferry_push(src, through=endpoint):
             def make():
                 shutil.rmtree(state, ignore_errors=True)
-                return [FERRY, "push", src, "--to", f"s3://{BUCKET}/{fresh_name('f')}", "--state", state, "--transfers", "4"], ferry_env
+                return [FERRY, "push", src, "--to", f"s3://{BUCKET}/{fresh_name('f')}", "--state", state, "--transfers", "4"], \
+                       {**ferry_env, "AWS_ENDPOINT_URL_S3": through}
             return make
 
-        def rclone_copy(src):
+        def rclone_copy(src, through=endpoint):
             def make():
-                return ["rclone", "copy", "--transfers", "4", src, f":s3:{BUCKET}/{fresh_name('r')}"], rclone_env
+                return ["rclone", "copy", "--transfers", "4", src, f":s3:{BUCKET}/{fresh_name('r')}"], \
+                       {**rclone_env, "RCLONE_S3_ENDPOINT": through}
             return make
 
-        def curl_parallel(src):
+        def curl_parallel(src, through=endpoint):
             def make():
                 target = fresh_name("c")
                 config = os.path.join(work, target + ".curl")
@@ -106,7 +137,7 @@ def main():
                         for name in names:
                             rel = os.path.relpath(os.path.join(root, name), src)
                             f.write(f'upload-file = "{os.path.join(root, name)}"\n')
-                            f.write(f'url = "{endpoint}/{BUCKET}/{target}/{rel}"\n')
+                            f.write(f'url = "{through}/{BUCKET}/{target}/{rel}"\n')
                 return ["curl", "-s", "-Z", "--parallel-max", "4", *signed, "-K", config], None
             return make
 
@@ -139,6 +170,21 @@ def main():
                 "curl -o": lambda: (["curl", "-s", *signed, "-o", os.path.join(work, "pulled.bin"),
                                      f"{endpoint}/{BUCKET}/pullsrc/VID_0001.mp4"], None),
             })))
+
+        for name, seconds in (("delay10", 0.01), ("delay50", 0.05)):
+            if name not in CASES:
+                continue
+            six_hundred = os.path.join(work, "six-hundred")
+            if not os.path.isdir(six_hundred):
+                shutil.copytree(os.path.join(small, "d00"), os.path.join(six_hundred, "d0"))
+                shutil.copytree(os.path.join(small, "d01"), os.path.join(six_hundred, "d1"))
+                shutil.copytree(os.path.join(small, "d02"), os.path.join(six_hundred, "d2"))
+            with DelayProxy(endpoint, seconds, work) as through:
+                rows.append((f"600 × 4 KiB push, {round(seconds * 1000)} ms per answer", compare({
+                    "ferry": ferry_push(six_hundred, through),
+                    "rclone copy": rclone_copy(six_hundred, through),
+                    "curl -Z (signed PUT)": curl_parallel(six_hundred, through),
+                })))
 
         if "noop" in CASES:
             shutil.rmtree(state, ignore_errors=True)
