@@ -232,6 +232,12 @@ let package = Package(
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
+        // The journal's own tests: they see FerryJournal and what it is built on, not the engine.
+        .testTarget(
+            name: "FerryJournalTests",
+            dependencies: ["FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "FerryTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "FerryControlTests",
             dependencies: ["FerryControl", "FerryCore", "FerryTestSupport"]

@@ -1,9 +1,9 @@
 @testable import FerryJournal
+@testable import FerryCore
 import FerryTestSupport
 import Foundation
 import Testing
 
-@testable import FerryCore
 
 /// The run history: what a run's events add up to, the store, the health report.
 @Suite("Run history")

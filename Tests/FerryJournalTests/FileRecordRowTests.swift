@@ -3,7 +3,6 @@ import FerryTestSupport
 import GRDB
 import Testing
 
-@testable import FerryCore
 @testable import FerryPlanning
 
 @Suite("FileRecord rows")
