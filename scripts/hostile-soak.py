@@ -4,7 +4,7 @@
 
 Each trial runs ferry (FERRY_BIN, default .build/release/ferry) against something that
 lies, with seeded random sizes, and measures the run's peak resident memory (the
-kernel's ru_maxrss of the ferry process). A trial passes when ferry fails the way
+figure GNU time gives for the ferry process). A trial passes when ferry fails the way
 docs/reliability.md ("Hostile remotes") says, nothing is written past the bound, and
 the peak stays under --memory-bound (default 320 MiB):
 
@@ -47,8 +47,9 @@ class Run:
 
 
 def run_ferry(ferry, arguments, cwd, env=None, file_size_limit=None):
-    """Runs ferry to the end and measures its peak RSS with wait4 (the kernel's high-water
-    mark of that process alone, not of this script)."""
+    """Runs ferry to the end and measures its peak RSS with GNU time. Not wait4 from here:
+    Linux carries a process's peak over fork and execve, so ferry's would start at this
+    script's own (bench_process.measured)."""
     environment = dict(os.environ)
     environment.update(env or {})
 
@@ -57,24 +58,26 @@ def run_ferry(ferry, arguments, cwd, env=None, file_size_limit=None):
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
 
     out_path, err_path = os.path.join(cwd, "out.txt"), os.path.join(cwd, "err.txt")
+    peak_path = os.path.join(cwd, "peak.txt")
     began = time.monotonic()
     with open(out_path, "w") as out, open(err_path, "w") as err:
-        process = subprocess.Popen([ferry] + arguments, cwd=cwd, env=environment, stdout=out, stderr=err,
-                                   stdin=subprocess.DEVNULL, preexec_fn=limits)
-        deadline = began + RUN_TIMEOUT
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid == process.pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                pid, status, usage = os.wait4(process.pid, 0)
-                status = -1
-                break
-            time.sleep(0.02)
-    code = os.waitstatus_to_exitcode(status) if status != -1 else -1
+        # A session of its own: a run over its time is killed with GNU time around it.
+        process = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_path, ferry] + arguments, cwd=cwd,
+                                   env=environment, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                   preexec_fn=limits, start_new_session=True)
+        try:
+            code = process.wait(timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            code = -1
+    try:
+        with open(peak_path) as f:
+            peak_kib = int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        peak_kib = 0  # killed before time could write it: the timeout is the finding
     with open(out_path, errors="replace") as out, open(err_path, errors="replace") as err:
-        return Run(code, out.read(), err.read(), usage.ru_maxrss, time.monotonic() - began)
+        return Run(code, out.read(), err.read(), peak_kib, time.monotonic() - began)
 
 
 class Background:
