@@ -216,6 +216,56 @@ struct WatchDaemonTests {
         #expect(runsStarted.count == 1, "\(runsStarted)")
     }
 
+    /// At 1,000,000 files a run over the whole tree made a new photo wait 8 s longer than
+    /// the quiet period on one core. A run for new files that settled plans them alone, and
+    /// so does one for an editor's temporary file renamed away (never synced); a changed
+    /// file still goes through a plan of the whole tree (it may be a conflict).
+    @Test("a new file, saved through a temporary name, is sent by runs that plan only what the watcher saw; a changed one by a run over the whole tree")
+    func settledNewFileAlone() async throws {
+        let work = Workspace()
+        let old = Date().timeIntervalSince1970 - 60
+        for index in 0..<30 {
+            try TreeGenerator.write(at: work.source + "/d\(index % 3)/IMG_\(index).jpg", size: 1_000 + index, seed: UInt64(index),
+                                    modified: old)
+        }
+        let config = try Self.writeConfig(work)
+        let watch = try FerryProcess(["watch", work.source, "--to", work.destination, "--state", work.state, "--config", config,
+                                      "--json"], in: work.directory.path)
+        defer { watch.stopIfRunning() }
+        @Sendable func summaries() -> [[String: Any]] {
+            watch.outputSoFar.split(separator: "\n").compactMap { line in
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            }.filter { $0["event"] as? String == "summary" }
+        }
+        @Sendable func sentSince(_ count: Int) -> [String: Any]? {
+            summaries().dropFirst(count).first { ($0["uploaded"] as? Int ?? 0) > 0 }
+        }
+        await when({ summaries().count >= 1 })
+        #expect(summaries().first?["uploaded"] as? Int == 30)
+
+        // Written as an editor saves: to a temporary name, then renamed (Foundation's
+        // createFile does so), so the watcher also sees a name go that was never synced.
+        let started = summaries().count
+        try Data(repeating: 7, count: 5_000).write(to: URL(fileURLWithPath: work.source + "/d1/IMG_new.jpg"), options: .atomic)
+        await when({ sentSince(started) != nil })
+        let newFileRuns = Array(summaries().dropFirst(started))
+        #expect(newFileRuns.allSatisfy { $0["skipped"] as? Int == 0 }, "a run looked at the other files: \(newFileRuns)")
+        #expect(newFileRuns.reduce(0) { $0 + ($1["uploaded"] as? Int ?? 0) } == 1, "\(newFileRuns)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: work.destination + "/d1/IMG_new.jpg")).count == 5_000)
+
+        let beforeChange = summaries().count
+        try Data(repeating: 8, count: 7_000).write(to: URL(fileURLWithPath: work.source + "/d2/IMG_2.jpg"), options: .atomic)
+        await when({ sentSince(beforeChange) != nil })
+        let whole = sentSince(beforeChange) ?? [:]
+        #expect(whole["uploaded"] as? Int == 1, "\(whole)")
+        #expect(whole["skipped"] as? Int ?? 0 >= 30, "a changed file's run did not plan the whole tree: \(whole)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: work.destination + "/d2/IMG_2.jpg")).count == 7_000)
+
+        watch.send(SIGTERM)
+        let result = await watch.wait()
+        #expect(result.status == 0, "\(result.diagnostics)")
+    }
+
     @Test("a pull folder is polled: an unchanged remote costs two listings per poll, a new file is downloaded")
     func pullFolderPolls() async throws {
         let server = try await TestServer(.nginx)

@@ -83,8 +83,10 @@ public struct FolderWatcher: Sendable {
             feed.finish()
         }
 
-        func requestRun(_ reason: String, settled: Set<String> = [], folders: Set<String> = []) async {
-            await runner.request(RunRequest(reason: reason, settledFiles: settled, settledFolders: folders)) { summary in
+        func requestRun(_ reason: String, settled: Set<String> = [], folders: Set<String> = [],
+                        removed: Set<String> = []) async {
+            await runner.request(RunRequest(reason: reason, settledFiles: settled, settledFolders: folders,
+                                            removedFiles: removed)) { summary in
                 feed.yield(.runEnded(summary))
             }
         }
@@ -128,7 +130,8 @@ public struct FolderWatcher: Sendable {
                     if !batch.files.isEmpty || !batch.folders.isEmpty || !batch.removed.isEmpty {
                         logger.debug("settled", metadata: ["folder": "\(pair.name)", "files": "\(batch.files.count)",
                                                            "folders": "\(batch.folders.count)"])
-                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files, folders: batch.folders)
+                        await requestRun(batch.folders.isEmpty ? "watch" : "rescan", settled: batch.files, folders: batch.folders,
+                                         removed: batch.removed)
                     }
                 }
                 if at >= nextRescan {

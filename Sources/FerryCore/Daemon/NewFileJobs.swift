@@ -18,27 +18,50 @@ struct NewFileJobs {
     var jobs: [FileRecord] = []
     /// Files too fresh to send, with their modification time (seconds since 1970).
     var fresh: [String: Double] = [:]
+    /// Paths that are not new files (gone, not a regular file, or known to the journal):
+    /// their answer needs a full plan.
+    var others: [String] = []
 
+    /// The jobs, written to the journal before they are handed out.
     static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
+                     classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?,
+                     at now: Double) async throws(JournalError) -> NewFileJobs {
+        let result = try await find(paths: paths, pair: pair, pairId: pairId, journal: journal, classifier: classifier,
+                                    ignore: ignore, cutoff: cutoff, at: now)
+        try await result.save(in: journal)
+        return result
+    }
+
+    /// On disk before the engine sees them, as for every planned job.
+    func save(in journal: Journal) async throws(JournalError) {
+        if !jobs.isEmpty { try await journal.apply(upserts: jobs, deletions: []) }
+    }
+
+    /// What `make` would write, written nowhere.
+    static func find(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
                      classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?,
                      at now: Double) async throws(JournalError) -> NewFileJobs {
         var result = NewFileJobs()
         for path in paths.sorted() where !ignore.matches(path) {
             guard let meta = try? LocalFileSystem.metadata(LocalFileSystem.join(pair.localRoot, path)),
-                  meta.kind == .file else { continue }
+                  meta.kind == .file else {
+                result.others.append(path)
+                continue
+            }
             if let cutoff, cutoff.isFresh(modifiedNanos: meta.modifiedNanos) {
                 result.fresh[path] = Double(meta.modifiedNanos) / 1e9
                 continue
             }
-            guard try await journal.record(pairId: pairId, path: path) == nil else { continue }
+            guard try await journal.record(pairId: pairId, path: path) == nil else {
+                result.others.append(path)
+                continue
+            }
             var record = FileRecord(pairId: pairId, path: path, queue: classifier.queue(forPath: path, size: meta.size),
                                     status: .needsUpload, updatedAt: now)
             record.local = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
             record.action = .upload
             result.jobs.append(record)
         }
-        // On disk before the engine sees them, as for every planned job.
-        if !result.jobs.isEmpty { try await journal.apply(upserts: result.jobs, deletions: []) }
         return result
     }
 }

@@ -181,6 +181,12 @@ public actor PairRunner {
         }
         if let queues = request.queues { options.queues = queues }
         options.acceptChanges = options.acceptChanges || request.acceptsChanges
+        // Only files the watcher saw settle or go, and nothing else asked for: new ones,
+        // and ones that went without ever being synced, need no walk of the tree
+        // (`SyncRun.planWatchedChanges` decides).
+        if request.reason == "watch", request.settledFolders.isEmpty, request.queues == nil, !request.acceptsChanges {
+            options.watchedChanges = WatchedChanges(settled: request.settledFiles, removed: request.removedFiles)
+        }
         let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
         options.jobFeed = feed
         activeFeed = feed

@@ -10,15 +10,18 @@ public struct RunRequest: Sendable, Equatable {
     public var settledFiles: Set<String>
     /// Subfolders that settled (new or moved in): their files can join a running run too.
     public var settledFolders: Set<String>
+    /// Files the watcher saw go (deleted, or renamed away: an editor's temporary file).
+    public var removedFiles: Set<String>
     /// A person accepted the changes a held run would make (`--accept-changes`).
     public var acceptsChanges: Bool
 
     public init(reason: String, queues: Set<String>? = nil, settledFiles: Set<String> = [], settledFolders: Set<String> = [],
-                acceptsChanges: Bool = false) {
+                removedFiles: Set<String> = [], acceptsChanges: Bool = false) {
         self.reason = reason
         self.queues = queues
         self.settledFiles = settledFiles
         self.settledFolders = settledFolders
+        self.removedFiles = removedFiles
         self.acceptsChanges = acceptsChanges
     }
 
@@ -31,6 +34,7 @@ public struct RunRequest: Sendable, Equatable {
         return RunRequest(reason: reason == other.reason ? reason : reason + ", " + other.reason, queues: queues,
                           settledFiles: settledFiles.union(other.settledFiles),
                           settledFolders: settledFolders.union(other.settledFolders),
+                          removedFiles: removedFiles.union(other.removedFiles),
                           acceptsChanges: acceptsChanges || other.acceptsChanges)
     }
 }

@@ -42,6 +42,9 @@ public struct RunOptions: Sendable {
     public var waitForLock = false
     /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
     public var jobFeed: JobFeed?
+    /// What the watcher saw, when that is all this run is for (`PairRunner`): planned
+    /// without walking the tree where it can be (`SyncRun.planWatchedChanges`).
+    public var watchedChanges: WatchedChanges?
     /// `--ignore-hidden-names`: as the folder's `hidden_names: ignore`.
     public var ignoresHiddenNames = false
     /// `--full`: list the remote even when a push could trust the journal's view of it
@@ -173,7 +176,15 @@ public struct SyncRun: Sendable {
             withExtendedLifetime(opened.lock) {}
             opened.check?.cancel()
         }
-        var (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)
+        var (snapshot, plan, now): (RemoteSnapshot, Plan, Double)
+        let wholeTree: Bool
+        if let planned = try await planWatchedChanges(opened: opened, rules: rules) {
+            (snapshot, plan, now) = planned
+            wholeTree = false
+        } else {
+            (snapshot, plan, now) = try await scanListAndPlan(opened: opened, rules: rules, summary: &summary)
+            wholeTree = true
+        }
         // A store that cannot keep concurrent writers apart (`WriteLease`): the jobs run
         // while this device holds the folder's write lease. Another device that wrote
         // between a sync's look and the lease announced it in its change marker: the
@@ -214,7 +225,7 @@ public struct SyncRun: Sendable {
             }
             do {
                 try await execute(partition, snapshot: snapshot, opened: opened, rules: rules, now: now, lease: lease,
-                                  summary: &summary)
+                                  wholeTree: wholeTree, summary: &summary)
             } catch {
                 await lease?.release()
                 throw error
@@ -552,8 +563,10 @@ public struct SyncRun: Sendable {
 
     /// Execute and bundles: the engine runs the jobs (read back from the journal a page at a
     /// time, or the ones the bundles left), then the bundles, then the run is recorded.
+    /// `wholeTree`: the plan looked at every local file (not only settled new ones).
     private func execute(_ partition: BundlePlanner.Partition, snapshot: RemoteSnapshot, opened: OpenJournal, rules: Rules,
-                         now: Double, lease: WriteLeaseKeeper?, summary: inout RunSummary) async throws(RunError) {
+                         now: Double, lease: WriteLeaseKeeper?, wholeTree: Bool,
+                         summary: inout RunSummary) async throws(RunError) {
         guard let journal = opened.journal else { throw RunError(.journal, "internal error: no journal open") }
         let pairId = opened.pairId
         let local: LocalFolder
@@ -564,7 +577,7 @@ public struct SyncRun: Sendable {
         }
         let temporaryTag = try deviceTag()
         do {
-            try await journal.confirmScan(pairId: pairId, at: now)
+            if wholeTree { try await journal.confirmScan(pairId: pairId, at: now) }
             // A cache budget decides which new files fit before any is fetched.
             var admission = CacheAdmissionStep.Result()
             if let limit = pair.localLimit, pair.mode != .push {
