@@ -219,7 +219,8 @@ struct WatchDaemonTests {
     /// At 1,000,000 files a run over the whole tree made a new photo wait 8 s longer than
     /// the quiet period on one core. A run for new files that settled plans them alone, and
     /// so does one for an editor's temporary file renamed away (never synced); a changed
-    /// file still goes through a plan of the whole tree (it may be a conflict).
+    /// file (it may be a conflict) and a synced file that went still go through a plan of
+    /// the whole tree.
     @Test("a new file, saved through a temporary name, is sent by runs that plan only what the watcher saw; a changed one by a run over the whole tree")
     func settledNewFileAlone() async throws {
         let work = Workspace()
@@ -260,6 +261,13 @@ struct WatchDaemonTests {
         #expect(whole["uploaded"] as? Int == 1, "\(whole)")
         #expect(whole["skipped"] as? Int ?? 0 >= 30, "a changed file's run did not plan the whole tree: \(whole)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: work.destination + "/d2/IMG_2.jpg")).count == 7_000)
+
+        // A synced file that goes may be a deletion to send (a mirror): a whole run again.
+        let beforeRemoval = summaries().count
+        try FileManager.default.removeItem(atPath: work.source + "/d0/IMG_0.jpg")
+        await when({ summaries().count > beforeRemoval })
+        let afterRemoval = summaries()[beforeRemoval]
+        #expect(afterRemoval["skipped"] as? Int ?? 0 >= 29, "a synced file's removal did not plan the whole tree: \(afterRemoval)")
 
         watch.send(SIGTERM)
         let result = await watch.wait()
