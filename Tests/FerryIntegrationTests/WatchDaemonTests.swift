@@ -274,6 +274,62 @@ struct WatchDaemonTests {
         #expect(result.status == 0, "\(result.diagnostics)")
     }
 
+    /// Two devices' daemons watch their own folders pushing into one remote folder that
+    /// keeps versions, and the same new name is written on both at the same moment: their
+    /// runs for what the watcher saw (no walk of the tree) must lose neither version.
+    @Test("two daemons send the same new name into a folder that keeps versions at the same moment: both versions stay")
+    func twoDaemonsSameNewName() async throws {
+        let work = Workspace()
+        for device in ["a", "b"] {
+            try TreeGenerator.write(at: work.directory.child(device) + "/old.jpg", size: 100, seed: 1,
+                                    modified: Date().timeIntervalSince1970 - 60)
+        }
+        let config = work.directory.child("config.yml")
+        try Data(("watch:\n  quiet_period: 500ms\n  stop_timeout: 5s\nremotes:\n  store:\n    type: local\n"
+            + "    path: \(work.destination)\nfolders:\n"
+            + ["a", "b"].map { "  \($0):\n    path: \($0)\n    remote: store\n    remote_path: shared\n    mode: push\n"
+                + "    remote_rights: [read, write]\n" }.joined()).utf8).write(to: URL(fileURLWithPath: config))
+        let daemons = try ["a", "b"].map { device in
+            try FerryProcess(["watch", device, "--config", config, "--state", work.directory.child("state-" + device), "--json"],
+                             in: work.directory.path)
+        }
+        defer { daemons.forEach { $0.stopIfRunning() } }
+        @Sendable func summaries(_ daemon: FerryProcess) -> [[String: Any]] {
+            daemon.outputSoFar.split(separator: "\n").compactMap { line in
+                try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            }.filter { $0["event"] as? String == "summary" }
+        }
+        for daemon in daemons { await when({ summaries(daemon).count >= 1 }) }
+        let started = daemons.map { summaries($0).count }
+
+        for device in ["a", "b"] {
+            try Data("same.jpg as device \(device) wrote it\n".utf8)
+                .write(to: URL(fileURLWithPath: work.directory.child(device) + "/same.jpg"))
+        }
+        for (daemon, count) in zip(daemons, started) {
+            await when({ summaries(daemon).dropFirst(count).contains { ($0["uploaded"] as? Int ?? 0) + ($0["conflicts"] as? Int ?? 0) > 0 } })
+        }
+        // Planned from what the watchers saw: the runs that sent skipped the older file.
+        let sending = zip(daemons, started).compactMap { daemon, count in
+            summaries(daemon).dropFirst(count).first { ($0["uploaded"] as? Int ?? 0) + ($0["conflicts"] as? Int ?? 0) > 0 }
+        }
+        #expect(sending.allSatisfy { $0["skipped"] as? Int == 0 }, "\(sending)")
+        for daemon in daemons { daemon.send(SIGTERM) }
+        for daemon in daemons {
+            let result = await daemon.wait()
+            #expect(result.status == 0, "\(result.diagnostics)")
+        }
+        var kept: [String] = []
+        let root = work.destination + "/shared"
+        for case let relative as String in FileManager.default.enumerator(atPath: root) ?? FileManager.DirectoryEnumerator() {
+            guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
+            kept.append(String(decoding: data, as: UTF8.self))
+        }
+        for device in ["a", "b"] {
+            #expect(kept.contains("same.jpg as device \(device) wrote it\n"), "device \(device)'s version is lost: \(kept)")
+        }
+    }
+
     @Test("a pull folder is polled: an unchanged remote costs two listings per poll, a new file is downloaded")
     func pullFolderPolls() async throws {
         let server = try await TestServer(.nginx)
