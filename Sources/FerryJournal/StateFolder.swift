@@ -13,8 +13,8 @@ public actor StateFolder {
     public static let journalFileName = "journal.sqlite"
 
     public nonisolated let directory: String
-    private var journalHandle: (journal: Journal, file: FileIdentity?)?
-    private var historyHandle: (history: RunHistory, file: FileIdentity?)?
+    private var journalHandle: Handle<Journal>?
+    private var historyHandle: Handle<RunHistory>?
 
     public init(directory: String) {
         self.directory = directory
@@ -29,12 +29,12 @@ public actor StateFolder {
 
     /// The journal, created (with the folder) and brought up to date on first use.
     public func journal() async throws(JournalError) -> Journal {
-        if let current = journalHandle?.journal, stillOpen(journalHandle?.file, at: journalPath) { return current }
         let path = journalPath
+        if let current = journalHandle?.store(at: path) { return current }
         let opened = try await BlockingIO.run { () throws(JournalError) in try Journal.open(at: path) }
         // Another caller may have opened it while this one waited: one handle is kept.
-        if let current = journalHandle?.journal, stillOpen(journalHandle?.file, at: path) { return current }
-        journalHandle = (opened, FileIdentity(path))
+        if let current = journalHandle?.store(at: path) { return current }
+        journalHandle = Handle(store: opened, file: FileIdentity(path))
         return opened
     }
 
@@ -49,11 +49,11 @@ public actor StateFolder {
 
     /// The run history, created on first use.
     public func history() async throws(HistoryError) -> RunHistory {
-        if let current = historyHandle?.history, stillOpen(historyHandle?.file, at: historyPath) { return current }
-        let directory = directory
+        let path = historyPath, directory = directory
+        if let current = historyHandle?.store(at: path) { return current }
         let opened = try await BlockingIO.run { () throws(HistoryError) in try RunHistory.open(stateDirectory: directory) }
-        if let current = historyHandle?.history, stillOpen(historyHandle?.file, at: historyPath) { return current }
-        historyHandle = (opened, FileIdentity(historyPath))
+        if let current = historyHandle?.store(at: path) { return current }
+        historyHandle = Handle(store: opened, file: FileIdentity(path))
         return opened
     }
 
@@ -65,16 +65,23 @@ public actor StateFolder {
         }
         return try await history()
     }
+}
 
-    /// A handle whose file could not be identified is never reused.
-    private func stillOpen(_ opened: FileIdentity??, at path: String) -> Bool {
-        guard let opened = opened.flatMap({ $0 }) else { return false }
-        return FileIdentity(path) == opened
+/// An opened store and the file it opened.
+private struct Handle<Store: Sendable>: Sendable {
+    let store: Store
+    let file: FileIdentity?
+
+    /// The store, while `path` still names the file it opened; one whose file could not be
+    /// identified is never reused.
+    func store(at path: String) -> Store? {
+        guard let file, FileIdentity(path) == file else { return nil }
+        return store
     }
 }
 
 /// Which file a name points to: a file moved aside and another made under the name differ.
-struct FileIdentity: Equatable {
+struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
