@@ -293,4 +293,70 @@ struct TransferStateMachineTests {
         #expect(machine.handle(.timerFired, now: 0.35) == [.commit])
         #expect(machine.nextWake == nil)
     }
+
+    // MARK: Commits and placements
+
+    @Test("the run is finished only once its commits are over and every staged transfer is placed and booked")
+    func finishedWaitsForCommitsAndPlacements() {
+        var machine = Self.machine(caps: [10, 10, 10, 10], global: 10, batchLimit: 2)
+        _ = machine.handle(.jobsArrived([Self.job("a"), Self.job("b")]), now: 0)
+        _ = machine.handle(.allJobsQueued, now: 0)
+        #expect(machine.handle(.jobStaged(Self.job("a")), now: 0.01) == [.recordSuccess(Self.job("a"))])
+        // The batch is full: commit what is booked, and place the staged transfers beside it.
+        #expect(machine.handle(.jobStaged(Self.job("b")), now: 0.02) == [.recordSuccess(Self.job("b")), .commit, .place])
+        #expect(machine.isIdle)
+        #expect(!machine.isFinished)
+        #expect(machine.handle(.commitFinished, now: 0.03).isEmpty)
+        #expect(!machine.isFinished, "the placement is still under way")
+        // What the placement booked is committed at once; its names were flushed with it.
+        #expect(machine.handle(.placementFinished(leftUnflushed: false), now: 0.04) == [.commit])
+        #expect(!machine.isFinished)
+        #expect(machine.handle(.commitFinished, now: 0.05).isEmpty)
+        #expect(machine.isFinished)
+    }
+
+    @Test("one placement at a time: a commit meanwhile has the next start as soon as it ends; names left unflushed get their own")
+    func onePlacementAtATime() {
+        var machine = Self.machine(caps: [10, 10, 10, 10], global: 10, batchLimit: 1)
+        _ = machine.handle(.jobsArrived((0..<3).map { Self.job("f\($0)") }), now: 0)
+        #expect(machine.handle(.jobStaged(Self.job("f0")), now: 0.01) == [.recordSuccess(Self.job("f0")), .commit, .place])
+        // A placement runs: this commit's transfers wait for it.
+        #expect(machine.handle(.jobStaged(Self.job("f1")), now: 0.02) == [.recordSuccess(Self.job("f1")), .commit])
+        #expect(machine.handle(.placementFinished(leftUnflushed: true), now: 0.03) == [.place, .commit])
+        // Nothing waits, but the last names are not yet flushed: a placement of its own.
+        #expect(machine.handle(.placementFinished(leftUnflushed: true), now: 0.04) == [.place, .commit])
+        #expect(machine.handle(.placementFinished(leftUnflushed: false), now: 0.05) == [.commit])
+    }
+
+    @Test("too many staged transfers waiting for a placement hold new starts back until it ends")
+    func placementHoldsStartsBack() {
+        var retry = RetryPolicy(attempts: 3, baseDelay: .seconds(1), factor: 2, maxDelay: .seconds(4))
+        retry.passes = 1
+        var machine = Machine(queueCaps: [1, 1, 1, 1], globalCap: 1, retry: retry, batchWindow: 0.25, batchLimit: 1,
+                              placementLimit: 1)
+        let first = machine.handle(.jobsArrived((0..<3).map { Self.job("f\($0)") }), now: 0)
+        #expect(Self.started(first) == ["f0"])
+        #expect(Self.started(machine.handle(.jobStaged(Self.job("f0")), now: 0.01)) == ["f1"])
+        // f1 waits for placement while f0's placement runs: the limit is reached.
+        let held = machine.handle(.jobStaged(Self.job("f1")), now: 0.02)
+        #expect(Self.started(held).isEmpty)
+        #expect(machine.nextWake == nil, "no timer spins while starts are held")
+        let after = machine.handle(.placementFinished(leftUnflushed: false), now: 0.03)
+        #expect(Self.started(after) == ["f2"])
+    }
+
+    @Test("the last staged transfers are placed once everything else is over, unless the run is stopping")
+    func lastPlacement() {
+        var machine = Self.machine(caps: [10, 10, 10, 10], global: 10, batchLimit: 100)
+        _ = machine.handle(.jobsArrived([Self.job("a")]), now: 0)
+        #expect(machine.handle(.jobStaged(Self.job("a")), now: 0.01) == [.recordSuccess(Self.job("a"))])
+        #expect(!machine.isFinished, "a job may still arrive")
+        #expect(machine.handle(.allJobsQueued, now: 0.02) == [.place])
+        var stopped = Self.machine(caps: [10, 10, 10, 10], global: 10, batchLimit: 100)
+        _ = stopped.handle(.jobsArrived([Self.job("a")]), now: 0)
+        _ = stopped.handle(.allJobsQueued, now: 0)
+        _ = stopped.handle(.stopRequested, now: 0.01)
+        #expect(stopped.handle(.jobStaged(Self.job("a")), now: 0.02) == [.recordSuccess(Self.job("a"))])
+        #expect(stopped.isFinished, "a stopped run places what is left after its jobs")
+    }
 }

@@ -56,7 +56,7 @@ struct SingleOperation: Sendable {
                     onOffline(lastProbeFailure?.description ?? lastError.description, nextProbeIn)
                 case let .reportOnline(offlineSeconds):
                     onOnline(offlineSeconds)
-                case .recordRetry, .setAside, .recordSuccess, .park, .commit:
+                case .recordRetry, .setAside, .recordSuccess, .park, .commit, .place:
                     // Nothing to book: the operation's outcome is its return value. A retry
                     // waits for the machine's timer below.
                     break

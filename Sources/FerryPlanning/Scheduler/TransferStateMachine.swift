@@ -1,11 +1,13 @@
 /// Every decision of a run's engine, as a pure state machine: which job starts next, what
 /// a failure means (retry later, set aside for a later pass, fail for good, or a sign that
 /// the backend is gone), when to probe an offline backend and when to stop waiting for it,
-/// when the results waiting in memory must be committed, and when the run is over.
+/// when the results waiting in memory must be committed, when the small transfers waiting
+/// to be put in place go, and when the run is over.
 ///
 /// It takes events (jobs arrived, a job succeeded or failed, a probe answered, a timer
-/// fired, the run was asked to stop) with the time they happened, and returns actions for
-/// the engine to carry out (start a job, book a result, probe, commit). Time comes in as
+/// fired, a commit or a placement ended, the run was asked to stop) with the time they
+/// happened, and returns actions for the engine to carry out (start a job, book a result,
+/// probe, commit, place). Time comes in as
 /// seconds on a monotonic clock and nothing here waits, so tests drive hours of retries
 /// and outages in microseconds. `TransferEngine` is the thin shell that performs the
 /// actions and feeds the outcomes back.
@@ -27,6 +29,9 @@ public struct TransferStateMachine: Sendable {
         case jobsArrived([Job])
         /// A started job is over and its result is to be booked.
         case jobSucceeded(Job)
+        /// A started job is over with a small transfer that waits, under a temporary name,
+        /// to be put in place with others (`place`); booked once in place.
+        case jobStaged(Job)
         /// A started job failed; `failures` counts this failure too.
         case jobFailed(Job, failures: Int, Failure)
         /// The backend answered a probe, or did not.
@@ -39,6 +44,11 @@ public struct TransferStateMachine: Sendable {
         /// end): once the others are over, the jobs set aside go again. Jobs fed in later
         /// (a watched folder) join whatever pass is under way.
         case allJobsQueued
+        /// A commit the machine asked for is over.
+        case commitFinished
+        /// A placement is over and what it placed is booked; `leftUnflushed`: names it made
+        /// wait for the next placement's flush.
+        case placementFinished(leftUnflushed: Bool)
     }
 
     public enum Action: Sendable, Equatable {
@@ -68,6 +78,9 @@ public struct TransferStateMachine: Sendable {
         case probe
         /// Commit the results booked so far.
         case commit
+        /// Put the staged transfers waiting, and the names the last placement left, in place
+        /// (one placement at a time, beside the jobs).
+        case place
         /// The backend stopped answering; the next probe goes out `nextProbeIn` seconds from now.
         case reportOffline(nextProbeIn: Double)
         /// The backend answers again after `offlineSeconds`.
@@ -91,6 +104,18 @@ public struct TransferStateMachine: Sendable {
     /// Results booked and not yet committed, and when the oldest of them was booked.
     private var uncommitted = 0
     private var oldestUncommittedAt: Double?
+    private var commitsRunning = 0
+
+    /// Staged transfers waiting for a placement, and whether the last one left names that
+    /// its successor's flush must cover.
+    private var waitingPlacement = 0
+    private var namesUnflushed = false
+    private var placing = false
+    /// A commit came while a placement ran: the next placement starts as soon as it ends.
+    private var placementWanted = false
+    /// Past this many staged transfers waiting while a placement runs, no job starts until
+    /// it ends: what waits stays bounded however slow the disk's flush.
+    private let placementLimit: Int
 
     /// The pass under way: 1 is the main one, each later one takes the jobs set aside.
     private var pass = 1
@@ -103,9 +128,11 @@ public struct TransferStateMachine: Sendable {
 
     /// `batchWindow` and `batchLimit` bound the results waiting to be committed;
     /// `jobBatchSize` is the most batchable jobs that start together (the backend's
-    /// largest delete request).
+    /// largest delete request); `placementLimit` the most staged transfers that wait while
+    /// a placement runs.
     public init(queueCaps: [Int], globalCap: Int, retry: RetryPolicy, batchWindow: Double, batchLimit: Int,
-                jobBatchSize: Int = 1) {
+                jobBatchSize: Int = 1, placementLimit: Int = 256) {
+        self.placementLimit = max(1, placementLimit)
         scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap, jobBatchSize: jobBatchSize)
         self.retry = retry
         outage = OutageTracker(probeDelay: { retry.delay(afterFailures: $0).inSeconds },
@@ -128,6 +155,23 @@ public struct TransferStateMachine: Sendable {
 
     public var runningCount: Int { scheduler.runningCount }
 
+    /// The run was asked to stop (`stopRequested`).
+    public var isStopping: Bool { stopping }
+
+    /// Every job queued for the run has arrived (`allJobsQueued`).
+    public var hasAllJobs: Bool { allJobsQueued }
+
+    /// The run is over: it is idle, no commit or placement runs, and either it is stopping
+    /// or every job arrived and no staged transfer waits. What a stopped run leaves staged,
+    /// and the names the last placement left, the shell places after the loop.
+    public var isFinished: Bool {
+        guard isIdle, commitsRunning == 0, !placing else { return false }
+        return stopping || (allJobsQueued && waitingPlacement == 0)
+    }
+
+    /// Starts wait for the placement under way: too many staged transfers wait.
+    private var placementIsFull: Bool { placing && waitingPlacement >= placementLimit }
+
     /// Nothing runs, waits, is set aside for a later pass, is parked or probed: the run
     /// is over unless more jobs are coming.
     public var isIdle: Bool {
@@ -148,7 +192,7 @@ public struct TransferStateMachine: Sendable {
             guard let time else { return }
             wake = min(wake ?? time, time)
         }
-        if outage.isDispatching || isAbandoning { consider(scheduler.nextReadyTime) }
+        if (outage.isDispatching || isAbandoning) && !placementIsFull { consider(scheduler.nextReadyTime) }
         consider(probeDueAt)
         consider(oldestUncommittedAt.map { $0 + batchWindow })
         return wake
@@ -171,6 +215,11 @@ public struct TransferStateMachine: Sendable {
             scheduler.finish(job)
             failuresBeforePass[job] = nil
             book(.recordSuccess(job), now: now, into: &actions)
+        case let .jobStaged(job):
+            scheduler.finish(job)
+            failuresBeforePass[job] = nil
+            waitingPlacement += 1
+            book(.recordSuccess(job), now: now, into: &actions)
         case let .jobFailed(job, failures, failure):
             scheduler.finish(job)
             failed(job, failures: failures, failure, now: now, into: &actions)
@@ -188,11 +237,25 @@ public struct TransferStateMachine: Sendable {
             probeDueAt = nil
         case .allJobsQueued:
             allJobsQueued = true
+        case .commitFinished:
+            commitsRunning = max(0, commitsRunning - 1)
+        case let .placementFinished(leftUnflushed):
+            placing = false
+            namesUnflushed = leftUnflushed
+            // The names just made wait for the next placement's flush, which the next commit
+            // brings; with nothing waiting none may come, so they are flushed on their own.
+            if placementWanted || waitingPlacement == 0 {
+                placementWanted = false
+                requestPlacement(into: &actions)
+            }
+            // What the placement booked is committed at once.
+            commitsRunning += 1
+            actions.append(.commit)
         }
         if !stopping && outage.isDispatching && allJobsQueued && scheduler.isIdle && !setAside.isEmpty {
             beginNextPass(now: now)
         }
-        if !stopping && outage.isDispatching {
+        if !stopping && outage.isDispatching && !placementIsFull {
             actions += scheduler.startSlots(now: now).map { slot in
                 switch slot {
                 case let .single(job): .start(job)
@@ -202,17 +265,14 @@ public struct TransferStateMachine: Sendable {
         }
         // The same sum as `nextWake`'s deadline, so a timer set for it always finds it due.
         if let oldest = oldestUncommittedAt, uncommitted >= batchLimit || now >= oldest + batchWindow {
-            actions.append(.commit)
-            uncommitted = 0
-            oldestUncommittedAt = nil
+            commit(into: &actions)
+        }
+        // The last staged transfers are placed while the run still takes jobs: one whose
+        // name another device took first is decided again, and its job runs in this run.
+        if !stopping && allJobsQueued && isIdle && commitsRunning == 0 && !placing && waitingPlacement > 0 {
+            requestPlacement(into: &actions)
         }
         return actions
-    }
-
-    /// The shell committed everything booked (at the end of the run, or before a wait).
-    public mutating func committed() {
-        uncommitted = 0
-        oldestUncommittedAt = nil
     }
 
     // MARK: Decisions
@@ -231,8 +291,9 @@ public struct TransferStateMachine: Sendable {
             parkedFailures[job] = failures
             if outage.jobFailedSuspiciously(job) {
                 // Results so far are made durable before what may be a long wait.
-                if uncommitted > 0 { actions.append(.commit) }
-                committed()
+                if uncommitted > 0 { commit(into: &actions) }
+                uncommitted = 0
+                oldestUncommittedAt = nil
                 probing = true
                 actions.append(.probe)
             }
@@ -305,6 +366,28 @@ public struct TransferStateMachine: Sendable {
             scheduler.add(job, readyAt: now + delay)
         }
         setAside = []
+    }
+
+    /// Commits what is booked, and places the staged transfers beside it.
+    private mutating func commit(into actions: inout [Action]) {
+        actions.append(.commit)
+        commitsRunning += 1
+        uncommitted = 0
+        oldestUncommittedAt = nil
+        requestPlacement(into: &actions)
+    }
+
+    /// Places what waits, or has the next placement start as soon as the one under way ends.
+    private mutating func requestPlacement(into actions: inout [Action]) {
+        guard waitingPlacement > 0 || namesUnflushed else { return }
+        guard !placing else {
+            placementWanted = true
+            return
+        }
+        placing = true
+        waitingPlacement = 0
+        namesUnflushed = false
+        actions.append(.place)
     }
 
     /// Books a result: it waits in memory with the others until the batch is due.
