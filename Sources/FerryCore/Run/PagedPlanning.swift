@@ -90,7 +90,6 @@ struct PagedPlanning {
 
     /// Merges the local stream, the remote side and the journal's rows part by part.
     func plan(local: LocalScanStream, remote side: consuming RemoteSide) async throws(Failure) -> Plan {
-        func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.precedesInUTF8Order(rhs) }
         var listing: RemoteListingStream?
         var fromJournal = false
         var relisted: Set<String> = []
@@ -103,142 +102,50 @@ struct PagedPlanning {
             relisted = folders
             listing = RemoteListingStream(files: listed)
         }
-        // Each side is read a batch ahead (`ReadAhead`); what was read and is past the
-        // part being planned waits in these (at most a batch each).
-        let pairId = pairId, pageSize = pageSize
         // The quick check settles rows by their local version only: the remote side must be
         // the rows' own, and an unchanged file must keep its queue (`ScanReconciler`).
         let quickCheck = usesQuickCheck && fromJournal && queuesCurrent && options.mode == .push
-        var readRows: ReadAhead<PageRow, JournalError>.Read?
-        if let journal {
-            readRows = { last throws(JournalError) in
-                if quickCheck {
-                    try await journal.quickCheckRows(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.quick)
-                } else {
-                    try await journal.records(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.whole)
-                }
-            }
-        }
-        var readListing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?
-        if let listing {
-            readListing = { _ throws(BackendError) in try await listing.next(limit: pageSize) }
-        }
-        let journalPages = ReadAhead(batchSize: pageSize, read: readRows)
-        let scanBatches = ReadAhead<LocalEntry, BackendError>(batchSize: pageSize) { _ throws(BackendError) in try await local.next(limit: pageSize) }
-        let listingBatches = ReadAhead(batchSize: pageSize, read: readListing)
-        var page: [PageRow] = []
-        var listed: [(key: String, value: RemoteEntry)] = []
-        var remoteCount = 0
-        var scanned: [(path: String, entry: LocalEntry)] = []
-        var total = Plan(changedRecords: [], forgottenPaths: [], jobs: [], conflicts: [], unchangedCount: 0, adoptedCount: 0)
-        var heldDeletions: [FileRecord] = []
-        var remoteDeletions = 0
-        var localDeletions = 0
-        var remoteReplacements = 0
-        var localReplacements = 0
-        var replacementSample = ReplacementSample(capacity: HoldPolicy.sampleSize)
-        // Two-way sync: files gone locally that may have been renamed (few, even when the
-        // plan is large); their new names are looked for once every part is written.
-        var vanished: [FileRecord] = []
-        var frozen = FrozenPaths(paths: self.frozen)
+        // Each side is read a batch ahead (`ReadAhead`); what was read and is past the part
+        // being planned waits in `sides` (at most a batch each).
+        var sides = Sides(batchSize: pageSize, readers: readers(local: local, listing: listing, quickCheck: quickCheck))
         let streamsJobs = !writesChanges && reportsJobs != nil
-        // A part's rows are written while the next part is planned (one write at a time):
-        // the rows a part writes are all in it, so no read of a later part waits for them.
-        var writing: (task: Task<Result<Void, JournalError>, Never>, rows: Int)?
-        func finishWriting() async throws(Failure) {
-            guard let pending = writing else { return }
-            writing = nil
-            do throws(JournalError) { try await pending.task.value.get() } catch { throw .journal(error) }
-        }
-
+        let writer = writesChanges ? journal.map { PartWriter(journal: $0) } : nil
+        var tally = PlanTally(mode: options.mode,
+                              keeping: streamsJobs ? .counts : writer == nil ? .everything : keepsJobs ? .jobs : .counts)
+        var frozen = FrozenPaths(paths: self.frozen)
         do throws(Failure) {
             while true {
-                if page.isEmpty {
-                    do throws(JournalError) {
-                        page = try await journalPages.take()
-                    } catch {
-                        throw .journal(error)
-                    }
-                }
-                if scanned.isEmpty {
-                    do throws(BackendError) {
-                        scanned = try await scanBatches.take().map { (path: $0.path.string, entry: $0) }
-                    } catch {
-                        throw .scan(error)
-                    }
-                    // Complete for every folder up to the last file read (`LocalScanStream`).
-                    frozen.add(local: await local.clashes)
-                }
-                if listed.isEmpty, let listing {
-                    do throws(BackendError) {
-                        listed = try await listingBatches.take()
-                    } catch {
-                        throw .listing(error)
-                    }
-                    frozen.add(remote: await listing.clashes)
-                }
-                // A part ends at the first of the last paths read of the sides not yet read to
-                // their end; so a part is small whichever side is large (a first push has an
-                // empty journal and a huge scan). After the last part, everything that is left.
-                // Each side's rows written by a part are in the part: no read ahead sees them.
-                var upper: String?
-                for candidate in [journalPages.ended ? nil : page.last?.path,
-                                  scanBatches.ended ? nil : scanned.last?.path,
-                                  listingBatches.ended ? nil : listed.last?.key] {
-                    if let candidate, upper.map({ precedes(candidate, $0) }) ?? true { upper = candidate }
-                }
-                let isLast = upper == nil
-                func inPart(_ path: String) -> Bool {
-                    upper.map { !precedes($0, path) } ?? true
-                }
-                // Most parts take the whole page: handed over, not copied.
-                var partRows: [PageRow]
-                if let pageEnd = page.firstIndex(where: { !inPart($0.path) }) {
-                    partRows = Array(page[..<pageEnd])
-                    page.removeSubrange(..<pageEnd)
-                } else {
-                    partRows = page
-                    page = []
-                }
-                let scanEnd = scanned.firstIndex { !inPart($0.path) } ?? scanned.count
-                var partScanned = scanned[..<scanEnd].filter { !frozen.contains($0.path) }
-                scanned.removeSubrange(..<scanEnd)
+                try await sides.refill(frozen: &frozen, local: local, listing: listing)
+                let cut = sides.cut
+                var part = sides.take(cut, frozen: frozen)
                 if quickCheck, let journal {
-                    let settled = try await settle(&partRows, scanned: &partScanned, journal: journal)
-                    total.unchangedCount += settled
-                    total.localFileCount += settled
-                    total.quickCheckedCount += settled
-                    remoteCount += settled
+                    tally.addSettled(try await settle(&part.rows, scanned: &part.scanned, journal: journal))
                 }
-                let partScan = partScanned.map(\.entry)
                 var partRemote: [String: RemoteVersion] = [:]
+                partRemote.reserveCapacity(part.listed.count + (fromJournal ? part.rows.count : 0))
                 var listedPaths: [String] = []
-                let listedEnd = listed.firstIndex { !inPart($0.key) } ?? listed.count
-                for (key, value) in listed[..<listedEnd] where !frozen.contains(key) {
+                for (key, value) in part.listed {
                     partRemote[key] = RemoteVersion(value)
                     listedPaths.append(key)
                 }
-                remoteCount += listedEnd
-                listed.removeSubrange(..<listedEnd)
+                tally.remoteCount += part.listedCount
                 var records: [String: FileRecord] = [:]
-                records.reserveCapacity(partRows.count)
-                if fromJournal { partRemote.reserveCapacity(partRemote.count + partRows.count) }
+                records.reserveCapacity(part.rows.count)
                 var rowPaths: [String] = []
-                rowPaths.reserveCapacity(partRows.count)
-                for case let .whole(record) in partRows where !frozen.contains(record.path) {
+                rowPaths.reserveCapacity(part.rows.count)
+                for case let .whole(record) in part.rows where !frozen.contains(record.path) {
                     records[record.path] = record
                     rowPaths.append(record.path)
                     if fromJournal, let version = record.remote,
                        relisted.isEmpty || !relisted.contains(ChangeMarker.folder(of: record.path)) {
                         // Keyed as the remote spells the name, as a listing would be.
                         partRemote[record.remoteSpelling ?? record.path] = version
-                        remoteCount += 1
+                        tally.remoteCount += 1
                     }
                 }
-                let readAhead: Int = page.count + scanned.count + listed.count
-                let inFlight: Int = journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
-                let held: Int = records.count + partScan.count + partRemote.count
-                total.peakPartRows = max(total.peakPartRows, held + readAhead + inFlight + (writing?.rows ?? 0))
+                let partScan = part.scanned.map(\.entry)
+                let held = records.count + partScan.count + partRemote.count
+                tally.plan.peakPartRows = max(tally.plan.peakPartRows, held + sides.readAhead + (writer?.rowsInFlight ?? 0))
                 let heldBack = unsettled.union(await local.heldBack)
                 let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
                                                                   pairId: pairId, classifier: classifier, now: now,
@@ -248,114 +155,193 @@ struct PagedPlanning {
                 // content hold's sample. Otherwise a folder rewritten wholesale, seen by a
                 // watcher in pieces, sends the first settled files in a run too small to
                 // hold, before the rest settle and are held.
-                if !heldBack.isEmpty {
-                    for path in rowPaths where heldBack.contains(path) {
-                        guard let record = records[path], record.status == .inSync, let remote = record.remote else { continue }
-                        replacementSample.offer(path, remote: remote, remoteName: record.remoteSpelling)
-                    }
+                for path in rowPaths where !heldBack.isEmpty && heldBack.contains(path) {
+                    guard let record = records[path], record.status == .inSync, let remote = record.remote else { continue }
+                    tally.replacementSample.offer(path, remote: remote, remoteName: record.remoteSpelling)
                 }
                 // Rows, scanned files and listed files each come in path order: merged, not sorted.
                 let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
-                let part = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
-                                            classifier: classifier, now: now, order: order,
-                                            queuesCurrent: queuesCurrent, requeued: requeued)
-                // Written jobs stay in the journal (the engine reads them back a page at a
-                // time); only a plan that is not written keeps them, to be shown, or one whose
-                // jobs are sorted further (`keepsJobs`).
-                if streamsJobs {
-                    reportsJobs?(part.jobs)
-                } else if keepsJobs || !writesChanges {
-                    total.jobs += part.jobs
-                }
-                remoteDeletions += part.jobs.count { $0.action == .deleteRemote }
-                localDeletions += part.jobs.count { $0.action == .deleteLocal }
-                for job in part.jobs {
-                    let replaces = Planner.replaces(job)
-                    if replaces.remote, let remote = job.remote {
-                        remoteReplacements += 1
-                        replacementSample.offer(job.path, remote: remote, remoteName: job.remoteSpelling)
-                    }
-                    if replaces.local { localReplacements += 1 }
-                }
-                if options.mode == .sync {
-                    let resumed = Set(part.resumedDisplacements)
-                    vanished += part.jobs.filter { RenameDetection.mayBeRenamedAway($0) && !resumed.contains($0.path) }
-                }
-                total.resumedDisplacements += part.resumedDisplacements
-                total.conflicts += part.conflicts
-                total.unchangedCount += part.unchangedCount
-                total.adoptedCount += part.adoptedCount
-                total.localFileCount += part.localFileCount
-                total.abandonedDownloads += part.abandonedDownloads
-                let isDeletion = { (record: FileRecord) in record.action?.isDeletion == true }
-                heldDeletions += part.changedRecords.filter(isDeletion)
-                let written = part.changedRecords.filter { !isDeletion($0) }
-                if writesChanges, let journal {
-                    try await finishWriting()
-                    let deletions = part.forgottenPaths.map { (pairId: pairId, path: $0) }
-                    writing = (Task { () -> Result<Void, JournalError> in
-                        do throws(JournalError) {
-                            return .success(try await journal.apply(upserts: written, deletions: deletions))
-                        } catch {
-                            return .failure(error)
-                        }
-                    }, written.count + deletions.count)
-                } else if !streamsJobs {
-                    total.changedRecords += written
-                    total.forgottenPaths += part.forgottenPaths
-                }
-                if isLast { break }
+                let planned = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
+                                               classifier: classifier, now: now, order: order,
+                                               queuesCurrent: queuesCurrent, requeued: requeued)
+                if streamsJobs { reportsJobs?(planned.jobs) }
+                let changes = tally.add(planned)
+                try await writer?.write(changes.written, forgetting: changes.forgotten.map { (pairId: pairId, path: $0) })
+                if cut.isLast { break }
             }
+            try await writer?.finish()
         } catch {
             // Nothing is left writing once planning has failed.
-            _ = await writing?.task.value
+            await writer?.abandon()
             throw error
         }
-        try await finishWriting()
-
-        if !vanished.isEmpty {
-            let renames = try await findRenames(of: vanished, plannedJobs: total.jobs, resumed: Set(total.resumedDisplacements))
-            if !renames.isEmpty {
-                total.jobs = RenameDetection.applying(renames, to: total.jobs)
-                remoteDeletions -= renames.count
-                // The MOVE jobs are written with the deletions, whether or not their rows
-                // changed; the new names wait for the MOVE without an upload job of their own.
-                let moves = RenameDetection.applying(renames, to: renames.map(\.from))
-                let renamed = Set(moves.map(\.path))
-                heldDeletions = heldDeletions.filter { !renamed.contains($0.path) } + moves
-                if writesChanges, let journal {
-                    do {
-                        try await journal.apply(upserts: try await waitingForMove(renames, journal: journal), deletions: [])
-                    } catch {
-                        throw .journal(error)
-                    }
+        if !tally.vanished.isEmpty {
+            let renames = try await findRenames(of: tally.vanished, plannedJobs: tally.plan.jobs,
+                                                resumed: Set(tally.plan.resumedDisplacements))
+            tally.apply(renames)
+            if !renames.isEmpty, writesChanges, let journal {
+                // The new names wait for the MOVE without an upload job of their own.
+                do {
+                    try await journal.apply(upserts: try await waitingForMove(renames, journal: journal), deletions: [])
+                } catch {
+                    throw .journal(error)
                 }
             }
         }
         do throws(PlanError) {
-            try Planner.checkDeletions(remoteDeletions: remoteDeletions, localDeletions: localDeletions,
-                                       remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
+            try tally.checkDeletions(options: options)
             // Content first: "they look encrypted" says more than "too many changed".
-            if let policy = options.holds, policy.checksContent, let contentLooks, remoteReplacements > 0,
-               let hold = policy.contentHold(await contentLooks(replacementSample.files)) {
+            if let policy = options.holds, policy.checksContent, let contentLooks, tally.remoteReplacements > 0,
+               let hold = policy.contentHold(await contentLooks(tally.replacementSample.files)) {
                 throw PlanError(hold: hold)
             }
-            try Planner.checkReplacements(remote: remoteReplacements, local: localReplacements,
-                                          remoteFiles: remoteCount, localFiles: total.localFileCount, options: options)
+            try tally.checkReplacements(options: options)
         } catch {
             throw .plan(error)
         }
-        if writesChanges, let journal {
+        if let writer {
             do {
-                try await journal.apply(upserts: heldDeletions, deletions: [])
+                try await writer.journal.apply(upserts: tally.heldDeletions, deletions: [])
             } catch {
                 throw .journal(error)
             }
         } else if !streamsJobs {
-            total.changedRecords += heldDeletions
+            tally.plan.changedRecords += tally.heldDeletions
         }
+        var total = tally.plan
         total.jobs = Planner.ranked(total.jobs, classifier: classifier)
         return total
+    }
+
+    /// What reads each side, a batch at a time.
+    private func readers(local: LocalScanStream, listing: RemoteListingStream?,
+                         quickCheck: Bool) -> (rows: ReadAhead<PageRow, JournalError>.Read?,
+                                               scan: ReadAhead<LocalEntry, BackendError>.Read,
+                                               listing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?) {
+        let pairId = pairId, pageSize = pageSize
+        var rows: ReadAhead<PageRow, JournalError>.Read?
+        if let journal {
+            rows = { last throws(JournalError) in
+                if quickCheck {
+                    try await journal.quickCheckRows(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.quick)
+                } else {
+                    try await journal.records(pairId: pairId, after: last?.path, limit: pageSize).map(PageRow.whole)
+                }
+            }
+        }
+        var listed: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?
+        if let listing {
+            listed = { _ throws(BackendError) in try await listing.next(limit: pageSize) }
+        }
+        return (rows, { _ throws(BackendError) in try await local.next(limit: pageSize) }, listed)
+    }
+
+    /// The three sides as read so far: each a batch ahead, with what was read and is past
+    /// the part being planned (at most a batch each).
+    private struct Sides {
+        let journalPages: ReadAhead<PageRow, JournalError>
+        let scanBatches: ReadAhead<LocalEntry, BackendError>
+        let listingBatches: ReadAhead<(key: String, value: RemoteEntry), BackendError>
+        var page: [PageRow] = []
+        var scanned: [(path: String, entry: LocalEntry)] = []
+        var listed: [(key: String, value: RemoteEntry)] = []
+
+        /// One part's share of each side; frozen names left out.
+        struct Part {
+            var rows: [PageRow]
+            var scanned: [(path: String, entry: LocalEntry)]
+            var listed: [(key: String, value: RemoteEntry)]
+            /// Listed files, frozen ones too: the remote side's count.
+            var listedCount: Int
+        }
+
+        init(batchSize: Int, readers: (rows: ReadAhead<PageRow, JournalError>.Read?, scan: ReadAhead<LocalEntry, BackendError>.Read,
+                                       listing: ReadAhead<(key: String, value: RemoteEntry), BackendError>.Read?)) {
+            journalPages = ReadAhead(batchSize: batchSize, read: readers.rows)
+            scanBatches = ReadAhead(batchSize: batchSize, read: readers.scan)
+            listingBatches = ReadAhead(batchSize: batchSize, read: readers.listing)
+        }
+
+        /// Reads the next batch of each side whose last one is used up.
+        mutating func refill(frozen: inout FrozenPaths, local: LocalScanStream,
+                             listing: RemoteListingStream?) async throws(Failure) {
+            if page.isEmpty {
+                do throws(JournalError) { page = try await journalPages.take() } catch { throw .journal(error) }
+            }
+            if scanned.isEmpty {
+                do throws(BackendError) {
+                    scanned = try await scanBatches.take().map { (path: $0.path.string, entry: $0) }
+                } catch {
+                    throw .scan(error)
+                }
+                // Complete for every folder up to the last file read (`LocalScanStream`).
+                frozen.add(local: await local.clashes)
+            }
+            if listed.isEmpty, let listing {
+                do throws(BackendError) { listed = try await listingBatches.take() } catch { throw .listing(error) }
+                frozen.add(remote: await listing.clashes)
+            }
+        }
+
+        /// Where the next part ends: each side's rows written by a part are in the part, so
+        /// no read ahead sees them.
+        var cut: PartCut {
+            PartCut(lastPaths: [journalPages.ended ? nil : page.last?.path,
+                                scanBatches.ended ? nil : scanned.last?.path,
+                                listingBatches.ended ? nil : listed.last?.key])
+        }
+
+        mutating func take(_ cut: PartCut, frozen: FrozenPaths) -> Part {
+            let listedPart = cut.take(from: &listed, path: \.key)
+            return Part(rows: cut.take(from: &page, path: \.path),
+                        scanned: cut.take(from: &scanned, path: \.path).filter { !frozen.contains($0.path) },
+                        listed: listedPart.filter { !frozen.contains($0.key) },
+                        listedCount: listedPart.count)
+        }
+
+        /// Entries read, or being read, past the part in hand.
+        var readAhead: Int {
+            page.count + scanned.count + listed.count
+                + journalPages.inFlight + scanBatches.inFlight + listingBatches.inFlight
+        }
+    }
+
+    /// Writes a part's rows while the next part is planned, one write at a time: the rows a
+    /// part writes are all in it, so no read of a later part waits for them.
+    private final class PartWriter {
+        let journal: Journal
+        private var writing: (task: Task<Result<Void, JournalError>, Never>, rows: Int)?
+
+        init(journal: Journal) {
+            self.journal = journal
+        }
+
+        var rowsInFlight: Int { writing?.rows ?? 0 }
+
+        /// Waits for the last part's write, then starts this one's.
+        func write(_ rows: [FileRecord], forgetting deletions: [(pairId: Int64, path: String)]) async throws(Failure) {
+            try await finish()
+            let journal = journal
+            writing = (Task { () -> Result<Void, JournalError> in
+                do throws(JournalError) {
+                    return .success(try await journal.apply(upserts: rows, deletions: deletions))
+                } catch {
+                    return .failure(error)
+                }
+            }, rows.count + deletions.count)
+        }
+
+        func finish() async throws(Failure) {
+            guard let pending = writing else { return }
+            writing = nil
+            do throws(JournalError) { try await pending.task.value.get() } catch { throw .journal(error) }
+        }
+
+        /// Waits for the write under way, whatever its outcome.
+        func abandon() async {
+            _ = await writing?.task.value
+            writing = nil
+        }
     }
 
     /// The quick check of one part: rows settled in the journal whose files the scan found
