@@ -40,81 +40,8 @@ extension Ferry {
                 return
             }
             let journalPath = context.state.journalPath
-            let journal: Journal?
-            do {
-                journal = try await context.state.existingJournal()
-            } catch {
-                throw CommandFailure.runtime(error.description)
-            }
-            var pairs: [FolderPairRecord] = []
-            if let journal {
-                do {
-                    pairs = try await journal.folderPairs()
-                } catch {
-                    throw CommandFailure.runtime(error.description)
-                }
-            }
-            if let folder {
-                let localRoot = context.config.folder(named: folder)?.localPath
-                    ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
-                // A configured name shows that folder only, not ad-hoc pairs of the same path.
-                pairs = context.config.folder(named: folder) != nil
-                    ? pairs.filter { $0.name == folder && $0.localRoot == localRoot }
-                    : pairs.filter { $0.localRoot == localRoot }
-                if pairs.isEmpty && context.config.folder(named: folder) == nil
-                    && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
-                    throw CommandFailure.usage("no folder named '\(folder)' in the config or the journal")
-                }
-            }
-            var reports: [FolderReport] = []
-            for pair in pairs {
-                guard let journal, let id = pair.id else { continue }
-                do {
-                    let counts = try await journal.statusCounts(pairId: id)
-                    let failed = errors ? try await journal.records(pairId: id, status: .syncError) : []
-                    let conflicted = errors || conflicts ? try await journal.records(pairId: id, status: .conflict) : []
-                    var report = FolderReport(pair: pair, counts: counts, problems: failed + conflicted,
-                                              queueOrder: context.config.queues.map(\.name),
-                                              heading: Self.heading(pair, config: context.config,
-                                                                    currentDirectory: context.currentDirectory))
-                    report.listsProblems = errors || conflicts
-                    if let newest = try await journal.seenChangeMarkers(pairId: id).values
-                        .filter({ !$0.device.isEmpty }).max(by: { $0.changedAt < $1.changedAt }) {
-                        report.lastRemoteChange = (newest.device, newest.changedAt)
-                    }
-                    let configured = context.config.folders.first { $0.name == pair.name && $0.localPath == pair.localRoot }
-                    let totals = try await journal.cacheTotals(pairId: id)
-                    if configured?.localLimit != nil || totals.remoteOnlyFiles > 0 {
-                        report.cache = FolderReport.Cache(totals: totals, limit: configured?.localLimit)
-                    }
-                    if let conditions = configured?.conditions {
-                        report.waitingFor = await SystemConditionProbe.standard().waiting(for: conditions)
-                    }
-                    if items {
-                        report.items = ItemReport(items: MediaItem.group(
-                            try await journal.records(pairId: id).map { record in
-                                MediaItem.FileState(path: record.path, status: record.status,
-                                                    bytes: record.localSize ?? record.remoteSize ?? 0)
-                            }, by: context.config.items))
-                    }
-                    reports.append(report)
-                } catch {
-                    throw CommandFailure.runtime(error.description)
-                }
-            }
-            // A configured folder that never ran but waits for its run conditions says so.
-            for configured in context.config.folders where folder == nil || configured.name == folder {
-                guard !configured.conditions.isEmpty,
-                      !reports.contains(where: { $0.pair.name == configured.name && $0.pair.localRoot == configured.localPath }),
-                      let waiting = await SystemConditionProbe.standard().waiting(for: configured.conditions) else { continue }
-                let pair = FolderPairRecord(name: configured.name, localRoot: configured.localPath,
-                                            remoteLocation: configured.remote, createdAt: 0)
-                var report = FolderReport(pair: pair, counts: [], problems: [], queueOrder: context.config.queues.map(\.name),
-                                          heading: Self.heading(pair, config: context.config,
-                                                                currentDirectory: context.currentDirectory))
-                report.waitingFor = waiting
-                reports.append(report)
-            }
+            let query = StatusQuery(folder: folder, listsErrors: errors, listsConflicts: conflicts, groupsItems: items)
+            let (hasJournal, reports) = try await query.reports(context)
             // A daemon's API when one serves this state folder, else the status file of a `ferry watch`.
             let served = await DaemonStatusReport.fromAPI(stateDirectory: context.stateDirectory)
             let live = served ?? DaemonSnapshot.current(stateDirectory: context.stateDirectory).map { DaemonStatusReport(snapshot: $0) }
@@ -128,7 +55,7 @@ extension Ferry {
             }
             defer { if let live { StandardStreams.output(live.text) } }
             if reports.isEmpty {
-                StandardStreams.output(journal == nil
+                StandardStreams.output(!hasJournal
                     ? "nothing synced yet (no journal at \(journalPath))"
                     : "no matching folder in the journal at \(journalPath)")
             } else {

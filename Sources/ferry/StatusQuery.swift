@@ -1,0 +1,107 @@
+import FerryCore
+import FerryJournal
+import FerryPlanning
+import FerrySystem
+
+/// What `ferry status` reports of each folder pair: counts per status and queue, the files
+/// in trouble when asked, the cache, the run conditions waited for, media items when asked.
+/// Read from the journal only; a folder that never ran but waits for its conditions is
+/// reported too.
+struct StatusQuery {
+    /// A configured name or a local path; nil: every folder.
+    var folder: String?
+    var listsErrors = false
+    var listsConflicts = false
+    var groupsItems = false
+
+    /// Whether there is a journal at all, and one report per folder pair that matches.
+    func reports(_ context: CommandContext) async throws(CommandFailure) -> (hasJournal: Bool, reports: [FolderReport]) {
+        let journal: Journal?
+        do {
+            journal = try await context.state.existingJournal()
+        } catch {
+            throw CommandFailure.runtime(error.description)
+        }
+        let pairs = try await matchingPairs(journal, context)
+        var reports: [FolderReport] = []
+        if let journal {
+            for pair in pairs {
+                guard let id = pair.id else { continue }
+                do {
+                    reports.append(try await report(pair, id: id, journal: journal, context))
+                } catch {
+                    throw CommandFailure.runtime(error.description)
+                }
+            }
+        }
+        // A configured folder that never ran but waits for its run conditions says so.
+        for configured in context.config.folders where folder == nil || configured.name == folder {
+            guard !configured.conditions.isEmpty,
+                  !reports.contains(where: { $0.pair.name == configured.name && $0.pair.localRoot == configured.localPath }),
+                  let waiting = await SystemConditionProbe.standard().waiting(for: configured.conditions) else { continue }
+            let pair = FolderPairRecord(name: configured.name, localRoot: configured.localPath,
+                                        remoteLocation: configured.remote, createdAt: 0)
+            var report = FolderReport(pair: pair, counts: [], problems: [], queueOrder: context.config.queues.map(\.name),
+                                      heading: Ferry.Status.heading(pair, config: context.config,
+                                                                    currentDirectory: context.currentDirectory))
+            report.waitingFor = waiting
+            reports.append(report)
+        }
+        return (journal != nil, reports)
+    }
+
+    /// The journal's pairs that `folder` names (all of them without one).
+    private func matchingPairs(_ journal: Journal?, _ context: CommandContext) async throws(CommandFailure) -> [FolderPairRecord] {
+        var pairs: [FolderPairRecord] = []
+        if let journal {
+            do {
+                pairs = try await journal.folderPairs()
+            } catch {
+                throw CommandFailure.runtime(error.description)
+            }
+        }
+        guard let folder else { return pairs }
+        let configured = context.config.folder(named: folder)
+        let localRoot = configured?.localPath ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
+        // A configured name shows that folder only, not ad-hoc pairs of the same path.
+        pairs = configured != nil
+            ? pairs.filter { $0.name == folder && $0.localRoot == localRoot }
+            : pairs.filter { $0.localRoot == localRoot }
+        if pairs.isEmpty && configured == nil && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
+            throw CommandFailure.usage("no folder named '\(folder)' in the config or the journal")
+        }
+        return pairs
+    }
+
+    private func report(_ pair: FolderPairRecord, id: Int64, journal: Journal,
+                        _ context: CommandContext) async throws(JournalError) -> FolderReport {
+        let counts = try await journal.statusCounts(pairId: id)
+        let failed = listsErrors ? try await journal.records(pairId: id, status: .syncError) : []
+        let conflicted = listsErrors || listsConflicts ? try await journal.records(pairId: id, status: .conflict) : []
+        var report = FolderReport(pair: pair, counts: counts, problems: failed + conflicted,
+                                  queueOrder: context.config.queues.map(\.name),
+                                  heading: Ferry.Status.heading(pair, config: context.config,
+                                                                currentDirectory: context.currentDirectory))
+        report.listsProblems = listsErrors || listsConflicts
+        if let newest = try await journal.seenChangeMarkers(pairId: id).values
+            .filter({ !$0.device.isEmpty }).max(by: { $0.changedAt < $1.changedAt }) {
+            report.lastRemoteChange = (newest.device, newest.changedAt)
+        }
+        let configured = context.config.folders.first { $0.name == pair.name && $0.localPath == pair.localRoot }
+        let totals = try await journal.cacheTotals(pairId: id)
+        if configured?.localLimit != nil || totals.remoteOnlyFiles > 0 {
+            report.cache = FolderReport.Cache(totals: totals, limit: configured?.localLimit)
+        }
+        if let conditions = configured?.conditions {
+            report.waitingFor = await SystemConditionProbe.standard().waiting(for: conditions)
+        }
+        if groupsItems {
+            report.items = ItemReport(items: MediaItem.group(
+                try await journal.records(pairId: id).map { record in
+                    MediaItem.FileState(path: record.path, status: record.status,
+                                        bytes: record.localSize ?? record.remoteSize ?? 0)
+                }, by: context.config.items))
+        }
+        return report
+    }
+}
