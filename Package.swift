@@ -135,9 +135,25 @@ let package = Package(
             ]
         ),
 
+        // config.yml: its reader (Yams, errors with a line and a column) and the validated
+        // values it makes (`Config`, folders, queues, schedules, limits). Values only: not the
+        // engine (FerryCore), the journal or the daemon; the only module that imports Yams.
+        .target(
+            name: "FerryConfig",
+            dependencies: [
+                "FerryPluginAPI",
+                "FerryPlanning",
+                "FerrySystem",
+                "ArchiveCodec",
+                "FerryEncryption",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
         .target(
             name: "FerryCore",
             dependencies: [
+                "FerryConfig",
                 "FerryPluginAPI",
                 "FerryPlanning",
                 "FerryJournal",
@@ -145,7 +161,6 @@ let package = Package(
                 "ArchiveCodec",
                 "FerryEncryption",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -156,6 +171,7 @@ let package = Package(
         .target(
             name: "FerryControl",
             dependencies: [
+                "FerryConfig",
                 "FerryCore",
                 "FerryJournal",
                 "FerryPlanning",
@@ -178,6 +194,7 @@ let package = Package(
         .executableTarget(
             name: "ferry",
             dependencies: [
+                "FerryConfig",
                 "FerryCore",
                 "FerryJournal",
                 "FerryPlanning",
@@ -204,7 +221,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
+            dependencies: ["FerryConfig", "FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -228,7 +245,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryConfig", "FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
@@ -277,7 +294,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryJournal", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
+            dependencies: ["ferry", "FerryConfig", "FerryJournal", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,6 +8,7 @@ import Logging
 import Synchronization
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 
 /// Counts the summaries of the runs it sees.

@@ -3,6 +3,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 
 /// Schedules over days and weeks, with the time passed in: no test waits.
