@@ -166,6 +166,22 @@ let package = Package(
             ]
         ),
 
+        // The long-running service: `DaemonRuntime`, a `PairRunner` per folder pair, watchers,
+        // pollers, schedules, the status board and the control slot. It drives FerryCore's
+        // runs; FerryCore never uses it. Not HTTP (FerryControl's) and not GRDB.
+        .target(
+            name: "FerryDaemon",
+            dependencies: [
+                "FerryConfig",
+                "FerryCore",
+                "FerryJournal",
+                "FerryPlanning",
+                "FerryPluginAPI",
+                "FerrySystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The daemon's control API: HTTP on a Unix socket (and TCP), the status page, SSE,
         // Prometheus metrics. Only this module knows the HTTP server library and swift-nio.
         .target(
@@ -173,6 +189,7 @@ let package = Package(
             dependencies: [
                 "FerryConfig",
                 "FerryCore",
+                "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
@@ -196,6 +213,7 @@ let package = Package(
             dependencies: [
                 "FerryConfig",
                 "FerryCore",
+                "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
@@ -245,7 +263,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryConfig", "FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryConfig", "FerryCore", "FerryDaemon", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryDaemon
 import FerryPluginAPI
 import Foundation
 import Logging

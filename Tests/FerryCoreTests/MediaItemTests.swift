@@ -5,6 +5,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
+@testable import FerryDaemon
 @testable import FerryPlanning
 
 @Suite("media items")

@@ -5,6 +5,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+import FerryDaemon
 
 /// Schedules over days and weeks, with the time passed in: no test waits.
 @Suite("Schedules")

@@ -6,6 +6,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+import FerryDaemon
 @testable import FerryPlanning
 import FerrySystem
 
