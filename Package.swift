@@ -150,6 +150,9 @@ let package = Package(
             ]
         ),
 
+        // The engine: the scanner, one run of one folder pair (`SyncRun`, the transfer engine
+        // and executor), archive bundles, the cache, versions, verify. Not GRDB (FerryJournal
+        // writes the SQL), not Yams (FerryConfig reads config.yml), not FerryDaemon.
         .target(
             name: "FerryCore",
             dependencies: [
