@@ -135,9 +135,28 @@ let package = Package(
             ]
         ),
 
+        // config.yml: its reader (Yams, errors with a line and a column) and the validated
+        // values it makes (`Config`, folders, queues, schedules, limits). Values only: not the
+        // engine (FerryCore), the journal or the daemon; the only module that imports Yams.
+        .target(
+            name: "FerryConfig",
+            dependencies: [
+                "FerryPluginAPI",
+                "FerryPlanning",
+                "FerrySystem",
+                "ArchiveCodec",
+                "FerryEncryption",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
+        // The engine: the scanner, one run of one folder pair (`SyncRun`, the transfer engine
+        // and executor), archive bundles, the cache, versions, verify. Not GRDB (FerryJournal
+        // writes the SQL), not Yams (FerryConfig reads config.yml), not FerryDaemon.
         .target(
             name: "FerryCore",
             dependencies: [
+                "FerryConfig",
                 "FerryPluginAPI",
                 "FerryPlanning",
                 "FerryJournal",
@@ -145,9 +164,24 @@ let package = Package(
                 "ArchiveCodec",
                 "FerryEncryption",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // The long-running service: `DaemonRuntime`, a `PairRunner` per folder pair, watchers,
+        // pollers, schedules, the status board and the control slot. It drives FerryCore's
+        // runs; FerryCore never uses it. Not HTTP (FerryControl's) and not GRDB.
+        .target(
+            name: "FerryDaemon",
+            dependencies: [
+                "FerryConfig",
+                "FerryCore",
+                "FerryJournal",
+                "FerryPlanning",
+                "FerryPluginAPI",
+                "FerrySystem",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -156,7 +190,9 @@ let package = Package(
         .target(
             name: "FerryControl",
             dependencies: [
+                "FerryConfig",
                 "FerryCore",
+                "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
@@ -178,7 +214,9 @@ let package = Package(
         .executableTarget(
             name: "ferry",
             dependencies: [
+                "FerryConfig",
                 "FerryCore",
+                "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
@@ -204,7 +242,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
+            dependencies: ["FerryConfig", "FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -228,7 +266,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryConfig", "FerryCore", "FerryDaemon", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
@@ -277,7 +315,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryIntegrationTests",
-            dependencies: ["ferry", "FerryJournal", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
+            dependencies: ["ferry", "FerryConfig", "FerryJournal", "FerryTestSupport", "FerryPluginAPI", "FerrySystem", "ArchiveCodec"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryDaemon
 import FerryJournal
 import FerryPlanning
 import FerrySystem

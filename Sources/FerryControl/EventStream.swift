@@ -1,4 +1,5 @@
 import FerryCore
+import FerryDaemon
 import FerrySystem
 import Foundation
 

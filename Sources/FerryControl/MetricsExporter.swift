@@ -1,5 +1,6 @@
 import CoreMetrics
 import FerryCore
+import FerryDaemon
 import FerryPlanning
 import Foundation
 import Prometheus

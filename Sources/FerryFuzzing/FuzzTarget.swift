@@ -1,4 +1,5 @@
 import ExecBackend
+import FerryConfig
 import FerryCore
 import FerryJournal
 import FerryPluginAPI

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryConfig
 import FerryCore
 import Foundation
 

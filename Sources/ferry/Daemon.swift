@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryControl
 import FerryCore
+import FerryDaemon
 import FerryPluginAPI
 
 extension Ferry {

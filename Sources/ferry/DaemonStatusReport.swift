@@ -1,5 +1,6 @@
 import FerryControl
 import FerryCore
+import FerryDaemon
 import FerrySystem
 import Foundation
 

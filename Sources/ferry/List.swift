@@ -1,5 +1,6 @@
 import ArchiveCodec
 import ArgumentParser
+import FerryConfig
 import FerryCore
 import FerryPluginAPI
 import FerrySystem

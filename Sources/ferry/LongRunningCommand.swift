@@ -1,4 +1,6 @@
+import FerryConfig
 import FerryCore
+import FerryDaemon
 import FerryPluginAPI
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryDaemon
 import Foundation
 import Logging
 import ServiceLifecycle

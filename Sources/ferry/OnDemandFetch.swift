@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryCore
 import FerryJournal
 import FerrySystem

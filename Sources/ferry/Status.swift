@@ -1,5 +1,7 @@
 import ArgumentParser
+import FerryConfig
 import FerryCore
+import FerryDaemon
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

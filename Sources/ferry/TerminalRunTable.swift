@@ -1,4 +1,5 @@
 import FerryCore
+import FerryDaemon
 import Synchronization
 
 /// `ferry watch` and `ferry daemon` on a terminal: while a folder's run moves files, its

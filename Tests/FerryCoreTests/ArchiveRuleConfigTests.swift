@@ -1,4 +1,5 @@
 import ArchiveCodec
+import FerryConfig
 import Testing
 @testable import FerryCore
 

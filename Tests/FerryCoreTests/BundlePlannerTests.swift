@@ -1,5 +1,6 @@
 import ArchiveCodec
 @testable import FerryJournal
+import FerryConfig
 import Foundation
 import FerryPluginAPI
 import Testing

@@ -1,4 +1,5 @@
 @testable import FerryJournal
+import FerryConfig
 import FerryPluginAPI
 import FerrySystem
 import FerryTestSupport

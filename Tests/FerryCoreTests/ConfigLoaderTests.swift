@@ -1,3 +1,4 @@
+import FerryConfig
 import Foundation
 import Testing
 @testable import FerryCore

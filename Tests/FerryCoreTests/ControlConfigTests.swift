@@ -1,5 +1,6 @@
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 
 /// `daemon:` (the control API) and `history:` in config.yml.

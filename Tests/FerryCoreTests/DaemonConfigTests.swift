@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 
 /// The `watch:`, `schedule:` and `bandwidth:` sections of config.yml.

@@ -2,6 +2,7 @@ import FerrySystem
 import Testing
 
 @testable import FerryCore
+import FerryDaemon
 
 /// The numbered events behind `/v1/events`: replay after an id, the missed flag, the bound.
 @Suite("Daemon event log")

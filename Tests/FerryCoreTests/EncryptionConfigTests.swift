@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryEncryption
 @testable import FerryCore
 import FerryPluginAPI

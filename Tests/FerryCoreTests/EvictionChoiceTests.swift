@@ -1,3 +1,4 @@
+import FerryConfig
 import Testing
 @testable import FerryCore
 @testable import FerryPlanning

@@ -3,6 +3,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 @testable import FerryPlanning
 

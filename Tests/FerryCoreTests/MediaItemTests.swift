@@ -1,9 +1,11 @@
+import FerryConfig
 import FerryJournal
 import FerrySystem
 import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
+@testable import FerryDaemon
 @testable import FerryPlanning
 
 @Suite("media items")

@@ -1,3 +1,4 @@
+import FerryConfig
 @testable import FerryCore
 @testable import FerryPlanning
 import FerryTestSupport

@@ -8,7 +8,9 @@ import Logging
 import Synchronization
 import Testing
 
+import FerryConfig
 @testable import FerryCore
+import FerryDaemon
 
 /// Counts the summaries of the runs it sees.
 final class SummaryCounter: RunEventSink {

@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 
 /// Remote types resolved by prefix (`exec:NAME`) and remotes whose plugin takes keys Ferry

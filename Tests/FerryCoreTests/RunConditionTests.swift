@@ -1,3 +1,4 @@
+import FerryConfig
 import FerrySystem
 import FerryTestSupport
 import Foundation

@@ -3,7 +3,9 @@ import FerryTestSupport
 import Foundation
 import Testing
 
+import FerryConfig
 @testable import FerryCore
+import FerryDaemon
 
 /// Schedules over days and weeks, with the time passed in: no test waits.
 @Suite("Schedules")

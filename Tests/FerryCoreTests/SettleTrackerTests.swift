@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+import FerryDaemon
 
 @Suite("SettleTracker")
 struct SettleTrackerTests {

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryCore
 @testable import FerryJournal
 import FerryPlanning

@@ -1,6 +1,7 @@
 import FerryPluginAPI
 import FerryTestSupport
 
+import FerryConfig
 @testable import FerryCore
 import FerryJournal
 @testable import FerryPlanning

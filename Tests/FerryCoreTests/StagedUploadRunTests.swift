@@ -6,6 +6,7 @@ import LocalBackend
 import Synchronization
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 @testable import FerryPlanning
 

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
+import FerryConfig
 @testable import FerryCore
 @testable import FerryPlanning
 

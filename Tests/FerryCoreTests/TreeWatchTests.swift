@@ -4,7 +4,9 @@ import Foundation
 import Synchronization
 import Testing
 
+import FerryConfig
 @testable import FerryCore
+import FerryDaemon
 @testable import FerryPlanning
 import FerrySystem
 

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryCore
 import FerryPluginAPI
 import FerryTestSupport

@@ -1,3 +1,4 @@
+@testable import FerryConfig
 @testable import FerryCore
 @testable import ferry
 import FerryTestSupport

@@ -1,16 +1,14 @@
 import ArchiveCodec
+import FerryConfig
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// Files that are archives already (`.zip`, `.tar.*`, `.7z`, …) and what is inside them:
-/// `ferry ls --archive-contents` lists members through libarchive. Such files go to the
-/// `archives` queue by the standard queue rules, which use the same globs.
-public enum ArchiveContents {
-    /// Names of archive files (case-insensitive, like every glob).
-    public static let fileGlobs = ["*.{zip,tar,tgz,tbz2,txz,7z,rar}", "*.tar.*"]
-
+/// What is inside files that are archives already: `ferry ls --archive-contents` lists
+/// members through libarchive. The globs that name such files (`fileGlobs`) are
+/// FerryConfig's, where the standard queue rules use them.
+extension ArchiveContents {
     private static let names = try? GlobSet(fileGlobs)
 
     public static func isArchiveName(_ path: String) -> Bool {

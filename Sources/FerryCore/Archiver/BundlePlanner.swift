@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryPlanning
 
 /// Decides, after planning, which jobs go through bundles: a push packs eligible new cold

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,3 +1,5 @@
+import FerryConfig
+
 /// Whether a folder's run conditions (`when:`) hold, from a reading of the machine: pure
 /// logic over values. An empty answer means the folder may run; otherwise each element
 /// says, in a few words, what it waits for.

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryPlanning
 
 /// The files that make up one media item, and the item's status derived from theirs.

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryPlanning
 import FerryPluginAPI
 

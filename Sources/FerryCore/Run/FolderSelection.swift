@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryEncryption
 import FerryPlanning
 import FerryPluginAPI

@@ -1,3 +1,5 @@
+import FerryConfig
+
 /// A `--to`/`--from` text that is meant as a remote but is not one: `s3:/ferry/x`,
 /// `s3:ferry/x`, `dav//host/x`, `nsa:photos`. Taken as a local path it would make a
 /// folder named so and report success, and the person would believe there is a backup.

@@ -1,4 +1,5 @@
 import ArchiveCodec
+import FerryConfig
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

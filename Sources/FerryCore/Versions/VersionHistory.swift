@@ -1,3 +1,5 @@
+import FerryConfig
+
 /// The versions of one file on an append-only remote: the saved ones in the versions
 /// folder and the current one under the file's own name, each with the span it was current.
 ///

@@ -1,3 +1,5 @@
+import FerryConfig
+import FerryCore
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

@@ -1,3 +1,4 @@
+import FerryConfig
 import Foundation
 
 /// When each schedule entry runs next, from when it last ran: pure logic, with the time

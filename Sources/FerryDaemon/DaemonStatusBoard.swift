@@ -1,3 +1,4 @@
+import FerryCore
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -14,16 +14,16 @@ import Foundation
 /// its modification time, so that the caller can offer it again once it has been quiet
 /// long enough. (Files found by scanning a new subfolder announced no event of their own:
 /// only their modification time tells whether they are still being written.)
-struct NewFileJobs {
-    var jobs: [FileRecord] = []
+package struct NewFileJobs {
+    package var jobs: [FileRecord] = []
     /// Files too fresh to send, with their modification time (seconds since 1970).
-    var fresh: [String: Double] = [:]
+    package var fresh: [String: Double] = [:]
     /// Paths that are not new files (gone, not a regular file, or known to the journal):
     /// their answer needs a full plan.
     var others: [String] = []
 
     /// The jobs, written to the journal before they are handed out.
-    static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
+    package static func make(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
                      classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?,
                      at now: Double) async throws(JournalError) -> NewFileJobs {
         let result = try await find(paths: paths, pair: pair, pairId: pairId, journal: journal, classifier: classifier,

@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryPluginAPI
 import FerrySystem
 import Foundation

@@ -1,3 +1,4 @@
+import FerryCore
 import FerryPluginAPI
 import FerrySystem
 import Synchronization

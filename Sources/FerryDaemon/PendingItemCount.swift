@@ -1,3 +1,5 @@
+import FerryConfig
+import FerryCore
 import FerryJournal
 import FerrySystem
 import Foundation

@@ -1,3 +1,5 @@
+import FerryConfig
+import FerryCore
 import FerryPluginAPI
 import FerrySystem
 import Foundation

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// Told when a folder's run starts and ends in `ferry watch` or `ferry daemon`, with the
 /// run's live progress: the command line puts a progress table on a terminal with it.
 public protocol LiveRunObserver: Sendable {

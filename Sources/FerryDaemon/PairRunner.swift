@@ -1,3 +1,5 @@
+import FerryConfig
+import FerryCore
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI
