@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 /// Multipart uploads left unfinished (a crash, a file that went away, a version that
@@ -10,7 +11,7 @@ extension S3Backend {
                                       olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
         guard let age = olderThanSeconds ?? multipart.abandonAfterSeconds else { return [] }
         return try await abortAbandonedUploads(below: folder, keeping: keeping, olderThanSeconds: age,
-                                               now: Int64(Date().timeIntervalSince1970))
+                                               now: Int64(SystemClock().wallTime()))
     }
 
     /// The same at a given `now` (seconds since 1970), for tests: a store's clock cannot be
