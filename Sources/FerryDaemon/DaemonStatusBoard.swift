@@ -50,6 +50,8 @@ public final class DaemonStatusBoard: Sendable {
     public let events: DaemonEventLog?
     /// Where outages are recorded for the health report (nil: not recorded).
     private let outageHistory: StateFolder?
+    /// The last outage write under way (`recordOutage`).
+    private let outageWrites = Mutex<Task<Void, Never>?>(nil)
     /// The terminal's live table, when the process has one.
     private let liveRuns: (any LiveRunObserver)?
 
@@ -167,7 +169,7 @@ public final class DaemonStatusBoard: Sendable {
         }
         if began, let outageHistory {
             let now = clock.wallTime()
-            Task { try? await outageHistory.history().outageBegan(remote: remote, at: now) }
+            recordOutage { try? await outageHistory.history().outageBegan(remote: remote, at: now) }
         }
     }
 
@@ -175,7 +177,24 @@ public final class DaemonStatusBoard: Sendable {
         let ended = state.withLock { $0.offline.removeValue(forKey: remote) } != nil
         if ended, let outageHistory {
             let now = clock.wallTime()
-            Task { try? await outageHistory.history().outageEnded(remote: remote, at: now) }
+            recordOutage { try? await outageHistory.history().outageEnded(remote: remote, at: now) }
+        }
+    }
+
+    /// Returns once the outage writes asked for so far are in the history.
+    public func outageWritesFinished() async {
+        await outageWrites.withLock { $0 }?.value
+    }
+
+    /// Writes an outage's beginning or end to the history after the writes before it: a
+    /// remote that comes back at once must not have its end written before its beginning.
+    private func recordOutage(_ write: @escaping @Sendable () async -> Void) {
+        outageWrites.withLock { last in
+            let previous = last
+            last = Task {
+                await previous?.value
+                await write()
+            }
         }
     }
 
