@@ -20,6 +20,8 @@ DECLARATION = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|static|class|final|"
     r"override|mutating|nonisolated|convenience|required|@MainActor|@Sendable|@inlinable|@discardableResult)\s+)*"
     r"(?:func\s+([^\s(<]+)|(init)[?!]?\s*[(<]|(deinit)\b|(?:var|let)\s+(\w+)\s*:[^=]*\{\s*$)")
+# A line that carries on a signature begun above: its rest, effects, return type or clause.
+CONTINUATION = re.compile(r"^\s*(?:\)|async\b|throws\b|rethrows\b|->|where\b|\{)")
 TYPE = re.compile(r"^\s*(?:[\w@]+\s+)*(?:struct|class|enum|actor|extension|protocol)\s+([\w.]+)")
 
 
@@ -69,6 +71,8 @@ def functions(path, text):
     depth = 0
     in_block_comment = False
     in_multiline_string = False
+    pending = None  # a declaration whose body has not opened yet
+    pending_parens = 0
     for number, raw in enumerate(lines, 1):
         if raw.count('"""') % 2 == 1:
             in_multiline_string = not in_multiline_string
@@ -77,6 +81,13 @@ def functions(path, text):
             continue
         code, in_block_comment = strip_strings_and_comments(raw, in_block_comment)
         declared = DECLARATION.match(code)
+        if declared is not None:
+            pending_parens = code.count("(") - code.count(")")
+        elif pending is not None and (pending_parens > 0 or CONTINUATION.match(code)):
+            # A signature over several lines: the body's brace comes on a later one.
+            declared = pending
+            pending_parens += code.count("(") - code.count(")")
+        pending = None
         type_match = TYPE.match(code) if not declared else None
         for c in code:
             if c == "{":
@@ -96,6 +107,8 @@ def functions(path, text):
                 elif types and types[-1][1] == depth:
                     types.pop()
                 depth -= 1
+        if declared is not None:
+            pending = declared
     return results
 
 

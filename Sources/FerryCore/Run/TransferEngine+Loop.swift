@@ -200,42 +200,9 @@ extension TransferEngine {
             let engine = self.engine
             switch action {
             case let .start(job):
-                guard let record = jobs.records[job.path] else { break }
-                engine.progress.began(queue: record.queue, path: record.path)
-                let observer = engine.observer(for: record)
-                running.add(observer)
-                let running = self.running
-                group.addTask {
-                    defer {
-                        running.remove(observer)
-                        engine.progress.left(queue: record.queue, path: record.path)
-                    }
-                    let outcome = await engine.executor.attempt(record, observer: observer)
-                    return .finished(job, record, outcome, observer.bytesMoved)
-                }
+                start(job, &group)
             case let .startBatch(batch):
-                let members = batch.compactMap { job in
-                    jobs.records[job.path].map { (job: job, record: $0, observer: engine.observer(for: $0)) }
-                }
-                for member in members {
-                    engine.progress.began(queue: member.record.queue, path: member.record.path)
-                    running.add(member.observer)
-                }
-                let running = self.running
-                group.addTask {
-                    defer {
-                        for member in members {
-                            running.remove(member.observer)
-                            engine.progress.left(queue: member.record.queue, path: member.record.path)
-                        }
-                    }
-                    let outcomes = await engine.executor.attempt(batch: members.map { ($0.record, $0.observer) })
-                    return .finishedBatch(members.map { member in
-                        (member.job, member.record, outcomes[member.record.path]
-                            ?? .failure(.backend(BackendError(.io, "the batch gave no outcome", path: member.record.path))),
-                         member.observer.bytesMoved)
-                    })
-                }
+                start(batch, &group)
             case let .recordSuccess(job):
                 guard let record = jobs.records.removeValue(forKey: job.path),
                       let success = jobs.successes.removeValue(forKey: job.path) else { break }
@@ -306,6 +273,50 @@ extension TransferEngine {
                 engine.sink.emit(.remoteOnline(remote: engine.executor.pair.remoteLocation, offlineSeconds: offlineSeconds))
             }
             return []
+        }
+
+        /// Starts one attempt of a job as a child task; its end comes back as `finished`.
+        private func start(_ job: SchedulerState.Job, _ group: inout TaskGroup<Event>) {
+            let engine = self.engine, running = self.running
+            guard let record = jobs.records[job.path] else { return }
+            engine.progress.began(queue: record.queue, path: record.path)
+            let observer = engine.observer(for: record)
+            running.add(observer)
+            group.addTask {
+                defer {
+                    running.remove(observer)
+                    engine.progress.left(queue: record.queue, path: record.path)
+                }
+                let outcome = await engine.executor.attempt(record, observer: observer)
+                return .finished(job, record, outcome, observer.bytesMoved)
+            }
+        }
+
+        /// Starts one attempt of several jobs together (remote deletes in one request, small
+        /// local transfers in one trip); each one's outcome comes back in `finishedBatch`.
+        private func start(_ batch: [SchedulerState.Job], _ group: inout TaskGroup<Event>) {
+            let engine = self.engine, running = self.running
+            let members = batch.compactMap { job in
+                jobs.records[job.path].map { (job: job, record: $0, observer: engine.observer(for: $0)) }
+            }
+            for member in members {
+                engine.progress.began(queue: member.record.queue, path: member.record.path)
+                running.add(member.observer)
+            }
+            group.addTask {
+                defer {
+                    for member in members {
+                        running.remove(member.observer)
+                        engine.progress.left(queue: member.record.queue, path: member.record.path)
+                    }
+                }
+                let outcomes = await engine.executor.attempt(batch: members.map { ($0.record, $0.observer) })
+                return .finishedBatch(members.map { member in
+                    (member.job, member.record, outcomes[member.record.path]
+                        ?? .failure(.backend(BackendError(.io, "the batch gave no outcome", path: member.record.path))),
+                     member.observer.bytesMoved)
+                })
+            }
         }
 
         /// Books a failed attempt that is tried again, and reports it.
