@@ -179,10 +179,11 @@ struct PagedPlanning {
             let renames = try await findRenames(of: tally.vanished, plannedJobs: tally.plan.jobs,
                                                 resumed: Set(tally.plan.resumedDisplacements))
             tally.apply(renames)
-            if !renames.isEmpty, writesChanges, let journal {
+            if !renames.isEmpty, let writer {
                 // The new names wait for the MOVE without an upload job of their own.
                 do {
-                    try await journal.apply(upserts: try await waitingForMove(renames, journal: journal), deletions: [])
+                    try await writer.journal.apply(upserts: try await waitingForMove(renames, journal: writer.journal),
+                                                   deletions: [])
                 } catch {
                     throw .journal(error)
                 }

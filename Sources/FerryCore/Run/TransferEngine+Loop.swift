@@ -37,6 +37,8 @@ extension TransferEngine {
         var unflushed: PlacementBatch.Unflushed?
         /// When the one timer under way goes off.
         private var timerAt: Double?
+        /// Why the last probe failed, for the offline report.
+        private var lastProbeFailure: BackendError?
 
         init(engine: TransferEngine, pages: PendingJobPages) {
             self.engine = engine
@@ -150,7 +152,7 @@ extension TransferEngine {
                                   &group, summary: &summary)
                 try await arrive(followUps, outsidePages: true, &group, summary: &summary)
             case let .probed(failure):
-                jobs.lastProbeFailure = failure
+                lastProbeFailure = failure
                 try await perform(machine.handle(.probeAnswered(reachable: failure == nil), now: now()),
                                   &group, summary: &summary)
             }
@@ -267,7 +269,7 @@ extension TransferEngine {
                 group.addTask { .placed(await engine.place(batch, after: earlier)) }
             case let .reportOffline(nextProbeIn):
                 engine.sink.emit(.remoteOffline(remote: engine.executor.pair.remoteLocation,
-                                                message: jobs.lastProbeFailure?.description ?? "no answer",
+                                                message: lastProbeFailure?.description ?? "no answer",
                                                 nextProbeSeconds: nextProbeIn))
             case let .reportOnline(offlineSeconds):
                 engine.sink.emit(.remoteOnline(remote: engine.executor.pair.remoteLocation, offlineSeconds: offlineSeconds))
@@ -341,9 +343,6 @@ extension TransferEngine {
         var successes: [String: TransferExecutor.Success] = [:]
         /// The error of each job whose last attempt failed.
         var errors: [String: BackendError] = [:]
-        /// Why the last probe failed, for the offline report.
-        var lastProbeFailure: BackendError?
-
         /// Records loaded or fed in, as the machine's jobs; records already known are left out.
         /// Those `batches` accepts are marked batchable.
         mutating func take(_ loaded: [FileRecord], outsidePages: Bool, classifier: QueueClassifier,

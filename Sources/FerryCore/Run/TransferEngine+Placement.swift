@@ -13,7 +13,6 @@ struct PlacementBatch: Sendable {
     var downloads: [Download] = []
 
     var isEmpty: Bool { uploads.isEmpty && downloads.isEmpty }
-    var count: Int { uploads.count + downloads.count }
 
     /// What each file of a batch came to once put in place, or why it is not.
     struct Outcome: Sendable {
