@@ -128,6 +128,21 @@ struct ChangeMarkerTests {
                 == .listEverything("the change marker of \(Self.a) could not be read"))
     }
 
+    @Test("folders this device wrote into and never announced (a run of its own stopped part-way) are listed too")
+    func ownUnannouncedFolders() {
+        typealias Reading = ChangeMarkerReading
+        // No other writer moved: the folders of the stopped run are listed, nothing else.
+        #expect(Reading.answer(.folders([]), listingAlso: ["photos"]) == .folders(["photos"]))
+        #expect(Reading.answer(.folders(["a/b"]), listingAlso: ["photos", ""]) == .folders(["a/b", "photos", ""]))
+        // Too many to name when it stopped: only a full listing can tell what it left.
+        #expect(Reading.answer(.folders(["a/b"]), listingAlso: nil)
+                == .listEverything("a run of this device stopped before it announced where it wrote"))
+        let many = Set((0...ChangeMarker.maxFolders).map { "f\($0)" })
+        #expect(Reading.answer(.folders(["a/b"]), listingAlso: many) == .listEverything("too many folders changed"))
+        // A full listing already covers them.
+        #expect(Reading.answer(.listEverything("why"), listingAlso: ["photos"]) == .listEverything("why"))
+    }
+
     @Test("what is recorded as seen: every other writer's newest, with the device and time of markers read")
     func seenAfterReading() {
         let a = Self.marker(Self.a, [(4, ["x"])])

@@ -100,6 +100,18 @@ public enum ChangeMarkerReading {
         return .folders(folders)
     }
 
+    /// `answer` widened by the folders the reader itself wrote into and never announced
+    /// (`pending`; nil: too many to name). A run of the reader's own that stopped part-way
+    /// (killed, a crash) may have put files there that its journal never recorded: the
+    /// journal cannot stand for the remote in those folders, or the next run would upload
+    /// over its own unrecorded copy and keep both as a conflict.
+    public static func answer(_ answer: Answer, listingAlso pending: Set<String>?) -> Answer {
+        guard case let .folders(folders) = answer else { return answer }
+        guard let pending else { return .listEverything("a run of this device stopped before it announced where it wrote") }
+        let all = folders.union(pending)
+        return all.count > ChangeMarker.maxFolders ? .listEverything("too many folders changed") : .folders(all)
+    }
+
     /// What the reader has seen once it has read `markers` (and listed what they name).
     public static func seen(after markers: [(listed: Listed, marker: ChangeMarker?)], listed: [String: Listed],
                             before: [String: Seen], own: String) -> [String: Seen] {

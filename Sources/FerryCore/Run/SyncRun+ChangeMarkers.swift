@@ -70,12 +70,22 @@ extension SyncRun {
         }
         var decision = MarkerView.Decision.listEverything
         if try await mayTrustMarkers(opened: opened, now: now) {
+            var answer: ChangeMarkerReading.Answer
             switch look {
-            case .unchanged: decision = .unchanged
-            case .listEverything: decision = .listEverything
-            case .read:
-                if case let .folders(folders) = ChangeMarkerReading.answer(read: read, seen: seen) { decision = .folders(folders) }
+            case .unchanged: answer = .folders([])
+            case let .listEverything(why): answer = .listEverything(why)
+            case .read: answer = ChangeMarkerReading.answer(read: read, seen: seen)
             }
+            let ownUnannounced: Journal.OwnChangeMarker
+            do {
+                ownUnannounced = try await journal.ownChangeMarker(pairId: opened.pairId)
+            } catch {
+                throw RunError(.journal, error.description, cause: .journal(error))
+            }
+            if ownUnannounced.hasPending {
+                answer = ChangeMarkerReading.answer(answer, listingAlso: ownUnannounced.pending)
+            }
+            if case let .folders(folders) = answer { decision = folders.isEmpty ? .unchanged : .folders(folders) }
         }
         return MarkerView(decision: decision,
                           seen: ChangeMarkerReading.seen(after: read, listed: newest, before: seen, own: own),
