@@ -34,14 +34,21 @@ public final class InMemoryBackend: Backend {
         var gates: Set<String> = []
         var waitingAtGate: Set<String> = []
         var nextETag = 1
+        /// The server's clock for a store that lists its own time: a second later per write.
+        var serverNanos: Int64 = 1_800_000_000 * 1_000_000_000
     }
 
     private let state = Mutex(State())
+    private let keepsModificationTimes: Bool
 
-    public init() {}
+    /// `keepsModificationTimes` false: an upload is listed with the time the store wrote it,
+    /// not the file's (Apache, most WebDAV servers), one second after the write before.
+    public init(keepsModificationTimes: Bool = true) {
+        self.keepsModificationTimes = keepsModificationTimes
+    }
 
     public var capabilities: BackendCapabilities {
-        BackendCapabilities(serverSideMove: true, preservesModificationTime: true, listingHasETags: true, atomicUpload: true,
+        BackendCapabilities(serverSideMove: true, preservesModificationTime: keepsModificationTimes, listingHasETags: true, atomicUpload: true,
                             conditionalNewNames: true, atomicMove: true)
     }
 
@@ -175,7 +182,8 @@ public final class InMemoryBackend: Backend {
             if request.expectsNewFile, state.files[path] != nil {
                 throw BackendError.anotherWriterCreated(path, cause: "the name is taken")
             }
-            Self.store(path, data, modifiedNanos: request.modifiedNanos, in: &state)
+            if !keepsModificationTimes { state.serverNanos += 1_000_000_000 }
+            Self.store(path, data, modifiedNanos: keepsModificationTimes ? request.modifiedNanos : state.serverNanos, in: &state)
             return state.files[path]!
         }
         return UploadResult(entry: RemoteEntry(path: request.destination, kind: .file, size: Int64(data.count),

@@ -1,3 +1,4 @@
+import Foundation
 import FerryPluginAPI
 import FerryTestSupport
 
@@ -14,7 +15,7 @@ struct InterleavingBackend: Backend {
 
     private func gated<T>(_ call: String, path: String?,
                           _ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
-        switch await interleaving.pass(call, device: device) {
+        switch await interleaving.pass(Self.traced(call), device: device) {
         case .proceed:
             return try await body()
         case let .failBefore(code):
@@ -29,6 +30,12 @@ struct InterleavingBackend: Backend {
         case .down:
             throw BackendError(.cancelled, "the device crashed (simulated)", path: path)
         }
+    }
+
+    /// The call as the trace shows it: a catalog's name carries a hash of the device's
+    /// folder path, which is another temporary folder each time the seed is run.
+    private static func traced(_ call: String) -> String {
+        call.replacingOccurrences(of: #"-[0-9a-f]{16}\.json"#, with: "-(folder).json", options: .regularExpression)
     }
 
     private static func shown(_ path: RemotePath) -> String { path.isRoot ? "/" : path.string }

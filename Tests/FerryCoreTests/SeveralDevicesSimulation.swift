@@ -94,7 +94,9 @@ struct SeveralDevicesSimulation: Sendable {
         let rounds = 2 + story.random.below(2)
         let deviceCount = story.random.below(3) == 0 ? 3 : 2
         let work = TemporaryDirectory("ferry-sim-\(seed)", in: base)
-        let remote = InMemoryBackend()
+        // Every other seed's remote lists its own time for each upload (as Apache does), not
+        // the file's: the seed's draws stay as they were.
+        let remote = InMemoryBackend(keepsModificationTimes: seed % 2 == 1)
         let devices: [SimulatedDevice]
         do {
             devices = try (0..<deviceCount).map { try SimulatedDevice(index: $0, in: work.path) }
@@ -102,7 +104,8 @@ struct SeveralDevicesSimulation: Sendable {
             return Outcome(seed: seed, policy: policy, trace: [], problems: ["cannot set up: \(error)"], trees: "")
         }
         let interleaving = Interleaving(seed: seed, names: devices.map(\.name))
-        interleaving.note("seed \(seed): \(deviceCount) devices, \(policy.rawValue), names \(names.joined(separator: " ")), \(rounds) rounds")
+        interleaving.note("seed \(seed): \(deviceCount) devices, \(policy.rawValue), "
+            + (seed % 2 == 1 ? "" : "a remote that lists its own times, ") + "names \(names.joined(separator: " ")), \(rounds) rounds")
 
         do {
             for round in 1...rounds {

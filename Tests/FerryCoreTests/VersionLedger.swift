@@ -99,6 +99,11 @@ struct VersionLedger: Sendable {
             if !bases.contains(ConflictCopyName.base(of: path)) {
                 problems.append("\(path) holds \(Self.describe(version)), not under its name or a conflict copy of it")
             }
+            // Both ways kept where there was one version: a device took its own unrecorded
+            // write for another device's.
+            if ConflictCopyName.isCopy(path), tree[ConflictCopyName.base(of: path)] == content {
+                problems.append("\(path) is a conflict copy with the same bytes as \(ConflictCopyName.base(of: path))")
+            }
         }
         return problems
     }

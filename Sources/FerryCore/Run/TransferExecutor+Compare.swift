@@ -20,11 +20,14 @@ extension TransferExecutor {
             }
         }
         let reason = tooLarge ? "larger than transfers.compare_max_size, so not compared" : nil
-        let decision = Planner.decideDiffering(planned, options: planOptions, reason: reason)
+        // A compare that follows a decision again (an upload that met a copy of its size)
+        // names its conflict copies as that decision would have.
+        let options = redecisionOptions(tries: Self.redecisions(of: planned))
+        let decision = Planner.decideDiffering(planned, options: options, reason: reason)
         var record = planned
         switch decision {
         case .transfer, .delete, .move, .conflict:
-            record = Planner.applying(decision, to: planned, options: planOptions, now: planned.updatedAt)
+            record = Planner.applying(decision, to: planned, options: options, now: planned.updatedAt)
         case .inSync, .adopt, .localOnly, .remoteOnly, .forget:
             // Unreachable with both copies present and their bytes different.
             record.markConflict(reason: Planner.contentDiffersNote)

@@ -147,24 +147,14 @@ extension TransferExecutor {
     func decidedAgain(_ planned: FileRecord, because change: RemoteChangedSincePlan) -> FileRecord {
         var record = planned
         record.remote = change.current.flatMap { $0.kind == .file ? RemoteVersion($0) : nil }
-        let inARow = planned.lastError?.hasPrefix(RemoteChangedSincePlan.note) == true ? planned.attempts : 0
-        let tries = inARow + 1
+        let tries = Self.redecisions(of: planned) + 1
         guard tries <= Self.maxRedecisions else {
             record.markConflict(reason: "the remote copy kept changing while this device wrote it; "
                 + "run ferry resolve \(planned.path) --keep local|remote|both")
             return record
         }
-        // Decided again, the file may be kept both ways a second time in this run (its plan
-        // renamed the remote loser, then another device wrote the name again): the names
-        // of a re-decision carry its try after the host, so that its loser never takes
-        // the conflict name the first loser has.
-        var options = planOptions
-        options.sync?.host += "-\(tries + 1)"
-        // Decided as a file with no job: this run's own transfer was refused or not done, so
-        // the other side's copy is not its unrecorded result (`mayBeUnrecordedTransfer`).
-        var deciding = record
-        deciding.action = nil
-        record = Planner.applying(Planner.decide(deciding, options: options), to: record, options: options, now: currentTime())
+        let options = redecisionOptions(tries: tries)
+        record = Planner.applying(Planner.decideAgain(record, options: options), to: record, options: options, now: currentTime())
         if record.action != nil {
             record.attempts = tries
             record.lastError = RemoteChangedSincePlan.note + change.message
@@ -173,6 +163,22 @@ extension TransferExecutor {
     }
 
     static let maxRedecisions = 5
+
+    /// How many times in a row this run decided the file again (0: it is as planned).
+    static func redecisions(of record: FileRecord) -> Int {
+        record.lastError?.hasPrefix(RemoteChangedSincePlan.note) == true ? record.attempts : 0
+    }
+
+    /// The plan options of the `tries`th decision again. Decided again, the file may be kept
+    /// both ways a second time in this run (its plan renamed the remote loser, then another
+    /// device wrote the name again): the names of a re-decision carry its try after the
+    /// host, so that its loser never takes the conflict name the first loser has.
+    func redecisionOptions(tries: Int) -> PlanOptions {
+        guard tries > 0 else { return planOptions }
+        var options = planOptions
+        options.sync?.host += "-\(tries + 1)"
+        return options
+    }
 
     /// An upload that found the name taken by another writer (`refusal`, from the upload
     /// itself or from publishing a staged batch: a new name, or one emptied for the new

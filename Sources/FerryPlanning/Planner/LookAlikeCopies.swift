@@ -42,6 +42,22 @@ extension Planner {
         return record.action == .upload ? !remoteKnown : !localKnown
     }
 
+    /// The decision for a file met again in the middle of its job (the remote changed since
+    /// the listing, or an upload found its name taken): made as for a file with no job, so
+    /// that the other side's copy is not taken for an unrecorded result of an earlier run.
+    /// Except that an upload tried again after an attempt whose answer was lost (the
+    /// connection dropped after the server stored the file) meets that attempt's own copy:
+    /// one of the local file's size is compared first, not kept both ways.
+    package static func decideAgain(_ record: FileRecord, options: PlanOptions) -> Decision {
+        if record.action == .upload, let local = record.local, let remote = record.remote, remote.size == local.size,
+           !(record.syncedRemote?.isSameVersion(as: remote) ?? false) {
+            return .transfer(.compareContent)
+        }
+        var deciding = record
+        deciding.action = nil
+        return decide(deciding, options: options)
+    }
+
     /// The decision for look-alike copies whose bytes differ (or could not be compared:
     /// `reason` says why), as if their times had differed.
     package static func decideDiffering(_ record: FileRecord, options: PlanOptions, reason: String?) -> Decision {
