@@ -21,6 +21,20 @@ public final class KnownFolders: Sendable {
         state.withLock { state in state.known = state.known.filter { $0.relative(to: path) == nil } }
     }
 
+    /// Makes sure `path` and every folder above it exist, top down (a server creates a
+    /// folder only inside one that exists), `create` running once per folder not yet
+    /// known, as `ensure` does for one.
+    public func ensureDownTo(_ path: RemotePath,
+                             create: @escaping @Sendable (RemotePath) async throws(BackendError) -> Void) async throws(BackendError) {
+        if contains(path) { return }
+        var current = RemotePath.root
+        for component in path.components {
+            current = try current.appending(component)
+            let folder = current
+            try await ensure(folder) { () async throws(BackendError) in try await create(folder) }
+        }
+    }
+
     /// Makes sure `path` exists: returns at once when it is known to, waits for the
     /// creation in flight when another caller started one, and otherwise runs `create` (as
     /// the one creation in flight) and remembers the folder when it succeeds. A failure is

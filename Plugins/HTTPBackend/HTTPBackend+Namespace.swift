@@ -12,16 +12,8 @@ extension HTTPBackend {
             try await ensureRoot()
             return
         }
-        if knownFolders.contains(path) { return }
-        var current = RemotePath.root
-        for component in path.components {
-            current = try current.appending(component)
-            let folder = current
-            // One MKCOL per folder in flight, whatever the number of transfers into it.
-            try await knownFolders.ensure(folder) { () async throws(BackendError) in
-                try await createFolder(folder)
-            }
-        }
+        // One MKCOL per folder in flight, whatever the number of transfers into it.
+        try await knownFolders.ensureDownTo(path) { folder async throws(BackendError) in try await createFolder(folder) }
     }
 
     private func createFolder(_ folder: RemotePath) async throws(BackendError) {
