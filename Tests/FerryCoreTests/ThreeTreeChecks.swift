@@ -317,7 +317,11 @@ enum ThreeTreeCheck {
                     let row = initial.journal[path]
                     let pendingTransfer = (row?.action == .upload || row?.action == .download)
                         && (row?.status.isPending == true || row?.status == .syncError) && localVersion.size == remoteVersion.size
-                    if local == remote && (remoteVersion.matches(localVersion) || pendingTransfer) {
+                    // Created on both sides with one size and never found different: compared
+                    // whatever the times (`Planner.mayBeOneNewFile`).
+                    let oneNewFile = base == nil && row?.status != .conflict && row?.resolution == nil
+                        && localVersion.size == remoteVersion.size
+                    if local == remote && (remoteVersion.matches(localVersion) || pendingTransfer || oneNewFile) {
                         both(path, local!)
                         continue
                     }

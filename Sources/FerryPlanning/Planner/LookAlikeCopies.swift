@@ -42,6 +42,19 @@ extension Planner {
         return record.action == .upload ? !remoteKnown : !localKnown
     }
 
+    /// Whether a file created on both sides since no sync, with one size on both and not
+    /// yet found different, is to be compared before it is kept both ways: the two copies
+    /// are often one file (a rename's MOVE done and not recorded before a crash, a folder
+    /// filled with the same photos by another tool before the first sync, on a server that
+    /// lists its own times), and a conflict copy of identical bytes is noise a person has
+    /// to clear. Comparing costs the download that keeping both costs anyway.
+    /// A conflict already recorded waits for a person, whatever its reason.
+    static func mayBeOneNewFile(_ record: FileRecord, contentDiffers: Bool) -> Bool {
+        guard !contentDiffers, record.resolution == nil, record.status != .conflict, let local = record.local,
+              let remote = record.remote else { return false }
+        return local.size == remote.size
+    }
+
     /// The decision for a file met again in the middle of its job (the remote changed since
     /// the listing, or an upload found its name taken): made as for a file with no job, so
     /// that the other side's copy is not taken for an unrecorded result of an earlier run.

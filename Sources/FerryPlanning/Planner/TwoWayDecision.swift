@@ -29,7 +29,9 @@ extension Planner {
             return .transfer(.download)
         case (.unchanged, .deleted): return .delete(.deleteLocal)
         case (.deleted, .unchanged): return .delete(.deleteRemote)
-        case (.changed, .changed), (.created, .created), (.changed, .created), (.created, .changed):
+        case (.created, .created):
+            return mayBeOneNewFile(record, contentDiffers: contentDiffers) ? .transfer(.compareContent) : settle(record, settings: settings)
+        case (.changed, .changed), (.changed, .created), (.created, .changed):
             return settle(record, settings: settings)
         case (.unchanged, .created), (.created, .unchanged), (.absent, .unchanged), (.absent, .changed),
              (.unchanged, .absent), (.changed, .absent):
