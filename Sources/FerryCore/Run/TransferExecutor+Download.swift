@@ -264,6 +264,15 @@ extension TransferExecutor {
             return .vanished
         }
 
+        // More bytes than listed: another device wrote the file since the listing. Found
+        // here, in the job, it is decided again at once (`decidingAgainOnChange`); found
+        // when its batch is placed, the file would wait for the next run.
+        if result.entry.size > start.remote.size {
+            try? folder.removeFile(start.partial)
+            try? folder.removeFile(start.ledger)
+            throw BackendError(.changedDuringTransfer, "\(result.entry.size) bytes arrived for a file listed as \(start.remote.size)",
+                               path: start.final, retryable: true)
+        }
         let planned = start.planned
         let fetched = FetchedDownload(
             record: record, relative: start.relative, partial: start.partial, partialFile: partial.file,

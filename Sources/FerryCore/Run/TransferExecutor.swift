@@ -123,15 +123,21 @@ struct TransferExecutor: Sendable {
             guard let decided = try await decidedAgain(planned, refusedWith: error) else { throw error }
             return decided
         } catch let error as BackendError where error.code == .changedDuringTransfer && planned.action == .download {
-            // Another device wrote the file after the listing: fetching the listed version
-            // again would fail the same way on every retry.
-            let current = try await pair.backend.stat(try remotePath(planned))
-            if let current, let listed = planned.remote, current.kind == .file, RemoteVersion(current).isSameVersion(as: listed) {
-                throw error
-            }
-            return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
-                current: current, message: "another device wrote the remote file since the listing")))
+            return try await decidedAgain(planned, changedDuringDownload: error)
         }
+    }
+
+    /// A download whose bytes were not the listed version's (`changedDuringTransfer`),
+    /// decided again when another device wrote the file after the listing: fetching the
+    /// listed version again would fail the same way on every retry. Throws `error` when the
+    /// remote is still the listed version (the local file changed, or the bytes were bad).
+    func decidedAgain(_ planned: FileRecord, changedDuringDownload error: BackendError) async throws -> Success {
+        let current = try await pair.backend.stat(try remotePath(planned))
+        if let current, let listed = planned.remote, current.kind == .file, RemoteVersion(current).isSameVersion(as: listed) {
+            throw error
+        }
+        return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
+            current: current, message: "another device wrote the remote file since the listing")))
     }
 
     /// What `body` came to, its error sorted into the journal's or the backend's.
