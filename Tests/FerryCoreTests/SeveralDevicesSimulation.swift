@@ -134,7 +134,7 @@ struct SeveralDevicesSimulation: Sendable {
                 story.problems += failures.map { "pass \(pass) in turn, device \($0)" }
             }
         }
-        let trees = check(devices, remote: remote, policy: policy, crashes: interleaving.crashes, story: story)
+        let trees = check(devices, remote: remote, policy: policy, crashes: interleaving.crashes, trace: interleaving.trace, story: story)
         story.problems += interleaving.overlaps.map { "two calls of one device at once: \($0)" }
         return Outcome(seed: seed, policy: policy, trace: interleaving.trace, problems: story.problems, known: story.known,
                        trees: trees)
@@ -242,7 +242,7 @@ struct SeveralDevicesSimulation: Sendable {
 
     /// The checks of the end; returns the trees as text.
     private func check(_ devices: [SimulatedDevice], remote: InMemoryBackend, policy: ConflictPolicy,
-                       crashes: [Interleaving.Crash], story: Story) -> String {
+                       crashes: [Interleaving.Crash], trace: [String], story: Story) -> String {
         var trees: [(label: String, tree: SimulatedTree)] = []
         for device in devices {
             do {
@@ -277,7 +277,7 @@ struct SeveralDevicesSimulation: Sendable {
                 (crash.afterEffect && (crash.call == "upload \(path)" || crash.call == "upload \(path) (new)"
                     || crash.call.hasSuffix(" -> \(path)"))) || crash.call == "stat \(path)"
             }
-            if crashedAtWrite {
+            if crashedAtWrite || Self.crashedAfterWriting(path, device: comeback.version.writer, trace: trace) {
                 story.known.append((.unrecordedWriteComesBack, comeback.description))
             } else {
                 story.problems.append(comeback.description)
@@ -286,6 +286,28 @@ struct SeveralDevicesSimulation: Sendable {
         return trees.map { label, tree in
             "\(label):\n" + tree.files.sorted { $0.key < $1.key }.map { "  \($0.key): \(Self.label($0.value))" }.joined(separator: "\n")
         }.joined(separator: "\n")
+    }
+
+    /// Whether `device` wrote `path` to the remote in a run (an upload, a rename's MOVE,
+    /// done or its answer lost) and crashed later in that same run, before the run could
+    /// record it: the same unrecorded write as a crash at the write itself.
+    static func crashedAfterWriting(_ path: String, device: String, trace: [String]) -> Bool {
+        var wrote = false
+        for line in trace {
+            guard line.hasPrefix(device + " ") else {
+                if line.hasPrefix("round ") || line == "in turn, twice" { wrote = false }
+                continue
+            }
+            let call = line.dropFirst(device.count + 1)
+            if call.hasPrefix("ran: ") || call.hasPrefix("stopped") {
+                wrote = false
+            } else if call.hasPrefix("upload \(path)") && !call.contains("fails before") || call.contains(" -> \(path)") && !call.contains("fails before") {
+                wrote = true
+            } else if wrote && call.contains("crashes") {
+                return true
+            }
+        }
+        return false
     }
 
     /// The outcomes of `seeds`, `width` seeds at a time, in the order of `seeds`.
