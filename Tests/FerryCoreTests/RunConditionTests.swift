@@ -4,6 +4,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
+import FerryDaemon
 
 /// Run conditions (`when:`): the decision from a reading, the daemon's wait, and the
 /// readings from a fake sysfs tree and from nmcli's output. Pure values and files only.

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// The daemon's view of one folder's run conditions (`when:`): whether work asked for now
 /// may run, or waits until a recheck. Pure logic over values; the time is passed in.
 ///
