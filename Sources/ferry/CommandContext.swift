@@ -55,6 +55,18 @@ struct CommandContext {
     }
 }
 
+extension CommandContext {
+    /// The journal for a command that reads or amends what earlier runs recorded; before
+    /// the first run there is none, and the command says so: `consequence` is what that
+    /// means for it ("there is nothing to forget").
+    func recordedJournal(else consequence: String) async throws -> Journal {
+        guard let journal = try await state.existingJournal() else {
+            throw CommandFailure.usage("nothing synced yet (no journal at \(state.journalPath)); \(consequence)")
+        }
+        return journal
+    }
+}
+
 enum LogSetup {
     /// Quiet by default (warnings and errors; `watch` and `daemon` also say what they run),
     /// `-v` info, `-vv` debug; always to stderr, as text or (`--log-format json`) JSON lines.

@@ -23,12 +23,9 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = context.state.journalPath
             let absolute = LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
             do {
-                guard let journal = try await context.state.existingJournal() else {
-                    throw CommandFailure.usage("nothing synced yet (no journal at \(journalPath)); there is nothing to forget")
-                }
+                let journal = try await context.recordedJournal(else: "there is nothing to forget")
                 // A name means that folder; a path means the ad-hoc pairs there (a configured
                 // folder at the same path is forgotten only by its name).
                 let all = try await journal.folderPairs()

@@ -42,12 +42,9 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = context.state.journalPath
             let absolute = LocalFileSystem.absolute(path, relativeTo: context.currentDirectory)
             do {
-                guard let journal = try await context.state.existingJournal() else {
-                    throw CommandFailure.usage("nothing synced yet (no journal at \(journalPath)); there is no conflict to resolve")
-                }
+                let journal = try await context.recordedJournal(else: "there is no conflict to resolve")
                 let allPairs = try await journal.folderPairs()
                 let policy: ConflictPolicy = keep == .both ? .keepBoth : keep == .local ? .local : .remote
                 var resolved: [(FolderPairRecord, [String])] = []

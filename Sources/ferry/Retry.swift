@@ -29,11 +29,8 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let journalPath = context.state.journalPath
             do {
-                guard let journal = try await context.state.existingJournal() else {
-                    throw CommandFailure.runtime("nothing to retry: no journal at \(journalPath)")
-                }
+                let journal = try await context.recordedJournal(else: "there is nothing to retry")
                 let pairs = try await journal.folderPairs()
                 var targets: [(FolderPairRecord, [String]?)] = []
                 if all {
