@@ -269,6 +269,18 @@ let package = Package(
             dependencies: ["FerryConfig", "FerryCore", "FerryDaemon", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // config.yml's tests: they see FerryConfig and what it is built on, not the engine.
+        .testTarget(
+            name: "FerryConfigTests",
+            dependencies: ["FerryConfig", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryEncryption",
+                           "FerryTestSupport"]
+        ),
+        // The daemon's tests: its runners, schedules, watchers and status board.
+        .testTarget(
+            name: "FerryDaemonTests",
+            dependencies: ["FerryDaemon", "FerryConfig", "FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem",
+                           "FerryTestSupport", "LocalBackend", .product(name: "Logging", package: "swift-log")]
+        ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.
         // The journal's own tests: they see FerryJournal and what it is built on, not the engine.
         .testTarget(

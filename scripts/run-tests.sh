@@ -19,7 +19,7 @@ mkdir -p "$logs"
 
 groups=(engine backends end-to-end)
 declare -A arguments=(
-  [engine]="--filter FerryCoreTests --filter FerryJournalTests --filter FerryControlTests --filter ArchiveCodecTests"
+  [engine]="--filter FerryCoreTests --filter FerryConfigTests --filter FerryDaemonTests --filter FerryJournalTests --filter FerryControlTests --filter ArchiveCodecTests"
   [backends]="--filter WebDAVBackendTests --filter HTTPBackendTests --filter S3BackendTests --filter ExecBackendTests --filter LocalBackendTests --filter FerryEncryptionTests --filter FerryFuzzingTests"
   [end-to-end]="--filter FerryIntegrationTests"
 )

@@ -1,6 +1,5 @@
-import FerryConfig
+@testable import FerryConfig
 import Testing
-@testable import FerryCore
 
 /// `local_limit:` and `when:` as config.yml spells them, and their errors with line and column.
 @Suite("config: local_limit and when")
@@ -11,12 +10,10 @@ struct CacheAndConditionsConfigTests {
 
     /// A pull or sync trusts the change markers between full listings, as a push trusts
     /// its journal: `remote_check` sets how long for every mode.
-    @Test("remote_check is read on pull and sync folders, whose default is an hour")
+    @Test("remote_check is read on pull and sync folders (the defaults: FolderPairDefaultsTests)")
     func remoteCheckOnPullAndSync() throws {
         let config = try ConfigLoaderTests.parse(Self.folder("    remote_check: 0s\n"))
         #expect(config.folders.first?.remoteCheck == .zero)
-        #expect(FolderPair.standardRemoteCheck(for: .sync) == .seconds(3600))
-        #expect(FolderPair.standardRemoteCheck(for: .push) == .seconds(24 * 3600))
     }
 
     @Test("a cache budget and run conditions are read with their defaults")

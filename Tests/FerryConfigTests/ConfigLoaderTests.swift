@@ -1,7 +1,6 @@
-import FerryConfig
+@testable import FerryConfig
 import Foundation
 import Testing
-@testable import FerryCore
 @testable import FerryPlanning
 import FerryPluginAPI
 

@@ -1,7 +1,6 @@
 import ArchiveCodec
-import FerryConfig
+@testable import FerryConfig
 import Testing
-@testable import FerryCore
 
 @Suite("archive: in config.yml")
 struct ArchiveRuleConfigTests {

@@ -1,7 +1,6 @@
 import Testing
 
-import FerryConfig
-@testable import FerryCore
+@testable import FerryConfig
 
 /// `daemon:` (the control API) and `history:` in config.yml.
 @Suite("Control API and history config")

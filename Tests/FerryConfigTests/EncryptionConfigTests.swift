@@ -1,6 +1,5 @@
-import FerryConfig
+@testable import FerryConfig
 import FerryEncryption
-@testable import FerryCore
 import FerryPluginAPI
 import Testing
 

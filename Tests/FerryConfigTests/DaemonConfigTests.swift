@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-import FerryConfig
-@testable import FerryCore
+@testable import FerryConfig
 
 /// The `watch:`, `schedule:` and `bandwidth:` sections of config.yml.
 @Suite("Daemon config")

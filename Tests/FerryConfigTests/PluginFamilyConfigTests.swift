@@ -1,8 +1,7 @@
 import FerryPluginAPI
 import Testing
 
-import FerryConfig
-@testable import FerryCore
+@testable import FerryConfig
 
 /// Remote types resolved by prefix (`exec:NAME`) and remotes whose plugin takes keys Ferry
 /// cannot know in advance.

@@ -7,7 +7,7 @@
 /// hour whatever happened. On a starved machine the engine and this waiter get turns
 /// alike: in a run at a load of 45 the waiter looked 37 times in 275 s, so a deadline in
 /// seconds alone ended a wait in which the engine had hardly run.
-func waitForEvent(_ happened: () -> Bool) async -> Bool {
+public func waitForEvent(_ happened: () -> Bool) async -> Bool {
     let start = ContinuousClock.now
     var looks = 0
     while true {
