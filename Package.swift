@@ -84,8 +84,7 @@ let package = Package(
         ),
         .target(
             name: "CurlTransport",
-            dependencies: ["CCurl", "FerryPluginAPI", "FerrySystem", .product(name: "Logging", package: "swift-log")],
-            path: "Plugins/CurlTransport"
+            dependencies: ["CCurl", "FerryPluginAPI", "FerrySystem", .product(name: "Logging", package: "swift-log")]
         ),
 
         // libarchive behind Swift values: the only module that imports CArchive.

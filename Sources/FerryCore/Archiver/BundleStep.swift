@@ -148,12 +148,12 @@ struct BundleStep: Sendable {
 
     // MARK: Shared
 
-    /// Runs a backend operation as the engine runs a job (`SingleOperation`): retried with
+    /// Runs a backend operation as the engine runs a job (`RetriedOperation`): retried with
     /// the run's backoff, an outage waited out with probes.
     func withRetries<T: Sendable>(_ body: () async throws(BackendError) -> T) async throws(BackendError) -> T {
         let remote = pair.backend.displayName
         let sink = self.sink
-        return try await SingleOperation(
+        return try await RetriedOperation(
             retry: retry, backend: pair.backend,
             onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
             onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) }

@@ -46,7 +46,7 @@ extension SyncRun {
         let store = catalogStore(pairId: opened.pairId)
         let folder: [RemoteEntry]?
         do {
-            folder = try await singleOperation.run { () async throws(BackendError) in try await store.listFolder() }
+            folder = try await retriedOperation.run { () async throws(BackendError) in try await store.listFolder() }
         } catch {
             throw RunError(.remoteListing, "cannot list \(store.folder.string) in \(pair.remoteLocation): \(error.message)",
                            cause: .backend(error))
@@ -64,7 +64,7 @@ extension SyncRun {
         if case let .read(markers) = look {
             for listed in markers {
                 guard let entry = folder?.first(where: { $0.path == listed.path }) else { continue }
-                let data = try? await singleOperation.run { () async throws(BackendError) in try await store.fetchData(entry) }
+                let data = try? await retriedOperation.run { () async throws(BackendError) in try await store.fetchData(entry) }
                 read.append((listed, data.flatMap { $0 }.flatMap(ChangeMarker.decode)))
             }
         }
@@ -181,7 +181,7 @@ extension SyncRun {
             // runs that wrote): a two-way device there trusts the markers, and a push that
             // marked nothing would go unseen by it. A push alone leaves no marker behind.
             if pair.mode == .push && own.marker == nil {
-                let listed = try await singleOperation.run { () async throws(BackendError) in try await store.listFolder() }
+                let listed = try await retriedOperation.run { () async throws(BackendError) in try await store.listFolder() }
                 guard ChangeMarkerReading.newest(in: listed ?? []).keys.contains(where: { $0 != writer }) else {
                     try await journal.clearPendingChanges(pairId: pairId)
                     return nil
@@ -198,7 +198,7 @@ extension SyncRun {
             // the write and before its record would otherwise write the same name again
             // with other folders, and a reader that saw the first would never see them.
             try await journal.reserveChangeMarker(pairId: pairId, marker)
-            try await singleOperation.run { () async throws(BackendError) in
+            try await retriedOperation.run { () async throws(BackendError) in
                 try await store.put(data, named: ChangeMarker.fileName(writer: writer, seq: seq), now: now)
             }
             try await journal.recordPublishedChangeMarker(pairId: pairId, marker)

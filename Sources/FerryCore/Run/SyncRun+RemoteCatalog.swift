@@ -8,10 +8,10 @@ import Foundation
 /// read from the pair's remote catalog (`RemoteCatalog`), which a push or sync keeps.
 extension SyncRun {
     /// A backend operation outside the engine, retried and waited out as its jobs are.
-    var singleOperation: SingleOperation {
+    var retriedOperation: RetriedOperation {
         let remote = pair.backend.displayName
         let sink = self.sink
-        return SingleOperation(retry: config.retry, backend: pair.backend, clock: options.clock,
+        return RetriedOperation(retry: config.retry, backend: pair.backend, clock: options.clock,
                                onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
                                onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) })
     }
@@ -53,9 +53,9 @@ extension SyncRun {
             let store = catalogStore(pairId: pairId)
             if let markers {
                 let listed = markers.catalogFolder
-                return try await singleOperation.run { () async throws(BackendError) in try await store.load(listed: listed) }
+                return try await retriedOperation.run { () async throws(BackendError) in try await store.load(listed: listed) }
             }
-            return try await singleOperation.run { () async throws(BackendError) in try await store.load() }
+            return try await retriedOperation.run { () async throws(BackendError) in try await store.load() }
         } catch {
             throw RunError(.remoteListing, "cannot read the remote catalog in \(pair.remoteLocation): \(error.message)",
                            cause: .backend(error))
@@ -152,7 +152,7 @@ extension SyncRun {
             // none), times to keep, or an earlier catalog to update.
             guard !entries.isEmpty || capabilities.listingOmitsHiddenNames || !(times ?? []).isEmpty
                     || FileManager.default.fileExists(atPath: store.digestFile) else { return nil }
-            try await singleOperation.run { () async throws(BackendError) in try await store.save(entries, times: times, now: now) }
+            try await retriedOperation.run { () async throws(BackendError) in try await store.save(entries, times: times, now: now) }
             return nil
         } catch let error as BackendError {
             return "the remote catalog of names that start with '.' could not be written (\(error.description)); run again"

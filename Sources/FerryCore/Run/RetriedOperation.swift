@@ -9,7 +9,7 @@ import FerrySystem
 /// decided in one place.
 ///
 /// Time comes from a `FerryClock`, so the waits are the run's (tests move the clock).
-struct SingleOperation: Sendable {
+struct RetriedOperation: Sendable {
     let retry: RetryPolicy
     let backend: any Backend
     var clock: any FerryClock = SystemClock()
