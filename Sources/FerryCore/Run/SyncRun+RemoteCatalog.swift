@@ -12,8 +12,8 @@ extension SyncRun {
         let remote = pair.backend.displayName
         let sink = self.sink
         return RetriedOperation(retry: config.retry, backend: pair.backend, clock: options.clock,
-                               onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
-                               onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) })
+                                onOffline: { message, next in sink.emit(.remoteOffline(remote: remote, message: message, nextProbeSeconds: next)) },
+                                onOnline: { seconds in sink.emit(.remoteOnline(remote: remote, offlineSeconds: seconds)) })
     }
 
     func catalogStore(pairId: Int64) -> RemoteCatalogStore {
