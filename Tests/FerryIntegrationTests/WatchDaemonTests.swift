@@ -250,7 +250,11 @@ struct WatchDaemonTests {
         try Data(repeating: 7, count: 5_000).write(to: URL(fileURLWithPath: work.source + "/d1/IMG_new.jpg"), options: .atomic)
         await when({ sentSince(started) != nil })
         let newFileRuns = Array(summaries().dropFirst(started))
-        #expect(newFileRuns.allSatisfy { $0["skipped"] as? Int == 0 }, "a run looked at the other files: \(newFileRuns)")
+        // Which requests started each run (its reasons: "watch" alone plans only what the
+        // watcher saw): under a full suite beside a CPU burner a run over the whole tree sent
+        // the new file in 2 of 3 runs, and the summaries alone did not say why.
+        let runReasons = watch.errorSoFar.split(separator: "\n").filter { $0.contains("run started") }
+        #expect(newFileRuns.allSatisfy { $0["skipped"] as? Int == 0 }, "a run looked at the other files: \(newFileRuns)\n\(runReasons)")
         #expect(newFileRuns.reduce(0) { $0 + ($1["uploaded"] as? Int ?? 0) } == 1, "\(newFileRuns)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: work.destination + "/d1/IMG_new.jpg")).count == 5_000)
 
