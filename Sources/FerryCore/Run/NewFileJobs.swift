@@ -18,8 +18,8 @@ package struct NewFileJobs {
     package var jobs: [FileRecord] = []
     /// Files too fresh to send, with their modification time (seconds since 1970).
     package var fresh: [String: Double] = [:]
-    /// Paths that are not new files (gone, not a regular file, or known to the journal):
-    /// their answer needs a full plan.
+    /// Paths that are not new files (gone, not a regular file, or known to the journal as
+    /// more than an unstarted upload): their answer needs a full plan.
     var others: [String] = []
 
     /// The jobs, written to the journal before they are handed out.
@@ -37,9 +37,21 @@ package struct NewFileJobs {
         if !jobs.isEmpty { try await journal.apply(upserts: jobs, deletions: []) }
     }
 
+    /// What to do with a path the journal holds as a new file's upload that never started:
+    /// a job made for a running push whose engine had ended when it came (`JobFeed.push`
+    /// refused it), or planned by a run stopped before it got there.
+    enum UnstartedJobs {
+        /// Another job for it would be a second one: the running engine may hold it.
+        case leave
+        /// No engine runs (a run's own plan): it is still a new file's upload, whatever the
+        /// remote holds under its name.
+        case takeAgain
+    }
+
     /// What `make` would write, written nowhere.
     static func find(paths: Set<String>, pair: FolderPair, pairId: Int64, journal: Journal,
                      classifier: QueueClassifier, ignore: GlobSet, cutoff: SettleCutoff?,
+                     unstartedJobs: UnstartedJobs = .leave,
                      at now: Double) async throws(JournalError) -> NewFileJobs {
         var result = NewFileJobs()
         for path in paths.sorted() where !ignore.matches(path) {
@@ -52,13 +64,21 @@ package struct NewFileJobs {
                 result.fresh[path] = Double(meta.modifiedNanos) / 1e9
                 continue
             }
-            guard try await journal.record(pairId: pairId, path: path) == nil else {
-                result.others.append(path)
+            let version = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
+            if let known = try await journal.record(pairId: pairId, path: path) {
+                guard unstartedJobs == .takeAgain, known.isUnstartedNewUpload else {
+                    result.others.append(path)
+                    continue
+                }
+                var record = known
+                record.local = version
+                record.updatedAt = now
+                result.jobs.append(record)
                 continue
             }
             var record = FileRecord(pairId: pairId, path: path, queue: classifier.queue(forPath: path, size: meta.size),
                                     status: .needsUpload, updatedAt: now)
-            record.local = LocalVersion(size: meta.size, modifiedNanos: meta.modifiedNanos, inode: Int64(bitPattern: meta.inode))
+            record.local = version
             record.action = .upload
             result.jobs.append(record)
         }

@@ -382,6 +382,13 @@ public struct FileRecord: Codable, Sendable, Equatable {
     /// locally since.
     public var isEvicted: Bool { status == .remoteOnly && local == nil }
 
+    /// A new local file's upload, planned and never begun: nothing was ever synced or seen
+    /// on the remote under its name, and no attempt, partial transfer or move is recorded.
+    public var isUnstartedNewUpload: Bool {
+        status == .needsUpload && action == .upload && remote == nil && syncedLocal == nil && syncedRemote == nil
+            && transferLocal == nil && transferState == nil && attempts == 0 && moveTarget == nil && resolution == nil
+    }
+
     /// A download asked for by `ferry pull FOLDER PATH` that has not completed: the local
     /// copy's absence is what the fetch fills, never a local deletion.
     public var isFetchOnDemand: Bool {
