@@ -221,7 +221,11 @@ struct AppendOnlyRemoteTests {
         // Only the two pushes' requests count from here: the first push was A's.
         let seeding = proxy.requests.count
         @Sendable func requestsAtOnce() -> ArraySlice<String> { proxy.requests.dropFirst(seeding) }
-        let running = try ["a", "b"].map { try FerryProcess(arguments($0), in: work.directory.path) }
+        // A lease that cannot lapse while the test looks: the holder renews every quarter of
+        // it, and under a load of 35 on two cores the waiter was seen writing after 451 s,
+        // which a 120-s lease may have let it do (a holder that could not renew stops).
+        let lease = ["FERRY_WRITE_LEASE_SECONDS": "3600"]
+        let running = try ["a", "b"].map { try FerryProcess(arguments($0), in: work.directory.path, environment: lease) }
         defer { for process in running { process.stopIfRunning() } }
         guard await when({ FileManager.default.fileExists(atPath: gate + "/held") }) else {
             Issue.record("nothing held: \(proxy.requests.joined(separator: "\n"))")
