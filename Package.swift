@@ -149,12 +149,51 @@ let package = Package(
             ]
         ),
 
-        // The engine: the scanner, one run of one folder pair (`SyncRun`, the transfer engine
-        // and executor), archive bundles, the cache, versions, verify. Not GRDB (FerryJournal
-        // writes the SQL), not Yams (FerryConfig reads config.yml), not FerryDaemon.
+        // The transfer engine: it runs planned jobs against a backend (`TransferEngine`, the
+        // shell of FerryPlanning's state machine, and `TransferExecutor`, one job's requests),
+        // books their results through one journal writer, and keeps the write lease, the
+        // remote catalog's files and replaced versions' names. With it, what a run is made of
+        // and says (`FolderPair`, `RunEvent`, `RunSummary`, `RunError`, `RunProgress`). It
+        // does not plan, scan or list a whole tree: that is FerryCore's.
+        .target(
+            name: "FerryEngine",
+            dependencies: [
+                "FerryConfig",
+                "FerryPluginAPI",
+                "FerryPlanning",
+                "FerryJournal",
+                "FerrySystem",
+                "ArchiveCodec",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // Archive bundles: many small files packed into one archive on the remote with a
+        // manifest beside it (`BundleStep`: plan, build, upload, restore, retire), for remotes
+        // where a request per file costs more than the bytes. Run by FerryCore's `SyncRun`.
+        .target(
+            name: "FerryBundles",
+            dependencies: [
+                "FerryEngine",
+                "FerryConfig",
+                "FerryPluginAPI",
+                "FerryPlanning",
+                "FerryJournal",
+                "FerrySystem",
+                "ArchiveCodec",
+            ]
+        ),
+
+        // One run of one folder pair (`SyncRun`): the scan, the listing, the paged plan, the
+        // change markers, archive bundles, the cache, verify and the run history, handing
+        // the jobs to FerryEngine. Not GRDB (FerryJournal writes the SQL), not Yams
+        // (FerryConfig reads config.yml), not FerryDaemon.
         .target(
             name: "FerryCore",
             dependencies: [
+                "FerryEngine",
+                "FerryBundles",
                 "FerryConfig",
                 "FerryPluginAPI",
                 "FerryPlanning",
@@ -176,6 +215,7 @@ let package = Package(
             dependencies: [
                 "FerryConfig",
                 "FerryCore",
+                "FerryEngine",
                 "FerryJournal",
                 "FerryPlanning",
                 "FerryPluginAPI",
@@ -215,6 +255,7 @@ let package = Package(
             dependencies: [
                 "FerryConfig",
                 "FerryCore",
+                "FerryEngine",
                 "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
@@ -241,7 +282,7 @@ let package = Package(
         // (`make fuzz`; built plainly, it replays saved inputs).
         .target(
             name: "FerryFuzzing",
-            dependencies: ["FerryConfig", "FerryCore", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
+            dependencies: ["FerryConfig", "FerryCore", "FerryBundles", "FerryJournal", "FerryPluginAPI", "FerrySystem", "LocalBackend", "WebDAVBackend", "HTTPBackend", "ExecBackend", "FerryTestSupport"]
         ),
         .executableTarget(
             name: "ferry-fuzz",
@@ -265,7 +306,7 @@ let package = Package(
 
         .testTarget(
             name: "FerryCoreTests",
-            dependencies: ["FerryConfig", "FerryCore", "FerryDaemon", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
+            dependencies: ["FerryConfig", "FerryCore", "FerryEngine", "FerryBundles", "FerryDaemon", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem", "ArchiveCodec", "FerryTestSupport", "LocalBackend",
                            "FerryEncryption", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // config.yml's tests: they see FerryConfig and what it is built on, not the engine.
@@ -277,7 +318,7 @@ let package = Package(
         // The daemon's tests: its runners, schedules, watchers and status board.
         .testTarget(
             name: "FerryDaemonTests",
-            dependencies: ["FerryDaemon", "FerryConfig", "FerryCore", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem",
+            dependencies: ["FerryDaemon", "FerryConfig", "FerryCore", "FerryEngine", "FerryJournal", "FerryPlanning", "FerryPluginAPI", "FerrySystem",
                            "FerryTestSupport", "LocalBackend", .product(name: "Logging", package: "swift-log")]
         ),
         // The bounded fuzz pass over every parser: it needs every plugin's parsers.

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerrySystem
 import Foundation
 

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryPluginAPI
 import FerrySystem
 import Foundation

@@ -1,4 +1,5 @@
 import ExecBackend
+import FerryBundles
 import FerryConfig
 import FerryCore
 import FerryJournal

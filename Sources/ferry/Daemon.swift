@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryControl
 import FerryCore
+import FerryEngine
 import FerryDaemon
 import FerryPluginAPI
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryEngine
 
 /// `--json`: one object per event per line on stdout, for scripts.
 struct JSONEventPrinter: RunEventSink {

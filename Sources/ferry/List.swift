@@ -2,6 +2,7 @@ import ArchiveCodec
 import ArgumentParser
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryPluginAPI
 import FerrySystem
 import Foundation

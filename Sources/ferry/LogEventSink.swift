@@ -1,4 +1,5 @@
 import FerryCore
+import FerryEngine
 import Logging
 
 /// A long-running process's run events as log lines: each file sent, failed or in

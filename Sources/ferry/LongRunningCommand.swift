@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryDaemon
 import FerryPluginAPI
 import Foundation

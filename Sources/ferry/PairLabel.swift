@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryPlanning
 
 /// A folder pair as a person configured it: `./incoming → nas:incoming`. Local paths under

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 import FerryPlanning
 
 /// A command's check of a folder's run conditions (`when:`) before it moves anything.

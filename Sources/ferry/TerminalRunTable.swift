@@ -1,4 +1,5 @@
 import FerryCore
+import FerryEngine
 import FerryDaemon
 import Synchronization
 

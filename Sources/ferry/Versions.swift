@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryEngine
 import FerryJournal
 import FerryPluginAPI
 import FerrySystem

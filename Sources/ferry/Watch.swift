@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryEngine
 import FerryPluginAPI
 import FerrySystem
 

@@ -4,7 +4,9 @@ import FerryConfig
 import Foundation
 import FerryPluginAPI
 import Testing
+@testable import FerryBundles
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 @Suite("BundlePlanner and BundleCatalog")

@@ -6,6 +6,7 @@ import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// The eviction step on a real folder and journal: what it removes, what it leaves, and

@@ -8,6 +8,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// An in-memory backend that sends small files on the caller's blocking thread, as S3

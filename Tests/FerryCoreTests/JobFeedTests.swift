@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 @Suite("JobFeed")

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FerryCore
+@testable import FerryEngine
 
 /// Modification times kept in the remote catalog for a store that keeps none (issue 49).
 @Suite("kept file times")

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import FerryCore
+@testable import FerryEngine
 
 /// A real LocalBackend whose batches leave their names to the next batch's flush
 /// (`publishStaged(_:after:)`), watched: at every flush it checks that the journal holds

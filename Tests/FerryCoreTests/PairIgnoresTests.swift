@@ -1,5 +1,6 @@
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 import FerryTestSupport
 import Foundation

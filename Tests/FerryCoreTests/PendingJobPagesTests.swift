@@ -3,6 +3,7 @@ import FerryTestSupport
 import Testing
 
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 @Suite("reading a run's jobs from the journal a page at a time")

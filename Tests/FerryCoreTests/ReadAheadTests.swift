@@ -1,6 +1,7 @@
 import Testing
 
 @testable import FerryCore
+@testable import FerryEngine
 
 @Suite("reading the next batch while the current one is used")
 struct ReadAheadTests {

@@ -1,6 +1,7 @@
 @testable import FerryJournal
 import Testing
 @testable import FerryCore
+@testable import FerryEngine
 
 @Suite("a run's error as a stop")
 struct RunErrorStopTests {

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryEngine
 import FerryPlanning
 import FerryPluginAPI
 import FerryTestSupport

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryCore
+import FerryEngine
 @testable import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

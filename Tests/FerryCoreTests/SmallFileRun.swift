@@ -3,6 +3,7 @@ import FerryTestSupport
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 import FerryJournal
 @testable import FerryPlanning
 

@@ -9,6 +9,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// A real LocalBackend as a pull's remote, which records whether each download was asked

@@ -8,6 +8,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// A real LocalBackend that records how the run used staging, checks at each publish that

@@ -8,6 +8,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// A real LocalBackend whose first uploads of each file go wrong on purpose: they fail

@@ -7,6 +7,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// The engine's behaviours through a whole run (real folder, real journal), against an

@@ -2,6 +2,7 @@ import FerryConfig
 import FerryPluginAPI
 import Testing
 @testable import FerryCore
+@testable import FerryEngine
 
 /// Saved version names, the spans a file's versions were current, the moment a restore
 /// picks, and retention. Pure values.

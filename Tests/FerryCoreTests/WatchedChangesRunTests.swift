@@ -6,6 +6,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 @testable import FerryPlanning
 
 /// A daemon's run for what its watcher saw plans those files alone. A file that settled

@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FerryCore
+@testable import FerryEngine
 
 /// Write leases (`WriteLease`, `WriteLeaseKeeper`) over the in-memory remote, which lists
 /// every finished write as S3 and WebDAV servers do. Time is a test clock that moves only

@@ -10,6 +10,7 @@ import Testing
 
 import FerryConfig
 @testable import FerryCore
+@testable import FerryEngine
 import FerryDaemon
 
 /// Counts the summaries of the runs it sees.

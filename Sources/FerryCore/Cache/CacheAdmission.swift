@@ -1,4 +1,5 @@
 import FerryConfig
+import FerryEngine
 import FerryJournal
 import FerryPluginAPI
 import FerrySystem

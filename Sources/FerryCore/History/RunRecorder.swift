@@ -1,4 +1,5 @@
 import CoreMetrics
+import FerryEngine
 import FerryJournal
 import FerryPluginAPI
 import FerrySystem

@@ -1,3 +1,4 @@
+import FerryEngine
 import FerryJournal
 
 /// The figures of one run, gathered from its events and from samples of its progress:

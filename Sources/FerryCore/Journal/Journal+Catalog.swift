@@ -1,3 +1,4 @@
+import FerryEngine
 import FerryJournal
 
 /// The remote catalog's entries from what the journal knows (FerryJournal's

@@ -1,5 +1,6 @@
 import FerryConfig
 import FerryEncryption
+import FerryEngine
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

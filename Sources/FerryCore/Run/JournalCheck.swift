@@ -1,3 +1,4 @@
+import FerryEngine
 import FerryJournal
 
 /// SQLite's `quick_check` of the journal, run beside the scan and planning rather than

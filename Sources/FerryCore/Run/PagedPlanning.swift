@@ -1,3 +1,4 @@
+import FerryEngine
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,4 +1,5 @@
 import FerryConfig
+import FerryEngine
 import FerryPlanning
 import FerryPluginAPI
 import FerrySystem

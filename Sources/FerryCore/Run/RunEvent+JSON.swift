@@ -1,3 +1,4 @@
+import FerryEngine
 /// A run's events as the JSON objects `--json` prints, one per line, and the control API's
 /// event stream sends: one encoding for both.
 extension RunEvent {

@@ -1,3 +1,5 @@
+import FerryBundles
+import FerryEngine
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,3 +1,5 @@
+import FerryBundles
+import FerryEngine
 import FerryPluginAPI
 
 /// A push folder knows its remote side from the journal: what Ferry put there, as the

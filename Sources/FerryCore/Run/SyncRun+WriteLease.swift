@@ -1,3 +1,4 @@
+import FerryEngine
 import FerryPluginAPI
 import Foundation
 

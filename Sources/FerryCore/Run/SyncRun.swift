@@ -1,4 +1,6 @@
+import FerryBundles
 import FerryConfig
+import FerryEngine
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,5 +1,6 @@
 import ArchiveCodec
 import FerryConfig
+import FerryEngine
 import FerryJournal
 import FerryPlanning
 import FerryPluginAPI

@@ -1,4 +1,5 @@
 import FerryConfig
+import FerryEngine
 import FerryPluginAPI
 import FerrySystem
 

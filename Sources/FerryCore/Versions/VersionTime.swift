@@ -1,3 +1,4 @@
+import FerryEngine
 import Foundation
 
 /// The moments `ferry versions` shows and `ferry pull --version` takes, always in UTC:
