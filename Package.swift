@@ -256,6 +256,7 @@ let package = Package(
                 "FerryConfig",
                 "FerryCore",
                 "FerryEngine",
+                "FerryBundles",
                 "FerryDaemon",
                 "FerryJournal",
                 "FerryPlanning",
