@@ -57,6 +57,20 @@ public actor StateFolder {
         return opened
     }
 
+    /// Closes the journal and the run history once the process is done with them, so that
+    /// their write-ahead logs are checkpointed and removed instead of being left for the next
+    /// start to replay. A later call opens them again.
+    public func close() async {
+        let journal = journalHandle?.store
+        let history = historyHandle?.store
+        journalHandle = nil
+        historyHandle = nil
+        await BlockingIO.run {
+            journal?.close()
+            history?.close()
+        }
+    }
+
     /// The run history if any run was recorded; nil otherwise. Nothing is created.
     public func existingHistory() async throws(HistoryError) -> RunHistory? {
         guard FileIdentity(historyPath) != nil else {

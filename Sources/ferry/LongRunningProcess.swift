@@ -54,6 +54,8 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         // Detached: it must not see the graceful shutdown, which would close the API's
         // listeners while runs are still stopping; it is cancelled once they have.
         let companion = beside.map { beside in Task.detached { await beside() } }
+        // Every runtime's state folder (a reload may bring another), closed once all is over.
+        let states = Mutex([initial.state])
         await cancelWhenGracefulShutdown {
             let current = Current(Task { await initial.run() })
             await withTaskCancellationHandler {
@@ -69,6 +71,7 @@ struct LongRunningProcess: Service, CustomStringConvertible {
                         }
                         logger.info("config reloaded", metadata: ["folders": "\(fresh.pairs.count)",
                                                                    "schedules": "\(fresh.config.schedules.count)"])
+                        states.withLock { $0.append(fresh.state) }
                         // The old runtime stops first: two watchers on one folder would only
                         // queue behind each other's pair locks.
                         current.cancel()
@@ -84,6 +87,12 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         }
         companion?.cancel()
         await companion?.value
+        // Nothing runs any more: the journals' write-ahead logs are checkpointed and removed
+        // now rather than replayed by the next start.
+        var closed = Set<ObjectIdentifier>()
+        for state in states.withLock({ $0 }) where closed.insert(ObjectIdentifier(state)).inserted {
+            await state.close()
+        }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -19,6 +19,15 @@ public final class RunHistory: Sendable {
         self.pool = pool
     }
 
+    /// Closes every connection. The readers go first (`releaseMemory` closes the idle
+    /// ones): SQLite checkpoints the write-ahead log and removes it when the last connection
+    /// closes, and a reader, opened read-only, cannot. Only its `StateFolder` calls this,
+    /// once nothing else uses the store.
+    func close() {
+        pool.releaseMemory()
+        try? pool.close()
+    }
+
     public static func path(in stateDirectory: String) -> String {
         LocalFileSystem.join(stateDirectory, fileName)
     }

@@ -24,6 +24,15 @@ public final class Journal: Sendable {
         self.pool = pool
     }
 
+    /// Closes every connection. The readers go first (`releaseMemory` closes the idle
+    /// ones): SQLite checkpoints the write-ahead log and removes it when the last connection
+    /// closes, and a reader, opened read-only, cannot. Only its `StateFolder` calls this,
+    /// once nothing else uses the store.
+    func close() {
+        pool.releaseMemory()
+        try? pool.close()
+    }
+
     /// Opens (creating if needed) the journal at `path`, creating its folder, and migrates it.
     /// Only `StateFolder` opens a journal; tests of this module open one at any path.
     static func open(at path: String) throws(JournalError) -> Journal {
