@@ -591,25 +591,8 @@ public struct SyncRun: Sendable {
                 summary.leftRemoteFiles = admission.leftRemote.count
             }
 
-            let writer = RunJournalWriter(journal: journal, sink: sink)
-            let engine = TransferEngine(
-                executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer, clock: options.clock,
-                                           freeSpaceReserve: config.transfers.minFreeSpace,
-                                           planOptions: planOptions(at: now),
-                                           compareMaxSize: config.transfers.compareMaxSize,
-                                           temporaryTag: temporaryTag, writeLease: lease, keptTimes: snapshot.keptTimes),
-                writer: writer,
-                classifier: rules.classifier,
-                queueCaps: config.queues.map(\.concurrency),
-                globalCap: options.transfers ?? config.transfers.maxConcurrent,
-                retry: config.retry,
-                throttle: rules.throttle,
-                progress: progress,
-                sink: sink,
-                sharedThrottles: options.sharedThrottles,
-                queueThrottles: options.queueThrottles,
-                feed: options.jobFeed,
-                clock: options.clock)
+            let engine = makeEngine(journal: journal, local: local, snapshot: snapshot, rules: rules, now: now,
+                                    temporaryTag: temporaryTag, lease: lease)
             // Without bundles in play the engine reads its jobs back from the journal, a
             // page at a time; with them, it takes what the bundles left.
             let pages = keepsJobs(snapshot)
@@ -629,18 +612,8 @@ public struct SyncRun: Sendable {
                 try await engine.run(pages: pages, summary: &summary)
             }
             // Bundles are the archives queue: after everything else.
-            let bundles = snapshot.bundles
             if !Task.isCancelled && options.queues?.contains(BundleStep.queue) ?? true {
-                if pair.mode != .pull {
-                    if let rule = config.archive {
-                        try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
-                    }
-                    try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
-                                                    catalog: snapshot.catalog, summary: &summary)
-                }
-                if pair.mode != .push {
-                    try await bundles.restoreBundled(partition.restores, catalog: snapshot.catalog, summary: &summary)
-                }
+                try await runBundles(partition, snapshot: snapshot, summary: &summary)
             }
             if !Task.isCancelled, let failure = await saveCatalog(journal: journal, pairId: pairId, summary: summary, now: now) {
                 summary.incomplete.append(failure)
@@ -651,30 +624,79 @@ public struct SyncRun: Sendable {
             // A run stopped part-way (the daemon stopping) did not complete: its last-run
             // time stays as it was.
             if !Task.isCancelled {
-                try await journal.recordRun(pairId: pairId, at: options.clock.wallTime(),
-                                            queueRules: rules.classifier.rulesText)
-                if !snapshot.fromJournal && snapshot.relisted == nil && snapshot.incomplete == nil {
-                    try await journal.recordListing(pairId: pairId, at: now)
-                }
-                if let markers = snapshot.markers, snapshot.incomplete == nil {
-                    try await journal.recordSeenChangeMarkers(pairId: pairId, markers.seen)
-                }
-                if pair.mode == .sync && pair.trash.enabled {
-                    await purgeTrash(now: now, remoteToo: snapshot.listedEverything)
-                }
-                if let limit = pair.localLimit, pair.mode != .push {
-                    let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
-                                                          sink: sink, keep: admission.onDemand).run(now: options.clock.wallTime())
-                    summary.evictedFiles += evicted.files
-                    summary.evictedBytes += evicted.bytes
-                    if evicted.stillOver {
-                        sink.emit(.skipped(path: pair.localRoot, reason: "still over local_limit: the files left are not "
-                            + "yet on the remote, pending, or in a kept queue"))
-                    }
-                }
+                try await recordCompletedRun(journal: journal, pairId: pairId, snapshot: snapshot, rules: rules, now: now,
+                                             local: local, keep: admission.onDemand, summary: &summary)
             }
         } catch {
             throw RunError(.execute, error.description, cause: .journal(error))
+        }
+    }
+
+    /// The engine of this run, with its executor: the run's journal writer, clock, limits,
+    /// feed and the write lease it holds.
+    private func makeEngine(journal: Journal, local: LocalFolder, snapshot: RemoteSnapshot, rules: Rules, now: Double,
+                            temporaryTag: String?, lease: WriteLeaseKeeper?) -> TransferEngine {
+        let writer = RunJournalWriter(journal: journal, sink: sink)
+        return TransferEngine(
+            executor: TransferExecutor(pair: pair, local: local, journal: journal, writer: writer, clock: options.clock,
+                                       freeSpaceReserve: config.transfers.minFreeSpace,
+                                       planOptions: planOptions(at: now),
+                                       compareMaxSize: config.transfers.compareMaxSize,
+                                       temporaryTag: temporaryTag, writeLease: lease, keptTimes: snapshot.keptTimes),
+            writer: writer,
+            classifier: rules.classifier,
+            queueCaps: config.queues.map(\.concurrency),
+            globalCap: options.transfers ?? config.transfers.maxConcurrent,
+            retry: config.retry,
+            throttle: rules.throttle,
+            progress: progress,
+            sink: sink,
+            sharedThrottles: options.sharedThrottles,
+            queueThrottles: options.queueThrottles,
+            feed: options.jobFeed,
+            clock: options.clock)
+    }
+
+    /// The archive bundles' part of the run: new bundles up and members that left retired
+    /// (not in a pull), bundled files restored (not in a push).
+    private func runBundles(_ partition: BundlePlanner.Partition, snapshot: RemoteSnapshot,
+                            summary: inout RunSummary) async throws(JournalError) {
+        let bundles = snapshot.bundles
+        if pair.mode != .pull {
+            if let rule = config.archive {
+                try await bundles.uploadBundles(partition.newBundles, format: rule, summary: &summary)
+            }
+            try await bundles.retireMembers(leaving: partition.leavingBundles, deletions: partition.bundledDeletions,
+                                            catalog: snapshot.catalog, summary: &summary)
+        }
+        if pair.mode != .push {
+            try await bundles.restoreBundled(partition.restores, catalog: snapshot.catalog, summary: &summary)
+        }
+    }
+
+    /// What a run that was not stopped records: its time, the listing and the change markers
+    /// it saw, then the trash's expiry and the cache budget's evictions.
+    private func recordCompletedRun(journal: Journal, pairId: Int64, snapshot: RemoteSnapshot, rules: Rules, now: Double,
+                                    local: LocalFolder, keep: Set<String>, summary: inout RunSummary) async throws(JournalError) {
+        try await journal.recordRun(pairId: pairId, at: options.clock.wallTime(), queueRules: rules.classifier.rulesText)
+        if !snapshot.fromJournal && snapshot.relisted == nil && snapshot.incomplete == nil {
+            try await journal.recordListing(pairId: pairId, at: now)
+        }
+        if let markers = snapshot.markers, snapshot.incomplete == nil {
+            try await journal.recordSeenChangeMarkers(pairId: pairId, markers.seen)
+        }
+        if pair.mode == .sync && pair.trash.enabled {
+            await purgeTrash(now: now, remoteToo: snapshot.listedEverything)
+        }
+        if let limit = pair.localLimit, pair.mode != .push {
+            let evicted = try await CacheEviction(limit: limit, journal: journal, pairId: pairId, folder: local.root,
+                                                  sink: sink, keep: keep).run(now: options.clock.wallTime())
+            summary.evictedFiles += evicted.files
+            summary.evictedBytes += evicted.bytes
+            if evicted.stillOver {
+                sink.emit(.skipped(path: pair.localRoot, reason: "still over local_limit: the files left are not "
+                    + "yet on the remote, pending, or in a kept queue"))
+            }
         }
     }
 
