@@ -173,6 +173,52 @@ public actor PairRunner {
     }
 
     private func execute(_ request: RunRequest) async -> RunSummary? {
+        var options = options(for: request)
+        let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
+        options.jobFeed = feed
+        activeFeed = feed
+        // Files the scan found too fresh (they changed while nothing watched, or just before
+        // the daemon started) join this push once they have settled, instead of waiting for
+        // its end: on a first push of hours, that is hours.
+        if let feed {
+            options.onFreshHeldBack = { fresh in Task { await self.offerAgainWhenQuiet(fresh, feed: feed) } }
+        }
+        defer {
+            activeFeed = nil
+            offers.forEach { $0.cancel() }
+            offers = []
+        }
+        let progress = RunProgress()
+        board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
+        logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
+        let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), state: state,
+                                   keep: config.history.keep, progress: progress, inner: sink, logger: logger,
+                                   clock: clock)
+        recorder.startSampling()
+        let run = SyncRun(pair: pair, config: config, state: state, options: options,
+                          sink: recorder, progress: progress)
+        do {
+            let summary = try await run.run()
+            // In a task of its own: a run stopped by a pause is cancelled, and the history
+            // must still hear of it.
+            let cancelled = Task.isCancelled
+            await Task { await recorder.finish(summary: summary, error: nil, stopped: cancelled) }.value
+            board.runEnded(pair: pair.name, summary: summary, error: nil, stopped: cancelled)
+            ended(summary)
+            return summary
+        } catch {
+            let stopped = Task.isCancelled || stopping
+            await Task { await recorder.finish(summary: nil, error: error.message, stopped: stopped) }.value
+            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message, stopped: stopped,
+                           hold: error.hold)
+            if !stopped { failed(error) }
+            return nil
+        }
+    }
+
+    /// The run's options for what was asked: what it leaves out, what it plans alone, the
+    /// bandwidth of the hour.
+    private func options(for request: RunRequest) -> RunOptions {
         var options = baseOptions
         options.waitForLock = true
         // A person who asked (through the control API) wants what is there now; a file
@@ -190,81 +236,51 @@ public actor PairRunner {
         if request.reason == "watch", request.settledFolders.isEmpty, request.queues == nil, !request.acceptsChanges {
             options.watchedChanges = WatchedChanges(settled: request.settledFiles, removed: request.removedFiles)
         }
-        let feed = pair.mode == .push && request.queues == nil && !options.dryRun ? JobFeed() : nil
-        options.jobFeed = feed
-        activeFeed = feed
-        // Files the scan found too fresh (they changed while nothing watched, or just before
-        // the daemon started) join this push once they have settled, instead of waiting for
-        // its end: on a first push of hours, that is hours.
-        if let feed {
-            options.onFreshHeldBack = { fresh in Task { await self.offerAgainWhenQuiet(fresh, feed: feed) } }
-        }
-        defer {
-            activeFeed = nil
-            offers.forEach { $0.cancel() }
-            offers = []
-        }
         options.sharedThrottles += bandwidth.shared(remote: remoteName)
         options.queueThrottles = bandwidth.queues
-        let progress = RunProgress()
-        board.runStarted(pair: pair.name, reason: request.reason, progress: progress)
-        logger.info("run started", metadata: ["folder": "\(pair.name)", "mode": "\(pair.mode.rawValue)", "reason": "\(request.reason)"])
-        let recorder = RunRecorder(pair: pair, trigger: RunTrigger.of(reason: request.reason), state: state,
-                                   keep: config.history.keep, progress: progress, inner: sink, logger: logger,
-                                   clock: clock)
-        recorder.startSampling()
-        let run = SyncRun(pair: pair, config: config, state: state, options: options,
-                          sink: recorder, progress: progress)
-        do {
-            let summary = try await run.run()
-            // In a task of its own: a run stopped by a pause is cancelled, and the history
-            // must still hear of it.
-            let cancelled = Task.isCancelled
-            await Task { await recorder.finish(summary: summary, error: nil, stopped: cancelled) }.value
-            board.runEnded(pair: pair.name, summary: summary, error: nil, stopped: cancelled)
-            logger.info("run ended", metadata: [
-                "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
-                "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
-            ])
-            if let since = unreachableSince {
-                sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: clock.now() - since))
-            }
-            unreachableSince = nil
+        return options
+    }
+
+    /// A run that ended: logged, and a remote that was away is said to be back.
+    private func ended(_ summary: RunSummary) {
+        logger.info("run ended", metadata: [
+            "folder": "\(pair.name)", "uploaded": "\(summary.uploadedFiles)", "downloaded": "\(summary.downloadedFiles)",
+            "failed": "\(summary.failedFiles)", "held_back": "\(summary.heldBack.count)",
+        ])
+        if let since = unreachableSince {
+            sink.emit(.remoteOnline(remote: pair.remoteLocation, offlineSeconds: clock.now() - since))
+        }
+        unreachableSince = nil
+        failuresInRow = 0
+    }
+
+    /// A run that could not happen (not stopped): a held one waits for a person; any other
+    /// is tried again with the retry backoff, so the daemon catches up by itself when a
+    /// server comes back or a disk is mounted.
+    private func failed(_ error: RunError) {
+        if error.hold != nil {
+            // Running again would hold again: the folder waits for a person (or for a
+            // change the watcher sees, which asks for a run of its own).
+            logger.warning("run held", metadata: ["folder": "\(pair.name)", "hold": "\(error.message)"])
             failuresInRow = 0
-            return summary
-        } catch {
-            let stopped = Task.isCancelled || stopping
-            await Task { await recorder.finish(summary: nil, error: error.message, stopped: stopped) }.value
-            board.runEnded(pair: pair.name, summary: nil, error: stopped ? nil : error.message, stopped: stopped,
-                           hold: error.hold)
-            guard !stopped else { return nil }
-            if error.hold != nil {
-                // Running again would hold again: the folder waits for a person (or for a
-                // change the watcher sees, which asks for a run of its own).
-                logger.warning("run held", metadata: ["folder": "\(pair.name)", "hold": "\(error.message)"])
-                failuresInRow = 0
-                return nil
+            return
+        }
+        failuresInRow += 1
+        let delay = config.retry.delay(afterFailures: failuresInRow)
+        if error.remoteUnreachable {
+            if unreachableSince == nil {
+                unreachableSince = clock.now()
+                sink.emit(.remoteOffline(remote: pair.remoteLocation, message: error.message,
+                                         nextProbeSeconds: delay.inSeconds))
             }
-            // A run that could not happen is tried again with the retry backoff, so the
-            // daemon catches up by itself when a server comes back or a disk is mounted.
-            failuresInRow += 1
-            let delay = config.retry.delay(afterFailures: failuresInRow)
-            if error.remoteUnreachable {
-                if unreachableSince == nil {
-                    unreachableSince = clock.now()
-                    sink.emit(.remoteOffline(remote: pair.remoteLocation, message: error.message,
-                                             nextProbeSeconds: delay.inSeconds))
-                }
-            } else if failuresInRow == 1 {
-                logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)",
-                                                      "retry_in": "\(delay)"])
-            }
-            let clock = self.clock
-            Task {
-                await clock.sleep(for: delay)
-                self.request(RunRequest(reason: "retry"))
-            }
-            return nil
+        } else if failuresInRow == 1 {
+            logger.error("run failed", metadata: ["folder": "\(pair.name)", "error": "\(error.message)",
+                                                  "retry_in": "\(delay)"])
+        }
+        let clock = self.clock
+        Task {
+            await clock.sleep(for: delay)
+            self.request(RunRequest(reason: "retry"))
         }
     }
 
