@@ -34,12 +34,16 @@ extension Planner {
     /// before its time was set or where the listing's time is not the one kept. Not looking
     /// alike, both copies would be kept as a conflict. The bytes are compared first.
     static func mayBeUnrecordedTransfer(_ record: FileRecord) -> Bool {
+        (record.status.isPending || record.status == .syncError) && destinationMayHoldOwnCopy(record)
+    }
+
+    /// Whether the side a transfer writes holds a copy of the source's size that is not the
+    /// version last synced there: perhaps that transfer's own result, never recorded.
+    private static func destinationMayHoldOwnCopy(_ record: FileRecord) -> Bool {
         guard record.action == .upload || record.action == .download,
-              record.status.isPending || record.status == .syncError,
               let local = record.local, let remote = record.remote, remote.size == local.size else { return false }
-        let remoteKnown = record.syncedRemote?.isSameVersion(as: remote) ?? false
-        let localKnown = record.syncedLocal.map { Planner.sameLocal($0, local) } ?? false
-        return record.action == .upload ? !remoteKnown : !localKnown
+        if record.action == .upload { return !(record.syncedRemote?.isSameVersion(as: remote) ?? false) }
+        return !(record.syncedLocal.map { Planner.sameLocal($0, local) } ?? false)
     }
 
     /// Whether a file created on both sides since no sync, with one size on both and not
@@ -62,10 +66,7 @@ extension Planner {
     /// connection dropped after the server stored the file) meets that attempt's own copy:
     /// one of the local file's size is compared first, not kept both ways.
     package static func decideAgain(_ record: FileRecord, options: PlanOptions) -> Decision {
-        if record.action == .upload, let local = record.local, let remote = record.remote, remote.size == local.size,
-           !(record.syncedRemote?.isSameVersion(as: remote) ?? false) {
-            return .transfer(.compareContent)
-        }
+        if record.action == .upload, destinationMayHoldOwnCopy(record) { return .transfer(.compareContent) }
         var deciding = record
         deciding.action = nil
         return decide(deciding, options: options)
