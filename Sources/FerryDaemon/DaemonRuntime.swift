@@ -133,28 +133,7 @@ public struct DaemonRuntime: Sendable {
             group.addTask { await schedule.run() }
             for pair in pairs {
                 let runner = await runners.runner(for: pair)
-                group.addTask {
-                    switch pair.mode {
-                    case .push:
-                        do {
-                            try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
-                        } catch {
-                            logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
-                        }
-                    case .pull:
-                        await RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
-                    case .sync:
-                        // Either side can change: the folder is watched and the remote polled.
-                        async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger,
-                                                                asksForFullRuns: false).run()
-                        do {
-                            try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
-                        } catch {
-                            logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
-                        }
-                        await polling
-                    }
-                }
+                group.addTask { await Self.follow(pair, runner: runner, config: config, board: board, logger: logger) }
             }
             // Park until cancelled, so that one loop ending (a folder that cannot be
             // watched) does not end the rest.
@@ -174,6 +153,31 @@ public struct DaemonRuntime: Sendable {
         }
         _ = await Self.within(.seconds(2), clock: clock) {
             try? await state.history().closeOpenOutages(at: clock.wallTime())
+        }
+    }
+
+    /// What asks for a pair's runs for as long as the runtime runs: the watcher of its
+    /// folder (push), the poller of its remote (pull), or both (sync, where either side
+    /// can change).
+    private static func follow(_ pair: FolderPair, runner: PairRunner, config: Config, board: DaemonStatusBoard,
+                               logger: Logger) async {
+        func watch() async {
+            do {
+                try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
+            } catch {
+                logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
+            }
+        }
+        switch pair.mode {
+        case .push:
+            await watch()
+        case .pull:
+            await RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
+        case .sync:
+            async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger,
+                                                    asksForFullRuns: false).run()
+            await watch()
+            await polling
         }
     }
 
