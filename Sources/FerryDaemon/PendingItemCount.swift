@@ -42,8 +42,7 @@ actor PendingItemCount {
     private func count() async -> Int? {
         guard let journal = try? await state.existingJournal() else { return nil }
         do {
-            let counts = try await journal.statusCounts(pairId: nil)
-            guard counts.contains(where: { $0.status.isPending && $0.files > 0 }) else { return 0 }
+            guard try await journal.hasPendingFiles() else { return 0 }
             var total = 0
             for pair in try await journal.folderPairs() {
                 guard let id = pair.id else { continue }

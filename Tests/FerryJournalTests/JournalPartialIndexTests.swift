@@ -46,4 +46,29 @@ struct JournalPartialIndexTests {
         #expect(Set(try await journal.syncedHiddenFiles(pairId: pairId).map(\.path)) == [".hidden/d.jpg", "e/.f.jpg"])
         #expect(try await journal.fileCount() == rows.count)
     }
+
+    @Test("whether any file waits for a transfer is asked of the status index, pair by pair")
+    func pendingFilesByIndex() async throws {
+        let folder = TemporaryDirectory()
+        let journal = try await StateFolder(directory: folder.path).journal()
+        #expect(try await journal.hasPendingFiles() == false)
+        var pairs: [Int64] = []
+        for name in ["p", "q"] {
+            pairs.append(try #require(try await journal.folderPair(name: name, localRoot: "/" + name, remoteLocation: "r", at: 0).id))
+        }
+        let synced = pairs.flatMap { pairId in
+            ["a.jpg", "b.jpg"].map { FileRecord(pairId: pairId, path: $0, queue: "media", status: .inSync, updatedAt: 1) }
+        }
+        try await journal.apply(upserts: synced + [FileRecord(pairId: pairs[1], path: "c.jpg", queue: "media", status: .conflict, updatedAt: 1)],
+                                deletions: [])
+        #expect(try await journal.hasPendingFiles() == false)
+        for status in FileStatus.allCases where status.isPending {
+            try await journal.apply(upserts: [FileRecord(pairId: pairs[1], path: "d.jpg", queue: "media", status: status, updatedAt: 2)],
+                                    deletions: [])
+            #expect(try await journal.hasPendingFiles(), "\(status)")
+        }
+        let plan = try await Self.plan(of: "SELECT EXISTS (SELECT 1 FROM file WHERE pairId = ? AND status IN ('needsUpload', 'uploading'))",
+                                       in: folder.child("journal.sqlite"))
+        #expect(plan.contains("file_by_status"), "\(plan)")
+    }
 }

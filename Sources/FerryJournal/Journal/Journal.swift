@@ -285,6 +285,24 @@ public final class Journal: Sendable {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM file") ?? 0 }
     }
 
+    /// Whether a file of any pair waits for a transfer: a look into the status index per
+    /// pair, where `statusCounts` reads every row (0.3 s at 1,000,000 files, which the
+    /// daemon's live item count paid four times a minute while idle).
+    public func hasPendingFiles() async throws(JournalError) -> Bool {
+        let pending = FileStatus.allCases.filter(\.isPending).map(\.rawValue)
+        let marks = pending.map { _ in "?" }.joined(separator: ", ")
+        return try await read { db in
+            for pairId in try Int64.fetchAll(db, sql: "SELECT id FROM folderPair") {
+                let arguments: StatementArguments = [pairId] + StatementArguments(pending)
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM file WHERE pairId = ? AND status IN (\(marks)))",
+                                     arguments: arguments) == true {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
     /// Counts and bytes per queue and status, for one pair or all.
     public func statusCounts(pairId: Int64?) async throws(JournalError) -> [StatusCount] {
         try await read { db in
