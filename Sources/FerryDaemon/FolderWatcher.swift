@@ -57,35 +57,35 @@ public struct FolderWatcher: Sendable {
         reportWatchLimit(loop.tree, changes: initial)
         logger.info("watching", metadata: ["folder": "\(pair.name)", "path": "\(pair.localRoot)", "watches": "\(loop.tree.watchCount)"])
 
-        let forwarder = Task {
-            for await batch in inotify.events() { feed.yield(.events(batch)) }
-        }
         // Ticks drive the settle deadlines; a quarter of the quiet period is precise enough
         // and costs nothing while idle.
         let tickInterval = min(0.5, max(0.02, settings.quietPeriod.inSeconds / 4))
         let clock = runner.clock
-        let ticker = Task {
-            while !Task.isCancelled {
-                await clock.sleep(for: tickInterval)
-                feed.yield(.tick)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await batch in inotify.events() { feed.yield(.events(batch)) }
             }
-        }
-        defer {
-            forwarder.cancel()
-            ticker.cancel()
+            group.addTask {
+                while !Task.isCancelled {
+                    await clock.sleep(for: tickInterval)
+                    feed.yield(.tick)
+                }
+            }
+            await loop.requestRun("start")
+            // Ends when this task is cancelled (the stream then returns nil).
+            for await input in inputs {
+                if Task.isCancelled { break }
+                switch input {
+                case let .events(events): await loop.handle(events)
+                case .tick: await loop.tick()
+                case let .runEnded(summary): loop.runEnded(summary)
+                }
+            }
+            // The events' reader ends once inotify stops; the ticker once cancelled.
             inotify.stop()
-            feed.finish()
+            group.cancelAll()
         }
-
-        await loop.requestRun("start")
-        for await input in inputs {
-            if Task.isCancelled { break }
-            switch input {
-            case let .events(events): await loop.handle(events)
-            case .tick: await loop.tick()
-            case let .runEnded(summary): loop.runEnded(summary)
-            }
-        }
+        feed.finish()
     }
 
     func reportWatchLimit(_ tree: TreeWatch, changes: [FolderChange]) {
