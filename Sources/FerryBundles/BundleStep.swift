@@ -38,7 +38,9 @@ package struct BundleStep: Sendable {
     /// The run's clock: its wall time stamps the journal's rows.
     package let clock: any FerryClock
 
-    package init(pair: FolderPair, rule: ArchiveRule?, journal: Journal?, pairId: Int64, workDirectory: String, retry: RetryPolicy, freeSpaceReserve: FreeSpaceReserve, throttle: ByteThrottle?, progress: RunProgress, sink: any RunEventSink, archivesRank: Int, clock: any FerryClock) {
+    package init(pair: FolderPair, rule: ArchiveRule?, journal: Journal?, pairId: Int64, workDirectory: String,
+                 retry: RetryPolicy, freeSpaceReserve: FreeSpaceReserve, throttle: ByteThrottle?, progress: RunProgress,
+                 sink: any RunEventSink, archivesRank: Int, clock: any FerryClock) {
         self.pair = pair
         self.rule = rule
         self.journal = journal
@@ -54,10 +56,6 @@ package struct BundleStep: Sendable {
     }
 
     package var bundleFolder: RemotePath { BundleNaming.folder(in: pair.remoteRoot) }
-
-    package static func workDirectory(in stateDirectory: String, pairId: Int64) -> String {
-        PairWorkDirectory.path(in: stateDirectory, pairId: pairId)
-    }
 
     /// Removes what a run killed while building or restoring bundles left in the work
     /// folder. Called with the pair's run lock held, so no other run is using it.

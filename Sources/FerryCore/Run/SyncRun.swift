@@ -492,7 +492,7 @@ public struct SyncRun: Sendable {
     func bundleStep(opened: OpenJournal, rules: Rules) -> BundleStep {
         let bundles = BundleStep(
             pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
-            workDirectory: BundleStep.workDirectory(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
+            workDirectory: PairWorkDirectory.path(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
             freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
             archivesRank: rules.classifier.rank(of: BundleStep.queue), clock: options.clock)
         if !options.dryRun { bundles.clearWorkDirectory() }

@@ -41,7 +41,10 @@ package struct TransferEngine: Sendable {
     package var feed: JobFeed?
     package var clock: any FerryClock = SystemClock()
 
-    package init(executor: TransferExecutor, writer: RunJournalWriter, classifier: QueueClassifier, queueCaps: [Int], globalCap: Int, retry: RetryPolicy, throttle: ByteThrottle?, progress: RunProgress, sink: any RunEventSink, sharedThrottles: [ByteThrottle] = [], queueThrottles: [String: ByteThrottle] = [:], feed: JobFeed? = nil, clock: any FerryClock = SystemClock()) {
+    package init(executor: TransferExecutor, writer: RunJournalWriter, classifier: QueueClassifier, queueCaps: [Int],
+                 globalCap: Int, retry: RetryPolicy, throttle: ByteThrottle?, progress: RunProgress,
+                 sink: any RunEventSink, sharedThrottles: [ByteThrottle] = [],
+                 queueThrottles: [String: ByteThrottle] = [:], feed: JobFeed? = nil, clock: any FerryClock = SystemClock()) {
         self.executor = executor
         self.writer = writer
         self.classifier = classifier

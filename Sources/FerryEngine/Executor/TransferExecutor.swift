@@ -68,7 +68,9 @@ package struct TransferExecutor: Sendable {
     /// remote's path (`KeptFileTime`): a download is given its file's, not the upload's.
     package var keptTimes: [String: KeptFileTime] = [:]
 
-    package init(pair: FolderPair, local: LocalFolder, journal: Journal, writer: RunJournalWriter, clock: any FerryClock, freeSpaceReserve: FreeSpaceReserve = .standard, planOptions: PlanOptions, compareMaxSize: Int64 = 1 << 30, temporaryTag: String? = nil, writeLease: WriteLeaseKeeper? = nil, keptTimes: [String: KeptFileTime] = [:]) {
+    package init(pair: FolderPair, local: LocalFolder, journal: Journal, writer: RunJournalWriter, clock: any FerryClock,
+                 freeSpaceReserve: FreeSpaceReserve = .standard, planOptions: PlanOptions, compareMaxSize: Int64 = 1 << 30,
+                 temporaryTag: String? = nil, writeLease: WriteLeaseKeeper? = nil, keptTimes: [String: KeptFileTime] = [:]) {
         self.pair = pair
         self.local = local
         self.journal = journal
