@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 import Synchronization
 
@@ -176,6 +177,14 @@ public final class InMemoryBackend: Backend {
         } catch {
             throw BackendError(.io, "cannot read the source", path: request.source, cause: "\(error)")
         }
+        // As every real backend does: a source that is no longer what was scanned is refused,
+        // so the engine learns of the edit instead of booking the new bytes as the old version.
+        if request.content == nil {
+            let modified = (try? LocalFileSystem.metadata(request.source))??.modifiedNanos
+            if Int64(data.count) != request.size || modified != request.modifiedNanos {
+                throw BackendError(.changedDuringTransfer, "source changed since it was scanned", path: request.source)
+            }
+        }
         _ = observer.bytesTransferred(data.count)
         // The check and the write are one step, as a conditional write on a server is.
         let stored = try state.withLock { state throws(BackendError) -> StoredFile in
@@ -234,7 +243,18 @@ public final class InMemoryBackend: Backend {
 
     public func delete(_ path: RemotePath) async throws(BackendError) {
         try check(path.string)
-        state.withLock { _ = $0.files.removeValue(forKey: path.string) }
+        try state.withLock { state throws(BackendError) in
+            let name = path.string
+            if state.files.removeValue(forKey: name) != nil || !state.folders.contains(name) || name.isEmpty { return }
+            // A folder goes only when empty, as the local backend's rmdir does: the stricter
+            // of the real behaviours (a WebDAV DELETE takes a whole collection), so a test
+            // that passes here does not lean on a recursive delete.
+            let prefix = name + "/"
+            if state.files.keys.contains(where: { $0.hasPrefix(prefix) }) || state.folders.contains(where: { $0.hasPrefix(prefix) }) {
+                throw BackendError(.alreadyExists, "the folder is not empty", path: name)
+            }
+            state.folders.remove(name)
+        }
     }
 
     public func checkReachable() async throws(BackendError) {
