@@ -83,7 +83,7 @@ public final class ExecBackend: Backend {
 
     // MARK: Operations
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         var request = PluginRequest(id: 0, op: "list")
         request.path = directory.string
         let reply = try await perform(request, path: directory.description)
@@ -99,7 +99,7 @@ public final class ExecBackend: Backend {
         return entries.sorted { $0.path < $1.path }
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         var request = PluginRequest(id: 0, op: "stat")
         request.path = path.string
         let reply = try await perform(request, path: path.description)
@@ -166,13 +166,13 @@ public final class ExecBackend: Backend {
         return DownloadResult(entry: entry, bytesReceived: entry.size - resumedFrom, resumedFrom: resumedFrom)
     }
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         var request = PluginRequest(id: 0, op: "mkdir")
         request.path = path.string
         _ = try await perform(request, path: path.description)
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         guard try await discoverCapabilities().serverSideMove else {
             throw BackendError(.unsupported, "\(displayName) cannot move files on the server", path: source.description)
         }
@@ -183,7 +183,7 @@ public final class ExecBackend: Backend {
         _ = try await perform(request, path: source.description)
     }
 
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         guard try await discoverCapabilities().serverSideCopy else {
             throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
         }
@@ -194,7 +194,7 @@ public final class ExecBackend: Backend {
         _ = try await perform(request, path: source.description)
     }
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         var request = PluginRequest(id: 0, op: "delete")
         request.path = path.string
         _ = try await perform(request, path: path.description)
@@ -281,7 +281,7 @@ public final class ExecBackend: Backend {
     }
 
     /// The entry a plugin gave for `path`, checked to be that path.
-    private func checked(_ item: WireEntry, is path: RemotePath) throws(BackendError) -> RemoteEntry {
+    private func checked(_ item: WireEntry, is path: RelativePath) throws(BackendError) -> RemoteEntry {
         let entry = try item.remoteEntry()
         guard entry.path == path else {
             throw BackendError(.protocolViolation, "\(displayName) answered about '\(item.path)' when asked about '\(path)'",

@@ -94,9 +94,9 @@ struct WireEntry: Codable, Sendable, Equatable {
 
     /// The entry as a validated `RemoteEntry`; a hostile or broken name is a protocol error.
     func remoteEntry() throws(BackendError) -> RemoteEntry {
-        let remotePath: RemotePath
+        let remotePath: RelativePath
         do {
-            remotePath = try RemotePath(path)
+            remotePath = try RelativePath(path)
         } catch {
             throw BackendError(.protocolViolation, "the plugin named an invalid path '\(path)'", cause: error.message)
         }

@@ -17,7 +17,7 @@ import Foundation
 public enum HTMLIndexParser {
     /// Parses the index of the folder at `folderPath` (percent-encoded, as requested) on
     /// `origin`, which is `directory` below the backend's root.
-    public static func parse(_ body: Data, origin: String, folderPath: String, directory: RemotePath,
+    public static func parse(_ body: Data, origin: String, folderPath: String, directory: RelativePath,
                       limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
         guard body.count <= limits.maxBytes else {
             throw IndexRefusal.error("the index is \(body.count) bytes, more than the limit of \(limits.maxBytes)",

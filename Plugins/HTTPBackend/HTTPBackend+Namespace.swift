@@ -6,7 +6,7 @@ extension HTTPBackend {
     /// upload servers), top down, once per folder per run. A server that knows no `MKCOL`
     /// cannot have empty folders: there folders appear when a file is uploaded into them,
     /// and asking for one is an `unsupported` error.
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         try refuseIfReadOnly(path)
         if path.isRoot {
             try await ensureRoot()
@@ -16,7 +16,7 @@ extension HTTPBackend {
         try await knownFolders.ensureDownTo(path) { folder async throws(BackendError) in try await createFolder(folder) }
     }
 
-    private func createFolder(_ folder: RemotePath) async throws(BackendError) {
+    private func createFolder(_ folder: RelativePath) async throws(BackendError) {
         var status = try await mkcol(urls.url(folder, isFolder: true))
         if status == 409 && folder.components.count == 1 {
             // The remote's own folder does not exist yet: create it, then try again.
@@ -64,7 +64,7 @@ extension HTTPBackend {
 
     /// Renames with `MOVE`, where the server supports it (`rename: move`, or `auto` and
     /// the probe found it).
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         try refuseIfReadOnly(source)
         guard try await usesRename(in: source.parent ?? .root) else {
             let reason = options.rename == .none ? "rename: none" : "the server does not support MOVE"
@@ -74,7 +74,7 @@ extension HTTPBackend {
     }
 
     /// One `MOVE`; a missing target folder is created and the `MOVE` sent again.
-    func sendMove(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    func sendMove(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let request = HTTPRequest(
             method: "MOVE", url: urls.url(source, isFolder: false),
             headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F")],
@@ -93,7 +93,7 @@ extension HTTPBackend {
 
     /// Removes a file, or a folder that the index shows empty (some servers, nginx among
     /// them, would delete a folder with everything in it).
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         try refuseIfReadOnly(path)
         guard options.allowsDelete else {
             throw BackendError(.unsupported, "deleting is turned off for this remote (delete: false)", path: path.description)
@@ -116,14 +116,14 @@ extension HTTPBackend {
 
     /// Deletes a file Ferry itself left (a temporary name, a probe, a torn upload) when
     /// deleting is allowed, without asking first whether it is there.
-    func removeQuietly(_ path: RemotePath) async throws(BackendError) {
+    func removeQuietly(_ path: RelativePath) async throws(BackendError) {
         guard options.allowsDelete else { return }
         _ = try await transport.perform(HTTPRequest(method: "DELETE", url: urls.url(path, isFolder: false),
                                                     responseBody: .discard))
     }
 
     /// `upload: none`: the one clear answer to every change.
-    func refuseIfReadOnly(_ path: RemotePath) throws(BackendError) {
+    func refuseIfReadOnly(_ path: RelativePath) throws(BackendError) {
         guard options.upload == .none else { return }
         throw BackendError(.readOnly, "this remote is read-only (upload: none); set upload to put or post to send files to it",
                            path: path.description)

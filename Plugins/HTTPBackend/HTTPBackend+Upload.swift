@@ -58,7 +58,7 @@ extension HTTPBackend {
     /// modification time as its `Date`, which nginx gives the stored file (to the second;
     /// a `MOVE` keeps it) and other servers ignore; the `HEAD` after the upload records
     /// whatever the server kept.
-    func send(_ content: HTTPRequest.BodyPart, modifiedNanos: Int64?, to path: RemotePath,
+    func send(_ content: HTTPRequest.BodyPart, modifiedNanos: Int64?, to path: RelativePath,
               observer: any TransferObserver) async throws(BackendError) {
         switch options.upload {
         case .none:
@@ -99,7 +99,7 @@ extension HTTPBackend {
 
     /// The decoded URL path a file has on the server (`/photos/2024/IMG 1.jpg`): what a
     /// multipart upload names as its target in the form field `path`.
-    func serverPath(_ path: RemotePath) throws(BackendError) -> String {
+    func serverPath(_ path: RelativePath) throws(BackendError) -> String {
         guard let root = PercentEncoding.decode(Substring(urls.rootPath)) else {
             throw BackendError(.invalidName, "the remote's URL has an invalid percent-encoding in its path", path: urls.rootPath)
         }
@@ -108,7 +108,7 @@ extension HTTPBackend {
 
     /// Whether uploads go through a temporary name; with `rename: auto` the first upload
     /// finds out, in its own folder.
-    func usesRename(in folder: RemotePath) async throws(BackendError) -> Bool {
+    func usesRename(in folder: RelativePath) async throws(BackendError) -> Bool {
         try await renameSupport.resolve { await self.probeRename(in: folder) }
     }
 
@@ -117,7 +117,7 @@ extension HTTPBackend {
     /// a server error or a lost connection is an error, so the probe runs again later.
     /// The probe's file is deleted afterwards when deleting is allowed; otherwise it stays
     /// as a hidden `.ferry-probe-….ferry-part`, which listings leave out.
-    func probeRename(in folder: RemotePath) async -> Result<Bool, BackendError> {
+    func probeRename(in folder: RelativePath) async -> Result<Bool, BackendError> {
         do {
             let token = MultipartForm.randomHex(bytes: 6)
             let probe = try folder.appending(".ferry-probe-\(token)" + TemporaryName.suffix)

@@ -61,7 +61,7 @@ public struct HTTPBackend: Backend {
 
     // MARK: Listing
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         guard options.listing != .none else {
             throw BackendError(.unsupported, "this remote has listing: none, so its folders cannot be listed "
                                + "(set listing to auto, json or html if the server has a folder index)",
@@ -126,9 +126,9 @@ public struct HTTPBackend: Backend {
 
     /// Index entries as remote entries: files whose size the index did not give are asked
     /// for with `HEAD`, `headConcurrency` at a time; one that is gone by then is left out.
-    private func completed(_ entries: [IndexEntry], in directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    private func completed(_ entries: [IndexEntry], in directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         var complete: [RemoteEntry] = []
-        var unknown: [RemotePath] = []
+        var unknown: [RelativePath] = []
         for entry in entries {
             let path = try directory.appending(entry.name)
             if entry.kind == .file && entry.size == nil {
@@ -183,7 +183,7 @@ public struct HTTPBackend: Backend {
         _ = try await transport.perform(HTTPRequest(method: "HEAD", url: urls.origin + urls.rootPath, responseBody: .discard))
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         guard !path.isRoot else {
             return RemoteEntry(path: .root, kind: .directory, size: 0, modifiedNanos: nil)
         }
@@ -191,7 +191,7 @@ public struct HTTPBackend: Backend {
     }
 
     /// The file or folder at `path` as `HEAD` shows it, nil when nothing is there.
-    func head(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    func head(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         let url = urls.url(path, isFolder: false)
         let response = try await transport.perform(HTTPRequest(method: "HEAD", url: url, responseBody: .discard))
         if response.status == 404 || response.status == 410 {
@@ -228,7 +228,7 @@ public struct HTTPBackend: Backend {
                                      request: request, observer: observer)
     }
 
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         try await RangedRead.run(transport: transport, url: urls.url(path, isFolder: false), path: path, range: range,
                                  expected: expected, observer: observer)

@@ -4,7 +4,7 @@ import FerryPluginAPI
 /// about it: an HTML index gives names only, so `size` and `modifiedNanos` are nil there
 /// and come from a `HEAD` later.
 public struct IndexEntry: Sendable, Equatable {
-    /// The decoded name, already checked to be a valid `RemotePath` component.
+    /// The decoded name, already checked to be a valid `RelativePath` component.
     var name: String
     var kind: RemoteEntry.Kind
     var size: Int64?

@@ -71,7 +71,7 @@ enum IndexHref {
         }
         guard !hasQuery else { throw Refusal(reason: "links to a member with a query or fragment") }
         do {
-            try RemotePath.validate(name: name, in: name)
+            try RelativePath.validate(name: name, in: name)
         } catch {
             throw Refusal(reason: "names \(name.debugDescription), which is not a valid file name (\(error.message))")
         }

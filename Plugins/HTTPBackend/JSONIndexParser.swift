@@ -27,7 +27,7 @@ public enum JSONIndexParser {
         var size: Int64?
     }
 
-    public static func parse(_ body: Data, directory: RemotePath, limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
+    public static func parse(_ body: Data, directory: RelativePath, limits: IndexLimits) throws(BackendError) -> [IndexEntry] {
         guard body.count <= limits.maxBytes else {
             throw IndexRefusal.error("the index is \(body.count) bytes, more than the limit of \(limits.maxBytes)",
                                      directory: directory)
@@ -59,7 +59,7 @@ public enum JSONIndexParser {
                                          directory: directory)
             }
             do {
-                try RemotePath.validate(name: item.name, in: item.name)
+                try RelativePath.validate(name: item.name, in: item.name)
             } catch {
                 throw IndexRefusal.error("the name \(item.name.debugDescription) is not a valid file name (\(error.message))",
                                          directory: directory)

@@ -34,7 +34,7 @@ public struct LocalBackend: Backend {
         make: { settings throws(BackendError) in LocalBackend(root: try settings.required("path")) }
     )
 
-    func absolute(_ path: RemotePath) -> String {
+    func absolute(_ path: RelativePath) -> String {
         LocalFileSystem.join(root, path.string)
     }
 
@@ -45,7 +45,7 @@ public struct LocalBackend: Backend {
         try AnchoredFolder(root, create: create)
     }
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         let folder = absolute(directory)
         return try await BlockingIO.run { () throws(BackendError) -> [RemoteEntry] in
             let children: [(name: String, metadata: FileMetadata)]
@@ -70,7 +70,7 @@ public struct LocalBackend: Backend {
         }
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         try await BlockingIO.run { () throws(BackendError) -> RemoteEntry? in
             let meta: FileMetadata?
             do throws(SystemError) {
@@ -330,7 +330,7 @@ public struct LocalBackend: Backend {
 
     /// `range` of the file, when it still has the listed size and time, read the same
     /// before and after.
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         let sourcePath = path.string
         return try await BlockingIO.run { () throws(BackendError) -> Data in
@@ -365,13 +365,13 @@ public struct LocalBackend: Backend {
         }
     }
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { () throws in try anchor(creating: true).makeDirectories(path.string) }
         }
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { () throws in
                 let remote = try anchor()
@@ -388,7 +388,7 @@ public struct LocalBackend: Backend {
 
     /// Copies through a temporary name beside the target (flushed, given the source's
     /// modification time, then renamed), like an upload, so a reader never sees a partial copy.
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         guard let parent = destination.parent else {
             throw BackendError(.invalidName, "cannot copy onto the remote's root folder")
         }
@@ -434,7 +434,7 @@ public struct LocalBackend: Backend {
 
     static let copyMarker = ".ferry-copy"
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         try await BlockingIO.run { () throws(BackendError) in
             try BackendError.catching { () throws in
                 let remote: AnchoredFolder
@@ -477,7 +477,7 @@ struct TripFolders {
         self.creating = creating
     }
 
-    mutating func open(_ path: RemotePath) throws(SystemError) -> AnchoredFolder {
+    mutating func open(_ path: RelativePath) throws(SystemError) -> AnchoredFolder {
         var opened: FolderWalkCache
         if let folders {
             opened = folders

@@ -35,12 +35,12 @@ public struct S3Addressing: Sendable, Equatable {
     }
 
     /// The key of a file below the root.
-    public func key(_ path: RemotePath) -> String {
+    public func key(_ path: RelativePath) -> String {
         prefix + path.string
     }
 
     /// The key prefix of a folder's children: `PREFIX/folder/`, or the root's prefix.
-    public func folderPrefix(_ path: RemotePath) -> String {
+    public func folderPrefix(_ path: RelativePath) -> String {
         path.isRoot ? prefix : prefix + path.string + "/"
     }
 

@@ -7,9 +7,9 @@ extension S3Backend {
     /// ten requests, not ten thousand. Keys the store reports under `<Error>` fail on their
     /// own, classified as any S3 error; a key that was already gone is deleted. A store that
     /// does not implement DeleteObjects gets one `DELETE` per key, for the backend's lifetime.
-    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
-        var failures: [RemotePath: BackendError] = [:]
-        var keyed: [(key: String, path: RemotePath)] = []
+    public func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError] {
+        var failures: [RelativePath: BackendError] = [:]
+        var keyed: [(key: String, path: RelativePath)] = []
         for path in paths {
             if path.isRoot {
                 failures[path] = BackendError(.invalidName, "the remote's root cannot be deleted", path: path.description)
@@ -30,7 +30,7 @@ extension S3Backend {
     }
 
     /// One DeleteObjects request for at most 1,000 keys.
-    private func deleteObjects(_ chunk: [(key: String, path: RemotePath)]) async throws(BackendError) -> [RemotePath: BackendError] {
+    private func deleteObjects(_ chunk: [(key: String, path: RelativePath)]) async throws(BackendError) -> [RelativePath: BackendError] {
         let method = "POST (DeleteObjects)"
         let body = DeleteObjectsMessage.body(keys: chunk.map(\.key))
         let response = try await send("POST", url: addressing.bucketURL(query: S3Query([("delete", "")])),
@@ -50,7 +50,7 @@ extension S3Backend {
             throw error
         }
         let paths = Dictionary(chunk.map { ($0.key, $0.path) }, uniquingKeysWith: { first, _ in first })
-        var failures: [RemotePath: BackendError] = [:]
+        var failures: [RelativePath: BackendError] = [:]
         for failure in try DeleteObjectsMessage.failures(response.body) {
             // A key that is gone already is what a delete wants; a key the request did not
             // name is the store's confusion, not a file's failure.

@@ -203,12 +203,12 @@ extension S3Backend {
     }
 
     /// The unfinished uploads of exactly this key.
-    func uploadsInProgress(key: String, path: RemotePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
+    func uploadsInProgress(key: String, path: RelativePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
         try await uploadsInProgress(prefix: key, path: path).filter { $0.key == key }
     }
 
     /// Every unfinished upload under a key prefix, page by page.
-    func uploadsInProgress(prefix: String, path: RemotePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
+    func uploadsInProgress(prefix: String, path: RelativePath) async throws(BackendError) -> [MultipartAnswers.Upload] {
         var uploads: [MultipartAnswers.Upload] = []
         var markers: (key: String, id: String)?
         repeat {
@@ -228,7 +228,7 @@ extension S3Backend {
     }
 
     /// The parts the store holds for an upload, by number.
-    func partsHeld(key: String, uploadID: String, path: RemotePath) async throws(BackendError) -> [Int: MultipartAnswers.Part] {
+    func partsHeld(key: String, uploadID: String, path: RelativePath) async throws(BackendError) -> [Int: MultipartAnswers.Part] {
         var parts: [Int: MultipartAnswers.Part] = [:]
         var marker: Int?
         repeat {
@@ -243,7 +243,7 @@ extension S3Backend {
         return parts
     }
 
-    func abort(key: String, uploadID: String, path: RemotePath) async throws(BackendError) {
+    func abort(key: String, uploadID: String, path: RelativePath) async throws(BackendError) {
         let response = try await send("DELETE", url: addressing.objectURL(key: key, query: S3Query([("uploadId", uploadID)])))
         guard response.isSuccess || response.status == 404 else {
             throw failure(response, method: "DELETE (AbortMultipartUpload)", path: path)

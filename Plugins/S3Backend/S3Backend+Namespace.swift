@@ -5,7 +5,7 @@ import Foundation
 extension S3Backend {
     /// Writes the folder's marker object (`KEY/`, zero bytes), so that an empty folder
     /// exists; parents need none (a key below them makes them exist).
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         if path.isRoot { return }
         try await knownFolders.ensure(path) { () async throws(BackendError) in
             let response = try await send("PUT", url: addressing.objectURL(key: addressing.folderPrefix(path)),
@@ -16,7 +16,7 @@ extension S3Backend {
 
     /// `CopyObject` with the source's metadata (its modification time), after a look at
     /// the target when it must not be overwritten.
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         if !overwrite, try await stat(destination) != nil {
             throw BackendError(.alreadyExists, "the target exists", path: destination.description)
         }
@@ -41,7 +41,7 @@ extension S3Backend {
     /// honour it), so a version another writer put under the name between the copy and the
     /// delete is not deleted: the move then fails with `alreadyExists` (412) and the name
     /// keeps the newer version. A store that ignores the condition leaves that window open.
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let head = try await send("HEAD", url: addressing.objectURL(key: addressing.key(source)), responseBody: .discard)
         guard head.status == 200 else {
             if head.status == 404 { throw BackendError(.notFound, "nothing to move", path: source.description) }
@@ -57,7 +57,7 @@ extension S3Backend {
 
     /// Removes an object, or an empty folder's marker; a missing one is no error, a
     /// folder with anything in it is refused.
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         guard !path.isRoot else {
             throw BackendError(.invalidName, "the remote's root cannot be deleted", path: path.description)
         }
@@ -78,11 +78,11 @@ extension S3Backend {
         knownFolders.remove(path)
     }
 
-    func deleteObject(_ path: RemotePath) async throws(BackendError) {
+    func deleteObject(_ path: RelativePath) async throws(BackendError) {
         try await deleteKey(addressing.key(path), path: path)
     }
 
-    func deleteKey(_ key: String, path: RemotePath, ifMatch etag: String? = nil) async throws(BackendError) {
+    func deleteKey(_ key: String, path: RelativePath, ifMatch etag: String? = nil) async throws(BackendError) {
         let response = try await send("DELETE", url: addressing.objectURL(key: key), headers: etag.map { [("If-Match", $0)] } ?? [])
         if etag != nil, response.status == 412 {
             throw BackendError(.alreadyExists, "another writer replaced the file while it was moved; it is kept under its name",

@@ -9,7 +9,7 @@ extension S3Backend {
     public func storeFeatures() async throws(BackendError) -> S3StoreFeatures {
         let name = ".ferry-probe-" + UUID().uuidString.lowercased()
         let key = addressing.prefix + name
-        let path = try RemotePath(name)
+        let path = try RelativePath(name)
         let body = Data("ferry probe".utf8)
         let digest = Data(Insecure.MD5.hash(data: body))
 

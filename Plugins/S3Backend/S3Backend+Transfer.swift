@@ -66,7 +66,7 @@ extension S3Backend {
 
     /// After the process's first upload: one `HEAD` tells whether the store kept the time
     /// (`UserMetadataCheck`). A failed read-back decides nothing; the next upload tries.
-    func checkUserMetadataNow(_ path: RemotePath) {
+    func checkUserMetadataNow(_ path: RelativePath) {
         guard userMetadata.claim() else { return }
         let head = request("HEAD", url: addressing.objectURL(key: addressing.key(path)), responseBody: .discard)
         let response = try? transport.performNow(head, observer: NullTransferObserver())
@@ -138,7 +138,7 @@ extension S3Backend {
 
     /// One range of an object, only from the listed version (`If-Match` on its ETag; 412
     /// when it changed); the `Content-Range` must name the range and the listed size.
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         guard !range.isEmpty else { return Data() }
         let changed = BackendError(.changedDuringTransfer, "the object is no longer the \(expected.size) bytes listed",

@@ -105,14 +105,14 @@ public struct S3Backend: Backend {
     }
 
     /// The classified error of a failed answer.
-    func failure(_ response: HTTPResponse, method: String, path: RemotePath) -> BackendError {
+    func failure(_ response: HTTPResponse, method: String, path: RelativePath) -> BackendError {
         S3ErrorResponse.error(status: response.status, body: response.body, method: method, path: path.description,
                               retryAfter: response.header("retry-after"), addressing: addressing)
     }
 
     // MARK: Listing
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         let prefix = addressing.folderPrefix(directory)
         var entries: [RemoteEntry] = []
         var sawAnything = false
@@ -155,7 +155,7 @@ public struct S3Backend: Backend {
 
     /// One ListObjectsV2 page of keys starting with `prefix`.
     func listPage(prefix: String, delimiter: String?, token: String?, maxKeys: Int? = nil,
-                  path: RemotePath) async throws(BackendError) -> ListObjectsPage {
+                  path: RelativePath) async throws(BackendError) -> ListObjectsPage {
         var items = [("list-type", "2"), ("prefix", prefix)]
         if let delimiter { items.append(("delimiter", delimiter)) }
         if let token { items.append(("continuation-token", token)) }
@@ -171,7 +171,7 @@ public struct S3Backend: Backend {
         }
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         if path.isRoot { return RemoteEntry(path: .root, kind: .directory, size: 0, modifiedNanos: nil) }
         let response = try await send("HEAD", url: addressing.objectURL(key: addressing.key(path)), responseBody: .discard)
         if response.status == 200 {
@@ -186,7 +186,7 @@ public struct S3Backend: Backend {
 
     /// A file's entry from the headers of a `HEAD` or `GET`: the modification time Ferry
     /// stored (`x-amz-meta-mtime`), else `Last-Modified`.
-    func entry(_ path: RemotePath, response: HTTPResponse, size: Int64) -> RemoteEntry {
+    func entry(_ path: RelativePath, response: HTTPResponse, size: Int64) -> RemoteEntry {
         let stored = response.header("x-amz-meta-mtime").flatMap(S3ModificationTime.nanos(header:))
         let modified = stored ?? response.header("last-modified").flatMap(HTTPDate.parse)
         return RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: modified,

@@ -15,7 +15,7 @@ import Foundation
 /// - a document type declaration is refused before XML parsing starts, so no entity can
 ///   be defined (no "billion laughs", no external entity); XML parse errors are fatal;
 /// - every `<href>` must name the requested collection itself or exactly one direct
-///   member of it; each member name must be a valid `RemotePath` component, once;
+///   member of it; each member name must be a valid `RelativePath` component, once;
 /// - only `<propstat>` blocks with a 2xx status give values (missing properties come
 ///   back under 404); a `<response>` with a non-2xx status and no `<propstat>` is skipped;
 /// - a file's modification time is Ferry's `mtime` property (`ModificationTimeProperty`)
@@ -26,13 +26,13 @@ import Foundation
 /// limit on Linux) and builds no document tree.
 public enum MultistatusParser {
     /// Parses the body of a `PROPFIND Depth: 1` on the collection whose URL path (as sent, percent-encoded,
-    /// e.g. "/dav/photos/2024%20Alps/") is `requestPath`, and whose RemotePath (relative to the backend
+    /// e.g. "/dav/photos/2024%20Alps/") is `requestPath`, and whose RelativePath (relative to the backend
     /// root) is `directory`.
     ///
     /// The collection's own `<response>` (matched with or without a trailing slash) gives
     /// `collectionETag` and is not a child. A file's `Depth: 0` answer can be read with the
     /// file's parent as `requestPath`/`directory`: the file is then the only child.
-    public static func parse(_ body: Data, requestPath: String, directory: RemotePath,
+    public static func parse(_ body: Data, requestPath: String, directory: RelativePath,
                              limits: ListingLimits) throws(BackendError) -> DAVListing {
         let context = directory.description
         guard !body.isEmpty else {
@@ -143,7 +143,7 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
     }
 
     private let matcher: DAVHref.Matcher
-    private let directory: RemotePath
+    private let directory: RelativePath
     private let limits: ListingLimits
 
     private var stack: [Node] = []
@@ -173,7 +173,7 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
     /// The last getlastmodified read and its value: files copied together share it.
     private var lastModified: (text: String, nanos: Int64?) = ("", nil)
 
-    init(matcher: DAVHref.Matcher, directory: RemotePath, limits: ListingLimits) {
+    init(matcher: DAVHref.Matcher, directory: RelativePath, limits: ListingLimits) {
         self.matcher = matcher
         self.directory = directory
         self.limits = limits
@@ -181,8 +181,8 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
 
     func listing() -> DAVListing {
         // All children share one parent, so comparing names is enough. String's `<` (fast, and
-        // the same as RemotePath's byte order for NFC names) sorts; a linear check with
-        // RemotePath's own order catches the rare names where the two orders differ.
+        // the same as RelativePath's byte order for NFC names) sorts; a linear check with
+        // RelativePath's own order catches the rare names where the two orders differ.
         var sorted = children.sorted { $0.path.name < $1.path.name }
         for index in sorted.indices.dropFirst()
         where !Self.bytesPrecede(sorted[index - 1].path.name, sorted[index].path.name) {
@@ -192,7 +192,7 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
         return DAVListing(collectionETag: collectionETag, children: sorted)
     }
 
-    /// RemotePath's order for two names: their UTF-8 bytes, compared lexicographically.
+    /// RelativePath's order for two names: their UTF-8 bytes, compared lexicographically.
     private static func bytesPrecede(_ lhs: String, _ rhs: String) -> Bool {
         var lhs = lhs, rhs = rhs
         return lhs.withUTF8 { left in
@@ -417,7 +417,7 @@ private final class MultistatusHandler: NSObject, XMLParserDelegate {
                 fail(parser, "the href \(trimXML(href).debugDescription) ends with a slash but is not a collection")
                 return
             }
-            let path: RemotePath
+            let path: RelativePath
             do {
                 path = try directory.appending(name)
             } catch {

@@ -33,7 +33,7 @@ final class UploadConfirmation: Sendable {
 
     /// What the server should hold after an upload: the size sent, and the modification
     /// time taken from the `Date` header sent (whole seconds).
-    static func prediction(path: RemotePath, size: Int64, sentDateNanos: Int64) -> RemoteEntry {
+    static func prediction(path: RelativePath, size: Int64, sentDateNanos: Int64) -> RemoteEntry {
         let seconds = sentDateNanos >= 0 ? sentDateNanos / 1_000_000_000 : (sentDateNanos - 999_999_999) / 1_000_000_000
         return RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: seconds * 1_000_000_000)
     }

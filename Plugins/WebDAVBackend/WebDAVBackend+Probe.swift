@@ -38,7 +38,7 @@ extension WebDAVBackend {
 
     /// The server's features, probed on first use (in `folder`, which must exist, on the
     /// probe file of `tag`); free afterwards.
-    public func serverFeatures(probingIn folder: RemotePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
+    public func serverFeatures(probingIn folder: RelativePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await serverFeatureRecord.features { [self] in
             do throws(BackendError) {
                 return .success(try await probeServer(in: folder, tag: tag))
@@ -71,7 +71,7 @@ extension WebDAVBackend {
     /// missing), removed afterwards. Errors that would stop any upload there (credentials
     /// refused, server unreachable or failing) are thrown; a feature the server refuses is
     /// reported as unsupported.
-    public func probeServer(in folder: RemotePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
+    public func probeServer(in folder: RelativePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await makeDirectory(folder)
         let probe = try folder.appending(Self.probeName(tag: tag))
         do {
@@ -84,7 +84,7 @@ extension WebDAVBackend {
         }
     }
 
-    private func probeFeatures(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures {
+    private func probeFeatures(on probe: RelativePath) async throws(BackendError) -> WebDAVServerFeatures {
         let url = urls.url(probe, isFolder: false)
         let created = try await transport.perform(HTTPRequest(
             method: "PUT", url: url, headers: [Self.ocMtimeHeader(Self.probeModificationTime)],
@@ -118,7 +118,7 @@ extension WebDAVBackend {
     /// upload), and reads the file back: atomic when it is still the whole first version.
     /// Measured rather than guessed from the `Server` header: the same server software
     /// can be built or configured to write in place.
-    private func probeAtomicPut(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+    private func probeAtomicPut(url: String, path: RelativePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
         let whole = try await transport.perform(HTTPRequest(
             method: "PUT", url: url, body: .data(Self.probeWholeVersion), responseBody: .memory(limit: 64 * 1024)))
         guard whole.isSuccess else { return .unsupported(try refusal(whole, method: "PUT", path: path)) }
@@ -152,7 +152,7 @@ extension WebDAVBackend {
     /// Sends a `PUT` with `If-None-Match: *` onto the probe file, which exists: honoured
     /// when refused with 412 and the file is still the version it held. Any other refusal
     /// teaches nothing, and the condition is not relied on.
-    private func probeNewNameCondition(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+    private func probeNewNameCondition(url: String, path: RelativePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
         let answer = try await transport.perform(HTTPRequest(
             method: "PUT", url: url, headers: [("If-None-Match", "*")], body: .data(Self.probeCutVersion),
             responseBody: .memory(limit: 64 * 1024)))
@@ -168,7 +168,7 @@ extension WebDAVBackend {
     }
 
     /// Appends the second part with `Content-Range` and reads the whole file back.
-    private func probeRangedPut(url: String, path: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+    private func probeRangedPut(url: String, path: RelativePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
         let first = Int64(Self.probeFirstPart.count)
         let total = first + Int64(Self.probeSecondPart.count)
         let appended = try await transport.perform(HTTPRequest(
@@ -187,7 +187,7 @@ extension WebDAVBackend {
     }
 
     /// Sets Ferry's `mtime` property on the probe file and checks that a listing returns it.
-    private func probeModificationTimeProperty(on probe: RemotePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
+    private func probeModificationTimeProperty(on probe: RelativePath) async throws(BackendError) -> WebDAVServerFeatures.Support {
         guard let entry = try await stat(probe) else { return .unsupported("the probe file vanished") }
         guard let stamp = ModificationTimeProperty.versionStamp(size: entry.size, lastModifiedNanos: entry.modifiedNanos,
                                                                 etag: entry.etag) else {
@@ -205,7 +205,7 @@ extension WebDAVBackend {
     /// says nothing about the feature is thrown instead of remembered for the run: the
     /// credentials (401), or a passing failure (5xx, 429, 408) that would make a flaky
     /// moment look like a missing feature.
-    func refusal(_ response: HTTPResponse, method: String, path: RemotePath) throws(BackendError) -> String {
+    func refusal(_ response: HTTPResponse, method: String, path: RelativePath) throws(BackendError) -> String {
         let error = HTTPErrorMapping.error(status: response.status, method: method, path: path.description,
                                            retryAfter: response.header("retry-after"))
         if error.code == .authenticationFailed || error.isRetryable { throw error }
@@ -214,7 +214,7 @@ extension WebDAVBackend {
 
     /// Removes the probe file, trying again a few times after a dropped connection or a
     /// 5xx; a file still left has a temporary name and goes with the next probe.
-    private func removeProbe(_ probe: RemotePath) async {
+    private func removeProbe(_ probe: RelativePath) async {
         // Left for the next probe to write over where the folder may not delete.
         guard HousekeepingDeletions.allowed else { return }
         for attempt in 0..<5 {

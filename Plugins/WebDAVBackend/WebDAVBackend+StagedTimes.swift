@@ -74,9 +74,9 @@ extension WebDAVBackend: StagedUploadBackend {
     /// the size sent (as `confirmUpload` checks): from one listing per folder where that
     /// is cheaper, else a `PROPFIND` each.
     func storedVersions(_ expected: [RemoteEntry]) async -> [Result<RemoteEntry, BackendError>] {
-        var byFolder: [RemotePath: Int] = [:]
+        var byFolder: [RelativePath: Int] = [:]
         for entry in expected { if let parent = entry.path.parent { byFolder[parent, default: 0] += 1 } }
-        var listed: [RemotePath: RemoteEntry] = [:]
+        var listed: [RelativePath: RemoteEntry] = [:]
         for (folder, count) in byFolder {
             if folderSizes.listingIsCheaper(folder, files: count), let children = try? await list(folder) {
                 for child in children { listed[child.path] = child }

@@ -72,7 +72,7 @@ extension WebDAVBackend {
 
     /// The final `MOVE` (`Overwrite: F`), or a `PUT` with `If-None-Match: *`, found the
     /// name taken by another writer.
-    static func nameTaken(_ path: RemotePath, cause: String) -> BackendError {
+    static func nameTaken(_ path: RelativePath, cause: String) -> BackendError {
         .anotherWriterCreated(path.description, cause: cause)
     }
 
@@ -146,7 +146,7 @@ extension WebDAVBackend {
 
     // MARK: Filling the temporary file
 
-    func fillTemporary(_ temporary: RemotePath, from request: UploadRequest, rangedPut: Bool,
+    func fillTemporary(_ temporary: RelativePath, from request: UploadRequest, rangedPut: Bool,
                        observer: any TransferObserver) async throws(BackendError) -> TemporaryFill {
         var sent: Int64 = 0
         if rangedPut, request.mayResume, let offset = try await verifiedPartialSize(of: temporary, for: request) {
@@ -174,7 +174,7 @@ extension WebDAVBackend {
 
     /// A plain `PUT` of the file's first `length` bytes, replacing whatever the temporary
     /// file held. Returns the bytes sent.
-    func putFirstPart(of request: UploadRequest, to temporary: RemotePath, length: Int64,
+    func putFirstPart(of request: UploadRequest, to temporary: RelativePath, length: Int64,
                       observer: any TransferObserver) async throws(BackendError) -> Int64 {
         try await sendPut(plainPut(of: request, to: temporary, length: length), to: temporary, for: request, observer: observer)
         return length
@@ -182,7 +182,7 @@ extension WebDAVBackend {
 
     /// Sends `put`, a `PUT` to `target` of (part of) `request`'s file, creating `target`'s
     /// folder again if the server says it is missing.
-    func sendPut(_ put: HTTPRequest, to target: RemotePath, for request: UploadRequest,
+    func sendPut(_ put: HTTPRequest, to target: RelativePath, for request: UploadRequest,
                  observer: any TransferObserver) async throws(BackendError) {
         var response = try await transport.perform(put, observer: observer)
         if response.status == 409 || response.status == 404, let parent = target.parent {
@@ -199,7 +199,7 @@ extension WebDAVBackend {
     }
 
     /// The `PUT` of the file's first `length` bytes to `target`, from the start.
-    func plainPut(of request: UploadRequest, to target: RemotePath, length: Int64) -> HTTPRequest {
+    func plainPut(of request: UploadRequest, to target: RelativePath, length: Int64) -> HTTPRequest {
         HTTPRequest(method: "PUT", url: urls.url(target, isFolder: false),
                     headers: Self.modificationTimeHeaders(request.modifiedNanos),
                     body: .upload(request, offset: 0, length: length),
@@ -224,7 +224,7 @@ extension WebDAVBackend {
 
     /// Ranged `PUT`s of the file from `offset` to its end, `uploadChunkSize` bytes each (one
     /// when chunking is off). Returns the bytes sent.
-    func putRanges(of request: UploadRequest, to temporary: RemotePath, from offset: Int64,
+    func putRanges(of request: UploadRequest, to temporary: RelativePath, from offset: Int64,
                    observer: any TransferObserver) async throws(BackendError) -> Int64 {
         let chunk = uploadChunkSize > 0 ? uploadChunkSize : max(1, request.size - offset)
         var position = offset
@@ -273,7 +273,7 @@ extension WebDAVBackend {
     /// The size of the server's partial temporary file when it may be continued: shorter
     /// than (or as long as) the local file, and ending with the same bytes. Nil means
     /// start over.
-    func verifiedPartialSize(of temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Int64? {
+    func verifiedPartialSize(of temporary: RelativePath, for request: UploadRequest) async throws(BackendError) -> Int64? {
         guard request.size > 0, let partial = try await stat(temporary), partial.kind == .file,
               partial.size > 0, partial.size <= request.size else { return nil }
         guard try await remoteBytesMatchLocal(temporary, of: request, range: Self.tail(endingAt: partial.size))
@@ -282,7 +282,7 @@ extension WebDAVBackend {
     }
 
     /// Whether the temporary file has the local file's size and ends with its bytes.
-    func temporaryIsComplete(_ temporary: RemotePath, for request: UploadRequest) async throws(BackendError) -> Bool {
+    func temporaryIsComplete(_ temporary: RelativePath, for request: UploadRequest) async throws(BackendError) -> Bool {
         guard let stored = try await stat(temporary), stored.size == request.size else { return false }
         if request.size == 0 { return true }
         return try await remoteBytesMatchLocal(temporary, of: request, range: Self.tail(endingAt: request.size))
@@ -295,7 +295,7 @@ extension WebDAVBackend {
     /// Fetches `range` of a remote file with a ranged `GET` and compares it with the same
     /// bytes of the upload. A server that ignores the range (200, or more bytes than
     /// asked) gives false: what it holds cannot be checked cheaply.
-    func remoteBytesMatchLocal(_ remote: RemotePath, of request: UploadRequest, range: Range<Int64>) async throws(BackendError) -> Bool {
+    func remoteBytesMatchLocal(_ remote: RelativePath, of request: UploadRequest, range: Range<Int64>) async throws(BackendError) -> Bool {
         let length = Int(range.upperBound - range.lowerBound)
         let response: HTTPResponse
         do {
@@ -338,7 +338,7 @@ extension WebDAVBackend {
     // MARK: Putting the file in place
 
     /// The source must still be the version that was sent before it goes under its final name.
-    func checkSourceUnchanged(_ request: UploadRequest, temporary: RemotePath) async throws(BackendError) {
+    func checkSourceUnchanged(_ request: UploadRequest, temporary: RelativePath) async throws(BackendError) {
         guard try Self.sourceIsUnchanged(request) else {
             if HousekeepingDeletions.allowed { try? await delete(temporary) }
             throw Self.sourceChanged(request)
@@ -410,7 +410,7 @@ extension WebDAVBackend {
     /// `PROPPATCH` of Ferry's `mtime` and `mtime-version` properties: supported when the
     /// server answers 207 with every property set. Credentials refused and passing
     /// failures are thrown.
-    func setModificationTimeProperty(_ path: RemotePath, nanos: Int64, versionStamp: String)
+    func setModificationTimeProperty(_ path: RelativePath, nanos: Int64, versionStamp: String)
         async throws(BackendError) -> WebDAVServerFeatures.Support {
         let body = ModificationTimeProperty.propertyUpdate(nanos: nanos, versionStamp: versionStamp)
         let response = try await transport.perform(HTTPRequest(

@@ -101,13 +101,13 @@ public struct WebDAVBackend: Backend {
         <D:propfind xmlns:D="DAV:" xmlns:f="\(ModificationTimeProperty.namespace)"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/>\(ModificationTimeProperty.propfindElements)</D:prop></D:propfind>
         """.utf8)
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         try await listIncludingTemporary(directory).filter { !TemporaryName.isTemporary($0.path.name) }.map(Self.normalized)
     }
 
     /// A folder's children as the server lists them, temporary names included (the probe
     /// looks for its own file).
-    func listIncludingTemporary(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    func listIncludingTemporary(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         let requestPath = urls.path(directory, isFolder: true)
         let response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
         let listing = try MultistatusParser.parse(response.body, requestPath: requestPath, directory: directory, limits: limits)
@@ -116,7 +116,7 @@ public struct WebDAVBackend: Backend {
         return listing.children
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         guard let parent = path.parent else {
             // The root is the configured URL, which may not exist (a typo in it): ask.
             do {
@@ -150,7 +150,7 @@ public struct WebDAVBackend: Backend {
         etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
     }
 
-    private func propfind(url: String, depth: String, path: RemotePath) async throws(BackendError) -> HTTPResponse {
+    private func propfind(url: String, depth: String, path: RelativePath) async throws(BackendError) -> HTTPResponse {
         let response = try await transport.perform(HTTPRequest(
             method: "PROPFIND", url: url,
             headers: [("Depth", depth), ("Content-Type", "application/xml; charset=utf-8")],
@@ -185,7 +185,7 @@ public struct WebDAVBackend: Backend {
         return result
     }
 
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         try await RangedRead.run(transport: transport, url: urls.url(path, isFolder: false), path: path, range: range,
                                  expected: expected, observer: observer)
@@ -204,7 +204,7 @@ public struct WebDAVBackend: Backend {
 
     // MARK: Namespace operations
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         if path.isRoot {
             try await ensureRoot()
             return
@@ -216,7 +216,7 @@ public struct WebDAVBackend: Backend {
     /// One `MKCOL`, and a look before any refusal counts as an error: parallel clients
     /// creating the same new folder make the loser's `MKCOL` fail (409 on some servers, 403
     /// on Apache), and 405 means "something is there", which must be a folder.
-    private func createFolder(_ folder: RemotePath) async throws(BackendError) {
+    private func createFolder(_ folder: RelativePath) async throws(BackendError) {
         let url = urls.url(folder, isFolder: true)
         var status = try await mkcol(url)
         if status == 409 && folder.components.count == 1 {
@@ -275,18 +275,18 @@ public struct WebDAVBackend: Backend {
         try await transport.perform(HTTPRequest(method: "MKCOL", url: url, responseBody: .discard)).status
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         if let parent = destination.parent { try await makeDirectory(parent) }
         try Self.checkMoved(try await transport.perform(moveRequest(from: source, to: destination, overwrite: overwrite)), source)
     }
 
-    func moveRequest(from source: RemotePath, to destination: RemotePath, overwrite: Bool) -> HTTPRequest {
+    func moveRequest(from source: RelativePath, to destination: RelativePath, overwrite: Bool) -> HTTPRequest {
         HTTPRequest(method: "MOVE", url: urls.url(source, isFolder: false),
                     headers: [("Destination", urls.url(destination, isFolder: false)), ("Overwrite", overwrite ? "T" : "F")],
                     responseBody: .discard)
     }
 
-    static func checkMoved(_ response: HTTPResponse, _ source: RemotePath) throws(BackendError) {
+    static func checkMoved(_ response: HTTPResponse, _ source: RelativePath) throws(BackendError) {
         guard response.isSuccess else {
             throw HTTPErrorMapping.error(status: response.status, method: "MOVE", path: source.description,
                                          retryAfter: response.header("retry-after"))
@@ -295,7 +295,7 @@ public struct WebDAVBackend: Backend {
 
     /// `COPY` with `Depth: 0` (a file), after creating the target's parents: nginx answers
     /// 500 to a COPY into a missing folder, Apache 409.
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         if let parent = destination.parent { try await makeDirectory(parent) }
         let response = try await transport.perform(HTTPRequest(
             method: "COPY", url: urls.url(source, isFolder: false),
@@ -308,7 +308,7 @@ public struct WebDAVBackend: Backend {
         }
     }
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         guard let entry = try await stat(path) else { return }
         if entry.kind == .directory {
             guard try await list(path).isEmpty else {

@@ -8,26 +8,26 @@ import Synchronization
 /// failed files for good (3 of 300 into new folders in one trial).
 public final class KnownFolders: Sendable {
     private struct State {
-        var known: Set<RemotePath> = []
-        var creating: [RemotePath: Task<Void, any Error>] = [:]
+        var known: Set<RelativePath> = []
+        var creating: [RelativePath: Task<Void, any Error>] = [:]
     }
 
     private let state = Mutex(State())
     public init() {}
-    public func contains(_ path: RemotePath) -> Bool { state.withLock { $0.known.contains(path) } }
-    public func insert(_ path: RemotePath) { state.withLock { _ = $0.known.insert(path) } }
+    public func contains(_ path: RelativePath) -> Bool { state.withLock { $0.known.contains(path) } }
+    public func insert(_ path: RelativePath) { state.withLock { _ = $0.known.insert(path) } }
     /// Forgets a folder and everything below it.
-    public func remove(_ path: RemotePath) {
+    public func remove(_ path: RelativePath) {
         state.withLock { state in state.known = state.known.filter { $0.relative(to: path) == nil } }
     }
 
     /// Makes sure `path` and every folder above it exist, top down (a server creates a
     /// folder only inside one that exists), `create` running once per folder not yet
     /// known, as `ensure` does for one.
-    public func ensureDownTo(_ path: RemotePath,
-                             create: @escaping @Sendable (RemotePath) async throws(BackendError) -> Void) async throws(BackendError) {
+    public func ensureDownTo(_ path: RelativePath,
+                             create: @escaping @Sendable (RelativePath) async throws(BackendError) -> Void) async throws(BackendError) {
         if contains(path) { return }
-        var current = RemotePath.root
+        var current = RelativePath.root
         for component in path.components {
             current = try current.appending(component)
             let folder = current
@@ -39,7 +39,7 @@ public final class KnownFolders: Sendable {
     /// creation in flight when another caller started one, and otherwise runs `create` (as
     /// the one creation in flight) and remembers the folder when it succeeds. A failure is
     /// every waiter's failure; the next call tries again.
-    public func ensure(_ path: RemotePath,
+    public func ensure(_ path: RelativePath,
                        create: @escaping @Sendable () async throws(BackendError) -> Void) async throws(BackendError) {
         let creation: Task<Void, any Error>? = state.withLock { state in
             if state.known.contains(path) { return nil }

@@ -12,7 +12,7 @@ import Foundation
 /// that `Last-Modified` does not carry) answers every such read with the whole file: the
 /// caller sees a retryable `protocolViolation` and falls back to a whole download.
 public enum RangedRead {
-    public static func run(transport: CurlTransport, url: String, path: RemotePath, range: Range<Int64>,
+    public static func run(transport: CurlTransport, url: String, path: RelativePath, range: Range<Int64>,
                            expected: RemoteEntry, observer: any TransferObserver) async throws(BackendError) -> Data {
         guard !range.isEmpty else { return Data() }
         guard range.lowerBound >= 0, range.upperBound <= expected.size else {

@@ -36,13 +36,13 @@ public struct ServerURL: Sendable, Equatable {
     }
 
     /// The URL path (percent-encoded) of a file or folder below the root.
-    public func path(_ remote: RemotePath, isFolder: Bool) -> String {
+    public func path(_ remote: RelativePath, isFolder: Bool) -> String {
         if remote.isRoot { return rootPath }
         let encoded = remote.components.map(PercentEncoding.encode).joined(separator: "/")
         return rootPath + encoded + (isFolder ? "/" : "")
     }
 
-    public func url(_ remote: RemotePath, isFolder: Bool) -> String {
+    public func url(_ remote: RelativePath, isFolder: Bool) -> String {
         origin + path(remote, isFolder: isFolder)
     }
 }

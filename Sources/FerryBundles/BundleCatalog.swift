@@ -68,7 +68,7 @@ public struct BundleCatalog: Sendable {
     /// Why a member path from a manifest cannot be used, or nil when it can.
     package static func refusalReason(_ path: String) -> String? {
         if path.hasPrefix("/") { return "refusing an absolute member path" }
-        guard let parsed = try? RemotePath(path) else { return "refusing a member path with '..', '.' or a control character" }
+        guard let parsed = try? RelativePath(path) else { return "refusing a member path with '..', '.' or a control character" }
         if parsed.string != path { return "refusing a member path that is not in normal form" }
         if parsed.components.first == BundleNaming.folderName { return "refusing a member path inside \(BundleNaming.folderName)" }
         return nil
@@ -79,12 +79,12 @@ public struct BundleCatalog: Sendable {
     /// Members the pair ignores (its patterns, and the state folder when it lies inside the
     /// folder) are dropped first, as a plain remote file of that name would be: a manifest
     /// naming `state/api-key` must never have it restored into the state folder.
-    public mutating func addVirtualEntries(to remote: inout [String: RemoteEntry], root: RemotePath, ignore: GlobSet? = nil) {
+    public mutating func addVirtualEntries(to remote: inout [String: RemoteEntry], root: RelativePath, ignore: GlobSet? = nil) {
         if let ignore {
             for path in members.keys where ignore.matches(path) { members[path] = nil }
         }
         for (path, member) in members where remote[path] == nil {
-            guard let relative = try? RemotePath(path) else { continue }
+            guard let relative = try? RelativePath(path) else { continue }
             remote[path] = RemoteEntry(path: root.appending(relative), kind: .file, size: member.size,
                                        modifiedNanos: member.modifiedNanos, etag: nil)
             bundledOnlyPaths.insert(path)

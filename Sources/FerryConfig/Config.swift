@@ -69,7 +69,7 @@ public struct FolderConfig: Sendable {
     /// Absolute local path.
     public var localPath: String
     public var remote: String
-    public var remotePath: RemotePath
+    public var remotePath: RelativePath
     public var mode: SyncMode
     /// Extra ignore globs for this folder, on top of `scan.ignore`.
     public var ignore: [String]

@@ -127,7 +127,7 @@ struct ConfigReader {
             let fields = try mapping(entry.value, key: key, allowed: Self.keys("folders.NAME"))
             var localPath: String?
             var remoteName: String?
-            var remotePath = RemotePath.root
+            var remotePath = RelativePath.root
             var mode = SyncMode.push
             var ignore: [String] = []
             var conflict = ConflictPolicies.FolderSetting()
@@ -154,7 +154,7 @@ struct ConfigReader {
                 case "remote_path":
                     let text = try string(field.value, key: fieldKey)
                     do {
-                        remotePath = try RemotePath(text)
+                        remotePath = try RelativePath(text)
                     } catch {
                         throw self.error(field.value, fieldKey, error.message)
                     }
@@ -415,9 +415,9 @@ struct ConfigReader {
                 settings.localPath = LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment)
             case "remote":
                 let text = try string(entry.value, key: entryKey)
-                let path: RemotePath
+                let path: RelativePath
                 do {
-                    path = try RemotePath(text)
+                    path = try RelativePath(text)
                 } catch {
                     throw self.error(entry.value, entryKey, error.message)
                 }

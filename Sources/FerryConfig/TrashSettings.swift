@@ -13,7 +13,7 @@ public struct TrashSettings: Sendable, Equatable {
     public var localPath: String
     /// The remote trash, relative to the remote's root; nil means `.ferry-trash` inside the
     /// folder's remote path.
-    public var remotePath: RemotePath?
+    public var remotePath: RelativePath?
     /// Seconds a run's trash folder is kept; nil keeps it forever.
     public var keepSeconds: Double?
 
@@ -22,7 +22,7 @@ public struct TrashSettings: Sendable, Equatable {
     public static let standard = TrashSettings(enabled: true, localPath: folderName, remotePath: nil,
                                                keepSeconds: 30 * 86_400)
 
-    public init(enabled: Bool, localPath: String, remotePath: RemotePath?, keepSeconds: Double?) {
+    public init(enabled: Bool, localPath: String, remotePath: RelativePath?, keepSeconds: Double?) {
         self.enabled = enabled
         self.localPath = localPath
         self.remotePath = remotePath
@@ -35,7 +35,7 @@ public struct TrashSettings: Sendable, Equatable {
     }
 
     /// The remote trash folder of a pair whose remote root is `remoteRoot`.
-    public func remoteFolder(root remoteRoot: RemotePath) -> RemotePath {
+    public func remoteFolder(root remoteRoot: RelativePath) -> RelativePath {
         if let remotePath { return remotePath }
         return (try? remoteRoot.appending(Self.folderName)) ?? remoteRoot
     }

@@ -28,7 +28,7 @@ public enum BackendConformance {
         if !condition { throw Failure(message: message()) }
     }
 
-    static func path(_ text: String) throws -> RemotePath { try RemotePath(text) }
+    static func path(_ text: String) throws -> RelativePath { try RelativePath(text) }
 
     /// Writes a local source file and returns an upload request for it.
     static func source(_ scratch: String, size: Int, seed: UInt64, to destination: String,

@@ -18,9 +18,9 @@ public struct ConformanceRun: Sendable {
 
     public var backend: any Backend
     /// The folder on the backend under which each check gets a folder of its own.
-    public var folder: RemotePath
+    public var folder: RelativePath
 
-    public init(backend: any Backend, folder: RemotePath) {
+    public init(backend: any Backend, folder: RelativePath) {
         self.backend = backend
         self.folder = folder
     }
@@ -40,7 +40,7 @@ public struct ConformanceRun: Sendable {
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-conformance-\(UUID().uuidString)").path
             do {
                 try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-                let checkFolder = folder.appending(try RemotePath("check-\(index + 1)"))
+                let checkFolder = folder.appending(try RelativePath("check-\(index + 1)"))
                 try await backend.makeDirectory(checkFolder)
                 try await check.run(SubfolderBackend(backend, folder: checkFolder), scratch)
             } catch let notApplicable as BackendConformance.NotApplicable {
@@ -58,8 +58,8 @@ public struct ConformanceRun: Sendable {
     }
 
     /// Deletes a folder and everything below it, files first, deepest folders first.
-    private func removeTree(_ root: RemotePath) async {
-        var folders: [RemotePath] = [root]
+    private func removeTree(_ root: RelativePath) async {
+        var folders: [RelativePath] = [root]
         var index = 0
         while index < folders.count {
             let entries = (try? await backend.list(folders[index])) ?? []

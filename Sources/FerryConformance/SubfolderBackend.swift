@@ -7,9 +7,9 @@ import Foundation
 /// external plugin's store, a shared server).
 public struct SubfolderBackend: Backend {
     public let base: any Backend
-    public let folder: RemotePath
+    public let folder: RelativePath
 
-    public init(_ base: any Backend, folder: RemotePath) {
+    public init(_ base: any Backend, folder: RelativePath) {
         self.base = base
         self.folder = folder
     }
@@ -17,7 +17,7 @@ public struct SubfolderBackend: Backend {
     public var capabilities: BackendCapabilities { base.capabilities }
     public var displayName: String { "\(base.displayName)/\(folder)" }
 
-    private func inner(_ path: RemotePath) -> RemotePath { folder.appending(path) }
+    private func inner(_ path: RelativePath) -> RelativePath { folder.appending(path) }
 
     private func outer(_ entry: RemoteEntry) throws(BackendError) -> RemoteEntry {
         guard let relative = entry.path.relative(to: folder) else {
@@ -28,13 +28,13 @@ public struct SubfolderBackend: Backend {
         return result
     }
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         var entries: [RemoteEntry] = []
         for entry in try await base.list(inner(directory)) { entries.append(try outer(entry)) }
         return entries
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         guard let entry = try await base.stat(inner(path)) else { return nil }
         return try outer(entry)
     }
@@ -56,31 +56,31 @@ public struct SubfolderBackend: Backend {
         return result
     }
 
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         var moved = expected
         moved.path = inner(expected.path)
         return try await base.read(inner(path), range: range, expected: moved, observer: observer)
     }
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         try await base.makeDirectory(inner(path))
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         try await base.move(from: inner(source), to: inner(destination), overwrite: overwrite)
     }
 
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         try await base.copy(from: inner(source), to: inner(destination), overwrite: overwrite)
     }
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         try await base.delete(inner(path))
     }
 
-    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
-        var failures: [RemotePath: BackendError] = [:]
+    public func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError] {
+        var failures: [RelativePath: BackendError] = [:]
         for (path, error) in try await base.deleteFiles(paths.map(inner)) {
             if let relative = path.relative(to: folder) { failures[relative] = error }
         }

@@ -195,7 +195,7 @@ public actor PairRunner {
                                    keep: config.history.keep, progress: progress, inner: sink, logger: logger,
                                    clock: clock)
         recorder.startSampling()
-        let run = SyncRun(pair: pair, config: config, state: state, options: options,
+        let run = PairRun(pair: pair, config: config, state: state, options: options,
                           sink: recorder, progress: progress)
         do {
             let summary = try await run.run()
@@ -232,7 +232,7 @@ public actor PairRunner {
         options.acceptChanges = options.acceptChanges || request.acceptsChanges
         // Only files the watcher saw settle or go, and nothing else asked for: new ones,
         // and ones that went without ever being synced, need no walk of the tree
-        // (`SyncRun.planWatchedChanges` decides).
+        // (`PairRun.planWatchedChanges` decides).
         if request.reason == "watch", request.settledFolders.isEmpty, request.queues == nil, !request.acceptsChanges {
             options.watchedChanges = WatchedChanges(settled: request.settledFiles, removed: request.removedFiles)
         }

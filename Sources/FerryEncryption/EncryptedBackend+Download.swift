@@ -42,7 +42,7 @@ extension EncryptedBackend {
         return try await downloadWhole(request, source: source, expected: expected, keys: keys, observer: observer)
     }
 
-    private func downloadByWindows(_ request: DownloadRequest, source: RemotePath, expected: RemoteEntry, header: Data,
+    private func downloadByWindows(_ request: DownloadRequest, source: RelativePath, expected: RemoteEntry, header: Data,
                                    keys: EncryptionKeys, observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         let path = request.source.string
         let header = Array(header)
@@ -128,7 +128,7 @@ extension EncryptedBackend {
 
     /// The stored file fetched whole into the scratch folder, then decrypted into the
     /// partial file from its first segment.
-    private func downloadWhole(_ request: DownloadRequest, source: RemotePath, expected: RemoteEntry, keys: EncryptionKeys,
+    private func downloadWhole(_ request: DownloadRequest, source: RelativePath, expected: RemoteEntry, keys: EncryptionKeys,
                                observer: any TransferObserver) async throws(BackendError) -> DownloadResult {
         let (file, _) = try scratch.newFile()
         defer { scratch.remove(file) }

@@ -10,7 +10,7 @@ import Foundation
 /// a move then deletes the old one. Only ciphertext touches the disk. It costs a download
 /// and an upload where the server would have renamed in place: what binding names costs.
 extension EncryptedBackend {
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let keys = try await unlock.keys(writing: true)
         let storedSource = try stored(source, keys)
         let storedDestination = try stored(destination, keys)
@@ -23,7 +23,7 @@ extension EncryptedBackend {
         try await inner.delete(storedSource)
     }
 
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let keys = try await unlock.keys(writing: true)
         let storedSource = try stored(source, keys)
         let storedDestination = try stored(destination, keys)
@@ -35,7 +35,7 @@ extension EncryptedBackend {
     }
 
     /// Stores the file at `storedSource` again at `storedDestination`, sealed for that name.
-    private func sealAgain(_ storedSource: RemotePath, as storedDestination: RemotePath, plaintextPath: RemotePath,
+    private func sealAgain(_ storedSource: RelativePath, as storedDestination: RelativePath, plaintextPath: RelativePath,
                            overwrite: Bool, keys: EncryptionKeys) async throws(BackendError) {
         guard let entry = try await inner.stat(storedSource) else {
             throw BackendError(.notFound, "no file to move or copy", path: plaintextPath.string)

@@ -31,7 +31,7 @@ public final class EncryptedBackend: Backend {
     /// The folder last named and its stored path (`stored`): a folder's files are sent one
     /// after another, and each file's upload and publication encrypted every component of
     /// the folder's path again. One entry, so memory stays flat on any tree.
-    private let lastFolder = Mutex<(plain: RemotePath, stored: RemotePath)?>(nil)
+    private let lastFolder = Mutex<(plain: RelativePath, stored: RelativePath)?>(nil)
     let logger = Logger(label: "ferry.encryption")
 
     public init(wrapping inner: any Backend, settings: EncryptionSettings, remoteName: String,
@@ -73,7 +73,7 @@ public final class EncryptedBackend: Backend {
         settings.names == .encrypted ? NameCipher(keys: keys) : nil
     }
 
-    func stored(_ path: RemotePath, _ keys: EncryptionKeys) throws(BackendError) -> RemotePath {
+    func stored(_ path: RelativePath, _ keys: EncryptionKeys) throws(BackendError) -> RelativePath {
         guard let cipher = names(keys) else {
             if path.components.first == RemoteKeyHeader.objectName {
                 throw BackendError(.invalidName, "\(RemoteKeyHeader.objectName) is the encrypted remote's own header", path: path.string)
@@ -81,9 +81,9 @@ public final class EncryptedBackend: Backend {
             return path
         }
         guard let parent = path.parent, !parent.isRoot else {
-            return try RemotePath(components: path.components.map { component throws(BackendError) in try cipher.encrypt(component) })
+            return try RelativePath(components: path.components.map { component throws(BackendError) in try cipher.encrypt(component) })
         }
-        let storedParent: RemotePath
+        let storedParent: RelativePath
         if let last = lastFolder.withLock({ $0 }), last.plain == parent {
             storedParent = last.stored
         } else {
@@ -94,7 +94,7 @@ public final class EncryptedBackend: Backend {
     }
 
     /// The plaintext entry of a stored one, or nil (with a warning) for one that is not Ferry's.
-    private func plaintext(_ entry: RemoteEntry, in directory: RemotePath, _ keys: EncryptionKeys) -> RemoteEntry? {
+    private func plaintext(_ entry: RemoteEntry, in directory: RelativePath, _ keys: EncryptionKeys) -> RemoteEntry? {
         let storedName = entry.path.name
         if directory.isRoot && storedName == RemoteKeyHeader.objectName { return nil }
         if TemporaryName.isTemporary(storedName) { return nil }
@@ -121,13 +121,13 @@ public final class EncryptedBackend: Backend {
 
     // MARK: Operations
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         let keys = try await unlock.keys()
         let entries = try await inner.list(try stored(directory, keys))
         return entries.compactMap { plaintext($0, in: directory, keys) }
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         let keys = try await unlock.keys()
         guard let parent = path.parent else { return try await inner.stat(.root) }
         guard let entry = try await inner.stat(try stored(path, keys)) else { return nil }
@@ -140,7 +140,7 @@ public final class EncryptedBackend: Backend {
 
     /// The uploads the journal means to continue are kept under their stored names; the
     /// paths reported are the stored ones.
-    public func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+    public func abortAbandonedUploads(below folder: RelativePath, keeping: Set<RelativePath>,
                                       olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
         let keys = try await unlock.keys()
         let storedKeeping = Set(keeping.compactMap { try? stored($0, keys) })
@@ -148,23 +148,23 @@ public final class EncryptedBackend: Backend {
                                                      olderThanSeconds: olderThanSeconds)
     }
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         let keys = try await unlock.keys(writing: true)
         try await inner.makeDirectory(try stored(path, keys))
     }
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         let keys = try await unlock.keys()
         try await inner.delete(try stored(path, keys))
     }
 
     /// The inner backend's batches, with names encrypted; a name that cannot be encrypted
     /// fails alone.
-    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+    public func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError] {
         let keys = try await unlock.keys()
-        var failures: [RemotePath: BackendError] = [:]
-        var storedPaths: [RemotePath] = []
-        var plaintextPaths: [RemotePath: RemotePath] = [:]
+        var failures: [RelativePath: BackendError] = [:]
+        var storedPaths: [RelativePath] = []
+        var plaintextPaths: [RelativePath: RelativePath] = [:]
         for path in paths {
             do {
                 let storedPath = try stored(path, keys)

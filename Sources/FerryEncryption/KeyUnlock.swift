@@ -75,7 +75,7 @@ actor KeyUnlock {
 
     private static func unlock(inner: any Backend, settings: EncryptionSettings, remoteName: String, scratch: ScratchFolder,
                                environment: [String: String]) async throws(BackendError) -> Unlocked {
-        let headerPath = try RemotePath(RemoteKeyHeader.objectName)
+        let headerPath = try RelativePath(RemoteKeyHeader.objectName)
         let stored = try await readHeader(inner: inner, at: headerPath, remoteName: remoteName, scratch: scratch)
         func passphrase(_ variable: String) throws(BackendError) -> String {
             guard let value = environment[variable], !value.isEmpty else {
@@ -128,7 +128,7 @@ actor KeyUnlock {
     }
 
     private static func write(_ header: RemoteKeyHeader, inner: any Backend, scratch: ScratchFolder) async throws(BackendError) {
-        let headerPath = try RemotePath(RemoteKeyHeader.objectName)
+        let headerPath = try RelativePath(RemoteKeyHeader.objectName)
         let (file, handle) = try scratch.newFile()
         defer { scratch.remove(file) }
         let bytes = header.encoded()
@@ -142,7 +142,7 @@ actor KeyUnlock {
                                    observer: NullTransferObserver())
     }
 
-    private static func readHeader(inner: any Backend, at path: RemotePath, remoteName: String,
+    private static func readHeader(inner: any Backend, at path: RelativePath, remoteName: String,
                                    scratch: ScratchFolder) async throws(BackendError) -> RemoteKeyHeader? {
         guard let entry = try await inner.stat(path) else { return nil }
         guard entry.kind == .file, entry.size <= RemoteKeyHeader.maxSize else {

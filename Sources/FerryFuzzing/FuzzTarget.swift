@@ -58,7 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     static let configLoader = ConfigLoader(registry: BackendRegistry([LocalBackend.plugin, WebDAVBackend.plugin, HTTPBackend.plugin],
                                                                          families: [ExecBackend.family]))
-    static let photos = try! RemotePath("photos")
+    static let photos = try! RelativePath("photos")
     static let limits = ListingLimits(maxBytes: 1 << 20, maxEntries: 10_000)
     static let indexLimits = IndexLimits(maxBytes: 1 << 20, maxEntries: 10_000)
 

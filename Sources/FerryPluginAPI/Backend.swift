@@ -10,19 +10,19 @@ public protocol Backend: Sendable {
     var displayName: String { get }
 
     /// The direct children of a folder. Throws `notFound` when the folder does not exist.
-    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry]
+    func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry]
     /// The entry at `path`, or nil when nothing is there.
-    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry?
+    func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry?
     /// Sends a file so that it appears complete under its final name, or not at all.
     func upload(_ request: UploadRequest, observer: any TransferObserver) async throws(BackendError) -> UploadResult
     /// Fills a local partial file with a remote file's bytes.
     func download(_ request: DownloadRequest, observer: any TransferObserver) async throws(BackendError) -> DownloadResult
     /// Creates a folder and any missing parents; succeeds when it exists already.
-    func makeDirectory(_ path: RemotePath) async throws(BackendError)
+    func makeDirectory(_ path: RelativePath) async throws(BackendError)
     /// Renames a file; with `overwrite: false` an existing target is an `alreadyExists` error.
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
+    func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError)
     /// Removes a file, or an empty folder.
-    func delete(_ path: RemotePath) async throws(BackendError)
+    func delete(_ path: RelativePath) async throws(BackendError)
     /// One cheap request that shows whether the backend answers at all; used to tell an
     /// outage from a failure of one file, and to notice when an offline backend is back.
     /// Any answer (even "not found") is success; only failing to get one throws.
@@ -35,14 +35,14 @@ public protocol Backend: Sendable {
     /// target's parents. With `overwrite: false` an existing target is an `alreadyExists`
     /// error. Backends that can do this declare `capabilities.serverSideCopy`; the default
     /// throws `unsupported`.
-    func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError)
+    func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError)
 
     /// Removes files (not folders), as many per request as the backend takes
     /// (`capabilities.maxDeleteBatch`). Returns the paths that were not deleted, each with
     /// its own error; a missing file counts as deleted, as with `delete`. A failure of the
     /// whole request (no answer, a refusal of the request itself) throws, and then no path
     /// is known to be deleted. The default deletes one path at a time.
-    func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError]
+    func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError]
 
     /// The bytes in `range` of the version of a file that `expected` describes (its size,
     /// and its ETag or modification time where known), in memory: a window of a few
@@ -50,7 +50,7 @@ public protocol Backend: Sendable {
     /// `capabilities.rangedRead`; the default throws `unsupported`. A file that is no
     /// longer that version, or that holds fewer bytes than asked, is a retryable
     /// `changedDuringTransfer` (never bytes of another version).
-    func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
               observer: any TransferObserver) async throws(BackendError) -> Data
 
     /// `capabilities` plus what can only be learnt by asking the backend (a server that
@@ -65,7 +65,7 @@ public protocol Backend: Sendable {
     /// `olderThanSeconds` ago — nil: the backend's own setting, which may be never — except
     /// those going to a path in `keeping`, which the journal means to continue. Returns
     /// what it aborted. The default does nothing: most backends leave nothing behind.
-    func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+    func abortAbandonedUploads(below folder: RelativePath, keeping: Set<RelativePath>,
                                olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload]
 }
 
@@ -78,25 +78,25 @@ extension Backend {
         }
     }
 
-    public func copy(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func copy(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         throw BackendError(.unsupported, "\(displayName) cannot copy files on the server", path: source.description)
     }
 
-    public func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+    public func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                      observer: any TransferObserver) async throws(BackendError) -> Data {
         throw BackendError(.unsupported, "\(displayName) cannot read part of a file", path: path.description)
     }
 
-    public func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+    public func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError] {
         try await deleteOneAtATime(paths) { path throws(BackendError) in try await delete(path) }
     }
 
     /// `deleteFiles` as one request per path, each sent by `remove`: a path's failure is
     /// kept for that path, except one that suggests the backend is gone, which is the whole
     /// call's failure and throws.
-    public func deleteOneAtATime(_ paths: [RemotePath],
-                                 with remove: (RemotePath) async throws(BackendError) -> Void) async throws(BackendError) -> [RemotePath: BackendError] {
-        var failures: [RemotePath: BackendError] = [:]
+    public func deleteOneAtATime(_ paths: [RelativePath],
+                                 with remove: (RelativePath) async throws(BackendError) -> Void) async throws(BackendError) -> [RelativePath: BackendError] {
+        var failures: [RelativePath: BackendError] = [:]
         for path in paths {
             do {
                 try await remove(path)
@@ -113,7 +113,7 @@ extension Backend {
         capabilities
     }
 
-    public func abortAbandonedUploads(below folder: RemotePath, keeping: Set<RemotePath>,
+    public func abortAbandonedUploads(below folder: RelativePath, keeping: Set<RelativePath>,
                                       olderThanSeconds: Int64?) async throws(BackendError) -> [AbandonedUpload] {
         []
     }
@@ -121,7 +121,7 @@ extension Backend {
     /// One folder's listing, listed again after each failure for as long as `waitToRetry`
     /// (asked with the error and the number of failures so far) waits and says yes: the
     /// caller's retry policy, on the caller's clock. A missing folder is not asked about.
-    public func list(_ folder: RemotePath,
+    public func list(_ folder: RelativePath,
                      waitToRetry: @Sendable (BackendError, Int) async -> Bool) async throws(BackendError) -> [RemoteEntry] {
         try await Self.retrying({ error, failures in error.code == .notFound ? false : await waitToRetry(error, failures) }) {
             () async throws(BackendError) in try await list(folder)
@@ -130,7 +130,7 @@ extension Backend {
 
     /// One path's entry, asked again after each failure for as long as `waitToRetry` waits
     /// and says yes, as `list(_:waitToRetry:)` does for a folder's listing.
-    public func stat(_ path: RemotePath,
+    public func stat(_ path: RelativePath,
                      waitToRetry: @Sendable (BackendError, Int) async -> Bool) async throws(BackendError) -> RemoteEntry? {
         try await Self.retrying(waitToRetry) { () async throws(BackendError) in try await stat(path) }
     }
@@ -167,10 +167,10 @@ extension Backend {
     /// `directory`, or more than `maxEntries` files and folders, is a permanent error that
     /// names the bound.
     public func listTree(
-        _ directory: RemotePath, hints: Set<RemotePath> = [], bounds: ListingBounds = .standard,
+        _ directory: RelativePath, hints: Set<RelativePath> = [], bounds: ListingBounds = .standard,
         waitToRetry: @Sendable (BackendError, Int) async -> Bool = { _, _ in false }
     ) async throws(BackendError) -> [RemoteEntry] {
-        func list(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+        func list(_ folder: RelativePath) async throws(BackendError) -> [RemoteEntry] {
             try await self.list(folder, waitToRetry: waitToRetry)
         }
         var entriesSeen = 0
@@ -183,8 +183,8 @@ extension Backend {
             }
         }
         var files: [RemoteEntry] = []
-        var visited: Set<RemotePath> = []
-        var pending: [RemotePath] = [directory]
+        var visited: Set<RelativePath> = []
+        var pending: [RelativePath] = [directory]
         var isTop = true
         while true {
             if pending.isEmpty {
@@ -194,7 +194,7 @@ extension Backend {
                 }.sorted()
                 if pending.isEmpty { break }
                 for hint in pending { visited.insert(hint) }
-                var found: [RemotePath] = []
+                var found: [RelativePath] = []
                 for hint in pending {
                     do {
                         let children = try await list(hint)

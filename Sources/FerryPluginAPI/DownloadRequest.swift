@@ -6,7 +6,7 @@
 /// link at its name — and fills it. A backend that created the file could be sent, by a
 /// folder swapped for a link during the transfer, to write somewhere else.
 public struct DownloadRequest: Sendable {
-    public var source: RemotePath
+    public var source: RelativePath
     /// Absolute path of the local partial file to write; it exists when the call is made.
     public var partialFile: String
     /// Bytes already in the partial file from an earlier attempt; the backend appends from
@@ -20,7 +20,7 @@ public struct DownloadRequest: Sendable {
     /// any of them in place, or when the file is a scratch copy; a backend may flush anyway.
     public var flush: Bool
 
-    public init(source: RemotePath, partialFile: String, offset: Int64, expected: RemoteEntry, flush: Bool = true) {
+    public init(source: RelativePath, partialFile: String, offset: Int64, expected: RemoteEntry, flush: Bool = true) {
         self.source = source
         self.partialFile = partialFile
         self.offset = offset

@@ -23,14 +23,14 @@ public struct ListingBounds: Sendable, Equatable {
     public static let depthKey = "limits.remote_depth"
     public static let entriesKey = "limits.remote_entries"
 
-    public func tooDeep(_ folder: RemotePath, below top: RemotePath) -> BackendError {
+    public func tooDeep(_ folder: RelativePath, below top: RelativePath) -> BackendError {
         BackendError(.protocolViolation,
                      "the remote's folders go deeper than \(maxDepth) levels below \(top.isRoot ? "its root" : top.description) "
                         + "(\(Self.depthKey)); stopped listing at \(folder.description). Raise \(Self.depthKey) in config.yml "
                         + "if the tree is really that deep", retryable: false)
     }
 
-    public func tooMany(below top: RemotePath) -> BackendError {
+    public func tooMany(below top: RelativePath) -> BackendError {
         BackendError(.protocolViolation,
                      "the remote lists more than \(maxEntries) files and folders below \(top.isRoot ? "its root" : top.description) "
                         + "(\(Self.entriesKey)); stopped listing. Raise \(Self.entriesKey) in config.yml if the tree is really that large",

@@ -5,7 +5,7 @@ public struct RemoteEntry: Hashable, Sendable {
         case directory
     }
 
-    public var path: RemotePath
+    public var path: RelativePath
     public var kind: Kind
     public var size: Int64
     /// Modification time in nanoseconds since 1970, when the backend knows it.
@@ -13,7 +13,7 @@ public struct RemoteEntry: Hashable, Sendable {
     /// An opaque version tag (HTTP ETag, or a backend's own), when the backend has one.
     public var etag: String?
 
-    public init(path: RemotePath, kind: Kind, size: Int64, modifiedNanos: Int64?, etag: String? = nil) {
+    public init(path: RelativePath, kind: Kind, size: Int64, modifiedNanos: Int64?, etag: String? = nil) {
         self.path = path
         self.kind = kind
         self.size = size

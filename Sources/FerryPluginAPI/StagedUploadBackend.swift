@@ -76,7 +76,7 @@ extension StagedUploadBackend {
 public struct StagedUpload: Sendable {
     /// The temporary name the bytes wait under, beside `result.entry.path`; with
     /// `unnamedFile`, the name the backend may use while publishing.
-    public var temporary: RemotePath
+    public var temporary: RelativePath
     /// What the upload will be once published.
     public var result: UploadResult
     /// The open file holding the bytes when the backend wrote them with no name (a local
@@ -87,7 +87,7 @@ public struct StagedUpload: Sendable {
     /// meanwhile (`alreadyExists`) instead of replacing that file.
     public var expectsNewFile: Bool
 
-    public init(temporary: RemotePath, result: UploadResult, unnamedFile: (any Sendable)? = nil, expectsNewFile: Bool = false) {
+    public init(temporary: RelativePath, result: UploadResult, unnamedFile: (any Sendable)? = nil, expectsNewFile: Bool = false) {
         self.temporary = temporary
         self.result = result
         self.unnamedFile = unnamedFile

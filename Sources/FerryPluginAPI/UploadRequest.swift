@@ -2,7 +2,7 @@
 public struct UploadRequest: Sendable {
     /// Absolute path of the local source file.
     public var source: String
-    public var destination: RemotePath
+    public var destination: RelativePath
     /// The size and modification time the source had when the job was planned; a source
     /// that no longer matches is reported as `changedDuringTransfer`.
     public var size: Int64
@@ -40,7 +40,7 @@ public struct UploadRequest: Sendable {
     /// without checking that what is stored matches.
     public var content: (any UploadContent)?
 
-    public init(source: String, destination: RemotePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
+    public init(source: String, destination: RelativePath, size: Int64, modifiedNanos: Int64, mayResume: Bool,
                 expectsNewFile: Bool = false, resumeState: String? = nil) {
         self.source = source
         self.destination = destination

@@ -118,7 +118,7 @@ public final class InMemoryBackend: Backend {
 
     // MARK: Backend
 
-    public func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    public func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         try check(directory.string)
         return try state.withLock { state throws(BackendError) -> [RemoteEntry] in
             let folder = directory.string
@@ -128,17 +128,17 @@ public final class InMemoryBackend: Backend {
             let prefix = folder.isEmpty ? "" : folder + "/"
             var entries: [RemoteEntry] = []
             for (path, file) in state.files where path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
-                entries.append(RemoteEntry(path: try RemotePath(path), kind: .file, size: Int64(file.data.count),
+                entries.append(RemoteEntry(path: try RelativePath(path), kind: .file, size: Int64(file.data.count),
                                            modifiedNanos: file.modifiedNanos, etag: file.etag))
             }
             for path in state.folders where !path.isEmpty && path.hasPrefix(prefix) && !path.dropFirst(prefix.count).contains("/") {
-                entries.append(RemoteEntry(path: try RemotePath(path), kind: .directory, size: 0, modifiedNanos: nil))
+                entries.append(RemoteEntry(path: try RelativePath(path), kind: .directory, size: 0, modifiedNanos: nil))
             }
             return entries.sorted { $0.path.string < $1.path.string }
         }
     }
 
-    public func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    public func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         try check(path.string)
         return try state.withLock { state throws(BackendError) -> RemoteEntry? in
             if let file = state.files[path.string] {
@@ -217,7 +217,7 @@ public final class InMemoryBackend: Backend {
                               bytesReceived: Int64(file.data.count), resumedFrom: 0)
     }
 
-    public func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    public func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         try check(path.string)
         state.withLock { state in
             var folder = path.string
@@ -228,7 +228,7 @@ public final class InMemoryBackend: Backend {
         }
     }
 
-    public func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    public func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         try check(source.string)
         try state.withLock { state throws(BackendError) in
             guard let file = state.files[source.string] else { throw BackendError(.notFound, "no such file", path: source.string) }
@@ -241,7 +241,7 @@ public final class InMemoryBackend: Backend {
         }
     }
 
-    public func delete(_ path: RemotePath) async throws(BackendError) {
+    public func delete(_ path: RelativePath) async throws(BackendError) {
         try check(path.string)
         try state.withLock { state throws(BackendError) in
             let name = path.string

@@ -15,10 +15,10 @@ enum CachedListing {
     }
 
     /// Nil when no pair of the journal that finished a run syncs with that place.
-    static func answer(backend: any Backend, root: RemotePath, recursive: Bool,
+    static func answer(backend: any Backend, root: RelativePath, recursive: Bool,
                        state: StateFolder) async throws(JournalError) -> Answer? {
         guard let journal = try await state.existingJournal() else { return nil }
-        var files: [RemotePath: RemoteEntry] = [:]
+        var files: [RelativePath: RemoteEntry] = [:]
         var asOf: Double?
         var matched = false
         for pair in try await journal.folderPairs() {
@@ -36,7 +36,7 @@ enum CachedListing {
             matched = true
             asOf = max(asOf ?? seen, seen)
             for file in try await journal.knownFiles(pairId: id, prefix: prefix, keep: { _ in true }) {
-                guard let size = file.remoteSize, let relative = try? RemotePath(file.path) else { continue }
+                guard let size = file.remoteSize, let relative = try? RelativePath(file.path) else { continue }
                 let path = pairRoot.appending(relative)
                 files[path] = RemoteEntry(path: path, kind: .file, size: size, modifiedNanos: file.remoteModifiedNanos,
                                           etag: file.remoteETag)
@@ -45,7 +45,7 @@ enum CachedListing {
         guard matched else { return nil }
         if recursive { return Answer(entries: Array(files.values), asOf: asOf) }
         // One level: the files right in the folder, and a folder for each deeper one.
-        var entries: [RemotePath: RemoteEntry] = [:]
+        var entries: [RelativePath: RemoteEntry] = [:]
         for (path, entry) in files {
             guard let relative = path.relative(to: root), let first = relative.components.first else { continue }
             if relative.components.count == 1 {
@@ -59,10 +59,10 @@ enum CachedListing {
 
     /// The remote folder a pair's `remoteLocation` names on `backend`, nil when it is
     /// another backend's (`FolderPair.remoteLocation`: the backend's name, `#`, the path).
-    static func root(of location: String, on backend: any Backend) -> RemotePath? {
+    static func root(of location: String, on backend: any Backend) -> RelativePath? {
         let name = backend.displayName
         if location == name { return .root }
         guard location.hasPrefix(name + "#") else { return nil }
-        return try? RemotePath(String(location.dropFirst(name.count + 1)))
+        return try? RelativePath(String(location.dropFirst(name.count + 1)))
     }
 }

@@ -154,7 +154,7 @@ struct AbandonedUploadCleanup {
                 continue
             }
             do {
-                var keeping: Set<RemotePath> = []
+                var keeping: Set<RelativePath> = []
                 if let journal, let id = record?.id {
                     keeping = try await AbandonedUploadSweep.keeping(journal, pairId: id, remoteRoot: pair.remoteRoot)
                 }

@@ -163,7 +163,7 @@ enum FolderRunCommand {
         let recorder = RunRecorder(pair: pair, trigger: .manual, state: state, keep: config.history.keep,
                                    progress: progress, inner: sink, clock: options.clock)
         if !dryRun { recorder.startSampling() }
-        let run = SyncRun(pair: pair, config: config, state: state,
+        let run = PairRun(pair: pair, config: config, state: state,
                           options: options, sink: recorder, progress: progress)
         do {
             let summary = try await run.run()

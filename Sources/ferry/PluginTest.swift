@@ -117,7 +117,7 @@ extension Ferry {
                 StandardStreams.output("\(backend.displayName)")
                 StandardStreams.output("capabilities: \(capabilities.enabledNames.joined(separator: ", "))")
             }
-            let folder = try RemotePath("ferry-conformance-\(UUID().uuidString.prefix(8).lowercased())")
+            let folder = try RelativePath("ferry-conformance-\(UUID().uuidString.prefix(8).lowercased())")
             let outcomes = await ConformanceRun(backend: backend, folder: folder).run { outcome in
                 if json {
                     var object = JSONObject()

@@ -14,7 +14,7 @@ struct RemoteListingQuery {
 
     struct Answer {
         var backend: any Backend
-        var root: RemotePath
+        var root: RelativePath
         /// Sorted by path.
         var entries: [RemoteEntry]
         /// Set when the answer is the journal's: since when it holds (nil inside: unknown).
@@ -29,7 +29,7 @@ struct RemoteListingQuery {
     func answer(_ context: CommandContext) async throws(CommandFailure) -> Answer {
         let selection = FolderSelection(config: context.config, registry: context.registry,
                                         currentDirectory: context.currentDirectory)
-        let (backend, root): (any Backend, RemotePath)
+        let (backend, root): (any Backend, RelativePath)
         do {
             (backend, root) = try selection.adHocRemote(remote)
         } catch {
@@ -65,7 +65,7 @@ struct RemoteListingQuery {
     }
 
     /// What the journal holds of that place, or nil when no folder syncs with it.
-    private func fromJournal(_ backend: any Backend, _ root: RemotePath,
+    private func fromJournal(_ backend: any Backend, _ root: RelativePath,
                              _ context: CommandContext) async throws(CommandFailure) -> CachedListing.Answer? {
         do {
             return try await CachedListing.answer(backend: backend, root: root, recursive: recursive, state: context.state)

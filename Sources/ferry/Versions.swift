@@ -53,7 +53,7 @@ extension Ferry {
         }
 
         /// The configured folder that holds `path`, and the file's path inside it.
-        static func locate(_ path: String, context: CommandContext) throws -> (FolderPair, RemotePath) {
+        static func locate(_ path: String, context: CommandContext) throws -> (FolderPair, RelativePath) {
             let absolute = LocalFileSystem.absolute(path, relativeTo: context.currentDirectory)
             let holder = context.config.folders
                 .filter { absolute.hasPrefix($0.localPath.hasSuffix("/") ? $0.localPath : $0.localPath + "/") }
@@ -67,7 +67,7 @@ extension Ferry {
             do {
                 let pairs = try selection.resolve(folder: folder.name, remote: nil, mode: .pull)
                 guard let pair = pairs.first else { throw CommandFailure.usage("no folder named \(folder.name)") }
-                return (pair, try RemotePath(String(inside)))
+                return (pair, try RelativePath(String(inside)))
             } catch let error as SelectionError {
                 throw CommandFailure.usage(error.message)
             } catch let error as BackendError {

@@ -27,7 +27,7 @@ struct ContentStoreConformanceTests {
         // A few checks that leave files and folders behind; the full list runs above.
         let quick = BackendConformance.checks.filter { $0.name.hasPrefix("an empty root") || $0.name.hasPrefix("upload creates")
             || $0.name.hasPrefix("listTree") || $0.name.hasPrefix("move refuses") }
-        let outcomes = await ConformanceRun(backend: backend, folder: try RemotePath("suite")).run(quick)
+        let outcomes = await ConformanceRun(backend: backend, folder: try RelativePath("suite")).run(quick)
         #expect(quick.count == 4 && outcomes.count == quick.count)
         #expect(outcomes.filter { $0.failure != nil }.map { "\($0.check): \($0.failure ?? "")" } == [])
         #expect(try await backend.list(.root).isEmpty)
@@ -49,7 +49,7 @@ struct ContentStoreConformanceTests {
             }
             try await group.waitForAll()
         }
-        let tree = try await backend.listTree(try RemotePath("many"))
+        let tree = try await backend.listTree(try RelativePath("many"))
         #expect(tree.count == 64)
         #expect(await backend.restarts == 0)
         #expect(try await backend.pluginHello().maxConcurrency == 8)

@@ -23,7 +23,7 @@ struct PluginFailureTests {
             #expect(error.message.contains("killed by signal 9"), "\(error)")
             #expect(error.message.contains("killing myself"), "the plugin's last stderr line: \(error)")
         }
-        #expect(try await backend.stat(try RemotePath("VID_1.mp4")) == nil, "a partial file appeared under its final name")
+        #expect(try await backend.stat(try RelativePath("VID_1.mp4")) == nil, "a partial file appeared under its final name")
         let observer = CountingObserver()
         let result = try await backend.upload(request, observer: observer)
         #expect(result.resumedFrom > 0, "the retry started from zero")
@@ -67,7 +67,7 @@ struct PluginFailureTests {
             #expect(error.message.contains("not a protocol message: 'Traceback"), "\(error)")
         }
         _ = try await backend.upload(request, observer: NullTransferObserver())
-        #expect(try await backend.stat(try RemotePath("a.jpg"))?.size == 5000)
+        #expect(try await backend.stat(try RelativePath("a.jpg"))?.size == 5000)
     }
 
     @Test("a plugin that always hangs never blocks the caller for longer than its stall timeout")
@@ -138,15 +138,15 @@ struct PluginFailureTests {
         let hello = try await backend.pluginHello()
         #expect(hello.unknownCapabilities == ["future-thing"])
         do {
-            try await backend.move(from: try RemotePath("a"), to: try RemotePath("b"), overwrite: false)
+            try await backend.move(from: try RelativePath("a"), to: try RelativePath("b"), overwrite: false)
             Issue.record("move was sent to a plugin without server-side-move")
         } catch {
             #expect(error.code == .unsupported)
         }
         #expect(hello.maxConcurrency == 1)
-        try await backend.makeDirectory(try RemotePath("a"))
+        try await backend.makeDirectory(try RelativePath("a"))
         do {
-            try await backend.copy(from: try RemotePath("a"), to: try RemotePath("b"), overwrite: false)
+            try await backend.copy(from: try RelativePath("a"), to: try RelativePath("b"), overwrite: false)
             Issue.record("copy succeeded")
         } catch {
             #expect(error.code == .unsupported)
@@ -193,7 +193,7 @@ struct PluginFailureTests {
         let backend = ExecBackend(name: "script", executable: path,
                                   settings: .init(remoteName: "test", stallTimeout: .seconds(120)))
         try await withThrowingTaskGroup(of: RemoteEntry?.self) { group in
-            for index in 0..<8 { group.addTask { try await backend.stat(try RemotePath("f\(index)")) } }
+            for index in 0..<8 { group.addTask { try await backend.stat(try RelativePath("f\(index)")) } }
             for try await entry in group { #expect(entry == nil) }
         }
     }
@@ -212,12 +212,12 @@ struct PluginFailureTests {
                     reply(r, entries=[{"path": "../../etc/passwd", "kind": "file", "size": 1}])
             """, in: folder)
         let backend = ExecBackend(name: "script", executable: path, settings: .init(remoteName: "test"))
-        await #expect(throws: BackendError.self) { _ = try await backend.list(try RemotePath("a")) }
+        await #expect(throws: BackendError.self) { _ = try await backend.list(try RelativePath("a")) }
         await #expect(throws: BackendError.self) { _ = try await backend.list(.root) }
     }
 
     private func fetch(_ backend: ExecBackend, _ path: String, scratch: TemporaryDirectory) async throws -> [UInt8] {
-        let entry = try #require(try await backend.stat(try RemotePath(path)))
+        let entry = try #require(try await backend.stat(try RelativePath(path)))
         let partial = scratch.child("partial-\(UUID().uuidString)")
         try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; plugins open it
         _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: partial, offset: 0, expected: entry),

@@ -56,7 +56,7 @@ enum TestPlugins {
         let path = folder.child(name)
         try SampleFile.write(at: path, size: size, seed: seed, modified: 1_700_000_000.5)
         guard let meta = try LocalFileSystem.metadata(path) else { throw BackendError(.notFound, "no source") }
-        return UploadRequest(source: path, destination: try RemotePath(destination), size: meta.size,
+        return UploadRequest(source: path, destination: try RelativePath(destination), size: meta.size,
                              modifiedNanos: meta.modifiedNanos, mayResume: true)
     }
 }

@@ -83,18 +83,18 @@ struct BundlePlannerTests {
         var catalog = BundleCatalog()
         let bundle = BundleRecord(pairId: 1, name: "bundle-20260101T000000Z-00000001.tar.zst", format: "tar.zst", size: 10,
                                   manifestSize: 10, manifestModifiedNanos: nil, createdAt: 1)
-        catalog.add(bundle, file: RemoteEntry(path: try! RemotePath(".ferry-bundles/" + bundle.name), kind: .file, size: 10, modifiedNanos: nil),
+        catalog.add(bundle, file: RemoteEntry(path: try! RelativePath(".ferry-bundles/" + bundle.name), kind: .file, size: 10, modifiedNanos: nil),
                     members: paths.map {
                         BundleMemberRecord(pairId: 1, bundle: bundle.name, path: $0, entryName: $0, size: 300,
                                            modifiedNanos: 5, sha256: "", stale: false)
                     })
         var remote: [String: RemoteEntry] = [:]
-        for path in plain { remote[path] = RemoteEntry(path: try! RemotePath(path), kind: .file, size: 1, modifiedNanos: 1) }
+        for path in plain { remote[path] = RemoteEntry(path: try! RelativePath(path), kind: .file, size: 1, modifiedNanos: 1) }
         catalog.addVirtualEntries(to: &remote, root: .root)
         return catalog
     }
 
-    @Test("push: a bundled file sent plain leaves its bundle; a bundled-only deletion is the bundle step's")
+    @Test("push: a bundled file sent plain leaves its bundle; a bundled-only deletion is the bundle transfers'")
     func pushLeaving() {
         let catalog = Self.catalog(["x.txt", "y.txt", "z.txt"], plain: ["z.txt"])
         var delete = Self.upload("y.txt")
@@ -135,7 +135,7 @@ struct BundlePlannerTests {
     func ignoredMembers() throws {
         var catalog = Self.catalog([])
         let bundle = try #require(catalog.bundles.values.first)
-        catalog.add(bundle, file: RemoteEntry(path: try RemotePath(".ferry-bundles/" + bundle.name), kind: .file, size: 10,
+        catalog.add(bundle, file: RemoteEntry(path: try RelativePath(".ferry-bundles/" + bundle.name), kind: .file, size: 10,
                                               modifiedNanos: nil),
                     members: ["st/api-key", "st/journal.sqlite", "notes/fine.txt", "notes/x.tmp"].map {
                         BundleMemberRecord(pairId: 1, bundle: bundle.name, path: $0, entryName: $0, size: 300,

@@ -12,7 +12,7 @@ struct ChangeMarkerTests {
     static let own = "aaaaaaaaaaaa-1111111111111111"
 
     static func listed(_ writer: String, _ seq: Int) -> ChangeMarkerReading.Listed {
-        let path = try! RemotePath(".ferry-catalog/" + ChangeMarker.fileName(writer: writer, seq: seq))
+        let path = try! RelativePath(".ferry-catalog/" + ChangeMarker.fileName(writer: writer, seq: seq))
         return ChangeMarkerReading.Listed(writer: writer, seq: seq, path: path)
     }
 
@@ -70,9 +70,9 @@ struct ChangeMarkerTests {
 
     @Test("the newest marker of each writer counts; names that are not markers are left out")
     func newestPerWriter() throws {
-        let folder = try RemotePath(".ferry-catalog")
+        let folder = try RelativePath(".ferry-catalog")
         let entries = ["\(Self.a).3.changes", "\(Self.a).4.changes", "\(Self.b).1.changes", "host-1.json", "junk"].map {
-            RemoteEntry(path: folder.appending(try! RemotePath($0)), kind: .file, size: 100, modifiedNanos: nil)
+            RemoteEntry(path: folder.appending(try! RelativePath($0)), kind: .file, size: 100, modifiedNanos: nil)
         }
         let newest = ChangeMarkerReading.newest(in: entries)
         #expect(newest.mapValues { $0.seq } == [Self.a: 4, Self.b: 1])

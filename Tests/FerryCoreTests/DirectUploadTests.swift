@@ -57,7 +57,7 @@ struct DirectUploadTests {
         options.clock = InstantClock()
         options.transfers = 4
         let pair = FolderPair(name: "test", localRoot: folder.child("src"), backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: folder.child("state")), options: options,
+        return try await PairRun(pair: pair, config: config, state: StateFolder(directory: folder.child("state")), options: options,
                                  sink: RecordingSink(), progress: RunProgress()).run()
     }
 

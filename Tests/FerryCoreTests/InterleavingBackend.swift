@@ -38,15 +38,15 @@ struct InterleavingBackend: Backend {
         call.replacingOccurrences(of: #"-[0-9a-f]{16}\.json"#, with: "-(folder).json", options: .regularExpression)
     }
 
-    private static func shown(_ path: RemotePath) -> String { path.isRoot ? "/" : path.string }
+    private static func shown(_ path: RelativePath) -> String { path.isRoot ? "/" : path.string }
 
-    func list(_ directory: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    func list(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         try await gated("list \(Self.shown(directory))", path: directory.string) { () async throws(BackendError) in
             try await inner.list(directory)
         }
     }
 
-    func stat(_ path: RemotePath) async throws(BackendError) -> RemoteEntry? {
+    func stat(_ path: RelativePath) async throws(BackendError) -> RemoteEntry? {
         try await gated("stat \(Self.shown(path))", path: path.string) { () async throws(BackendError) in
             try await inner.stat(path)
         }
@@ -65,27 +65,27 @@ struct InterleavingBackend: Backend {
         }
     }
 
-    func makeDirectory(_ path: RemotePath) async throws(BackendError) {
+    func makeDirectory(_ path: RelativePath) async throws(BackendError) {
         try await gated("mkdir \(Self.shown(path))", path: path.string) { () async throws(BackendError) in
             try await inner.makeDirectory(path)
         }
     }
 
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let call = "move \(source.string) -> \(destination.string)" + (overwrite ? " (overwrite)" : "")
         try await gated(call, path: source.string) { () async throws(BackendError) in
             try await inner.move(from: source, to: destination, overwrite: overwrite)
         }
     }
 
-    func delete(_ path: RemotePath) async throws(BackendError) {
+    func delete(_ path: RelativePath) async throws(BackendError) {
         try await gated("delete \(path.string)", path: path.string) { () async throws(BackendError) in
             try await inner.delete(path)
         }
     }
 
     /// One call per path, each through the gate.
-    func deleteFiles(_ paths: [RemotePath]) async throws(BackendError) -> [RemotePath: BackendError] {
+    func deleteFiles(_ paths: [RelativePath]) async throws(BackendError) -> [RelativePath: BackendError] {
         try await deleteOneAtATime(paths) { path throws(BackendError) in try await delete(path) }
     }
 

@@ -11,7 +11,7 @@ struct KeptFileTimeTests {
     static let kept = KeptFileTime(path: "DCIM/IMG_1.jpg", size: 100, etag: "\"abc\"", modifiedNanos: 1_600_000_000_500_000_000)
 
     static func entry(size: Int64, etag: String?) throws -> RemoteEntry {
-        RemoteEntry(path: try RemotePath("DCIM/IMG_1.jpg"), kind: .file, size: size, modifiedNanos: 1_700_000_000_000_000_000, etag: etag)
+        RemoteEntry(path: try RelativePath("DCIM/IMG_1.jpg"), kind: .file, size: size, modifiedNanos: 1_700_000_000_000_000_000, etag: etag)
     }
 
     @Test("a kept time applies to the version it was kept for only: same size and ETag")

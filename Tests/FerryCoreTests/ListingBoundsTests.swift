@@ -29,7 +29,7 @@ struct ListingBoundsTests {
             #expect(error.message.contains("deeper than 10 levels") && error.message.contains("limits.remote_depth"), "\(error)")
         }
         // Depth counts from the folder listed: d/d/f.txt and the 10 levels below.
-        #expect(try await Self.deepTree(12).listTree(try RemotePath("d/d"), bounds: bounds).count == 11)
+        #expect(try await Self.deepTree(12).listTree(try RelativePath("d/d"), bounds: bounds).count == 11)
     }
 
     @Test("more files and folders than the bound are refused, naming limits.remote_entries")

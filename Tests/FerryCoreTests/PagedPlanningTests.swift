@@ -44,12 +44,12 @@ struct PagedPlanningTests {
             if state != 3 {
                 var version = local
                 if state == 1 { version.modifiedNanos += 7 }
-                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: version))
+                fixture.scan.append(LocalEntry(path: try RelativePath(path), version: version))
             }
             if state != 4 {
                 var version = remote
                 if state == 2 { version.etag = "\"changed\"" }
-                fixture.remote[path] = RemoteEntry(path: try RemotePath(path), kind: .file, size: version.size,
+                fixture.remote[path] = RemoteEntry(path: try RelativePath(path), kind: .file, size: version.size,
                                                    modifiedNanos: version.modifiedNanos, etag: version.etag)
             }
         }
@@ -145,7 +145,7 @@ struct PagedPlanningTests {
                 // Every tenth file changed locally.
                 var scanned = local
                 if index % 10 == 0 { scanned.modifiedNanos += 1 }
-                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: scanned))
+                fixture.scan.append(LocalEntry(path: try RelativePath(path), version: scanned))
             }
             return fixture
         }
@@ -183,7 +183,7 @@ struct PagedPlanningTests {
                 }
                 var scanned = local
                 scanned.modifiedNanos += 1
-                fixture.scan.append(LocalEntry(path: try RemotePath(path), version: scanned))
+                fixture.scan.append(LocalEntry(path: try RelativePath(path), version: scanned))
             }
             return fixture
         }
@@ -243,10 +243,10 @@ struct PagedPlanningTests {
                 record.syncedLocal = local
                 record.syncedRemote = remote
                 fixture.records.append(record)
-                fixture.remote[name] = RemoteEntry(path: try RemotePath(name), kind: .file, size: 10,
+                fixture.remote[name] = RemoteEntry(path: try RelativePath(name), kind: .file, size: 10,
                                                    modifiedNanos: 1_000_000_000, etag: "\"e\"")
                 // The watcher holds back the file under rewrite: the scan does not show it.
-                if name == "keep.jpg" { fixture.scan.append(LocalEntry(path: try RemotePath(name), version: local)) }
+                if name == "keep.jpg" { fixture.scan.append(LocalEntry(path: try RelativePath(name), version: local)) }
             }
             return fixture
         }

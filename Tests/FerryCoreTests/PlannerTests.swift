@@ -30,7 +30,7 @@ struct PlannerTests {
     }
 
     static func entry(_ path: String, _ version: RemoteVersion) throws -> RemoteEntry {
-        RemoteEntry(path: try RemotePath(path), kind: .file, size: version.size,
+        RemoteEntry(path: try RelativePath(path), kind: .file, size: version.size,
                     modifiedNanos: version.modifiedNanos, etag: version.etag)
     }
 

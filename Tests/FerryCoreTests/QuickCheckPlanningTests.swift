@@ -45,7 +45,7 @@ struct QuickCheckPlanningTests {
             case 3: version.inode += 1                        // an inode change alone
             default: break
             }
-            scan.append(LocalEntry(path: try RemotePath(path), version: version))
+            scan.append(LocalEntry(path: try RelativePath(path), version: version))
         }
         return (records, scan)
     }
@@ -184,7 +184,7 @@ struct QuickCheckPlanningTests {
             record.syncedLocal = local
             record.syncedRemote = record.remote
             records.append(record)
-            scan.append(LocalEntry(path: try RemotePath(path), version: local))
+            scan.append(LocalEntry(path: try RelativePath(path), version: local))
         }
         try await journal.apply(upserts: records, deletions: [])
         func push(_ scan: [LocalEntry]) async throws -> Plan {

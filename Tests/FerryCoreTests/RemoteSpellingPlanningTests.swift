@@ -97,7 +97,7 @@ struct RemoteSpellingPlanningTests {
         #expect(Self.bytes(try await journal.record(pairId: pairId, path: Self.nfc)?.remoteSpelling) == Self.bytes(Self.nfd))
 
         // The local file changed; the remote is known from the journal only.
-        let scan = [LocalEntry(path: try RemotePath(Self.nfc), version: P.local(3000, P.t0 + P.second))]
+        let scan = [LocalEntry(path: try RelativePath(Self.nfc), version: P.local(3000, P.t0 + P.second))]
         let planning = PagedPlanning(journal: journal, pairId: pairId, options: P.push, classifier: P.classifier,
                                      now: P.now, writesChanges: true)
         _ = try await planning.plan(local: LocalScanStream(scan: ScanResult(entries: scan, notes: [])), remote: .journal)

@@ -7,8 +7,8 @@ import Testing
 
 @Suite("walking a remote folder in the journal's order, a folder at a time")
 struct RemoteTreeWalkTests {
-    static func walk(_ backend: InMemoryBackend, top: RemotePath = .root, hints: Set<RemotePath> = [],
-                     skipped: Set<RemotePath> = [], bounds: ListingBounds = .standard,
+    static func walk(_ backend: InMemoryBackend, top: RelativePath = .root, hints: Set<RelativePath> = [],
+                     skipped: Set<RelativePath> = [], bounds: ListingBounds = .standard,
                      limit: Int) async throws -> (files: [String], clashes: [RemoteTreeWalk.Clash], batches: [Int]) {
         var walk = RemoteTreeWalk(top: top, hints: hints, skipped: skipped, bounds: bounds, waitToRetry: { _, _ in false })
         var files: [String] = []
@@ -48,11 +48,11 @@ struct RemoteTreeWalkTests {
         backend.put("photos/a.jpg", Data("a".utf8), modifiedNanos: 1)
         backend.put("photos/.ferry-trash/old.jpg", Data("o".utf8), modifiedNanos: 1)
         backend.put("photos/.thumbnails/a.jpg", Data("t".utf8), modifiedNanos: 1)
-        #expect(try await Self.walk(backend, top: try RemotePath("nothing"), limit: 10).files == [])
-        let photos = try RemotePath("photos")
+        #expect(try await Self.walk(backend, top: try RelativePath("nothing"), limit: 10).files == [])
+        let photos = try RelativePath("photos")
         let walked = try await Self.walk(backend, top: photos,
-                                         hints: [try RemotePath("photos/.thumbnails"), try RemotePath("photos/.gone")],
-                                         skipped: [try RemotePath("photos/.ferry-trash")], limit: 10)
+                                         hints: [try RelativePath("photos/.thumbnails"), try RelativePath("photos/.gone")],
+                                         skipped: [try RelativePath("photos/.ferry-trash")], limit: 10)
         // The hinted folder, listed anyway, appears once.
         #expect(walked.files == ["photos/.thumbnails/a.jpg", "photos/a.jpg"])
     }

@@ -16,7 +16,7 @@ struct ScanReconcilerTests {
     static let t0: Int64 = 1_700_000_000_000_000_000
 
     static func entry(_ path: String, size: Int64, modified: Int64 = t0, inode: Int64 = 1) throws -> LocalEntry {
-        LocalEntry(path: try RemotePath(path), version: LocalVersion(size: size, modifiedNanos: modified, inode: inode))
+        LocalEntry(path: try RelativePath(path), version: LocalVersion(size: size, modifiedNanos: modified, inode: inode))
     }
 
     static func scan(_ entries: [LocalEntry]) -> ScanResult {

@@ -66,7 +66,7 @@ struct SimulatedDevice: Sendable {
         options.hostName = "dev-" + name
         options.forceDeletes = true
         options.clock = InstantClock(wallStart: start)
-        return try await SyncRun(pair: pair, config: Self.config, state: StateFolder(directory: state), options: options,
+        return try await PairRun(pair: pair, config: Self.config, state: StateFolder(directory: state), options: options,
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }
 

@@ -8,7 +8,7 @@ import FerryJournal
 @testable import FerryPlanning
 
 /// The tree and the run the staging tests share: many small photos in seven folders and
-/// one video above the staging size, moved by a real `SyncRun`.
+/// one video above the staging size, moved by a real `PairRun`.
 enum SmallFileRun {
     /// Writes `small` 4 KiB photos and one 3 MiB video into `folder`'s child `name`.
     static func tree(_ folder: TemporaryDirectory, _ name: String, small: Int) throws -> String {
@@ -23,7 +23,7 @@ enum SmallFileRun {
     static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String,
                     config: Config = .defaults) async throws -> RunSummary {
         let pair = FolderPair(name: "test", localRoot: local, backend: backend, remoteRoot: .root, mode: mode, ignore: [])
-        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
+        return try await PairRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
                                  sink: DiscardingEventSink(), progress: RunProgress()).run()
     }
 }

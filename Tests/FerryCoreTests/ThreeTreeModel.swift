@@ -124,12 +124,12 @@ struct ThreeTreeWorld: Sendable {
     /// last `unbooked` of them never reach the journal, though their effects on the trees stay.
     mutating func sync(options: PlanOptions, classifier: QueueClassifier, now: Double, order: inout ThreeTreeOrder,
                        stepsPerJob: Int = 4, interruptAfter: Int? = nil, unbooked: Int = 0) throws -> Run {
-        let entries = try local.keys.sorted().map { LocalEntry(path: try RemotePath($0), version: local[$0]!.version) }
+        let entries = try local.keys.sorted().map { LocalEntry(path: try RelativePath($0), version: local[$0]!.version) }
         let (merged, requeued) = ScanReconciler.reconcile(records: journal, scan: ScanResult(entries: entries, notes: []),
                                                           pairId: 1, classifier: classifier, now: now)
         var listing: [String: RemoteEntry] = [:]
         for (path, file) in remote {
-            listing[path] = RemoteEntry(path: try RemotePath(path), kind: .file, size: file.version.size,
+            listing[path] = RemoteEntry(path: try RelativePath(path), kind: .file, size: file.version.size,
                                         modifiedNanos: file.version.modifiedNanos, etag: file.version.etag)
         }
         let plan = try Planner.plan(pairId: 1, records: merged, remote: listing, options: options, classifier: classifier,

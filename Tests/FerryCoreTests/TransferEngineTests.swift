@@ -38,7 +38,7 @@ struct TransferEngineTests {
 
         func run() async throws -> RunSummary {
             let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-            return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: options,
+            return try await PairRun(pair: pair, config: config, state: StateFolder(directory: state), options: options,
                                      sink: sink, progress: RunProgress()).run()
         }
 
@@ -194,7 +194,7 @@ struct RunErrorTests {
         let pair = FolderPair(name: "test", localRoot: setup.folder.child("missing/deeper"), backend: setup.backend,
                               remoteRoot: .root, mode: .push, ignore: [])
         await #expect {
-            _ = try await SyncRun(pair: pair, config: setup.config, state: StateFolder(directory: setup.state), options: setup.options,
+            _ = try await PairRun(pair: pair, config: setup.config, state: StateFolder(directory: setup.state), options: setup.options,
                                   sink: setup.sink, progress: RunProgress()).run()
         } throws: { error in
             guard let error = error as? RunError else { return false }

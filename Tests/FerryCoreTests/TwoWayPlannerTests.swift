@@ -304,8 +304,8 @@ struct RenameDetectionTests {
         other.pairId = pairId
         try await journal.apply(upserts: [old, other], deletions: [])
         let scan = ScanResult(entries: [
-            LocalEntry(path: try RemotePath("z/new.jpg"), version: P.local(100, inode: 9)),
-            LocalEntry(path: try RemotePath("m.jpg"), version: P.local(100)),
+            LocalEntry(path: try RelativePath("z/new.jpg"), version: P.local(100, inode: 9)),
+            LocalEntry(path: try RelativePath("m.jpg"), version: P.local(100)),
         ], notes: [])
         let remote = ["a/old.jpg": try P.entry("a/old.jpg", P.remote(100)), "m.jpg": try P.entry("m.jpg", P.remote(100))]
         // A dry run keeps its jobs; a written plan leaves them in the journal for the engine.

@@ -42,7 +42,7 @@ final class ScriptedMoves: WrapsBackend {
         return try await inner.upload(request, observer: observer)
     }
 
-    func move(from source: RemotePath, to destination: RemotePath, overwrite: Bool) async throws(BackendError) {
+    func move(from source: RelativePath, to destination: RelativePath, overwrite: Bool) async throws(BackendError) {
         let rule = rules.withLock { rules -> Rule? in
             guard let index = rules.firstIndex(where: {
                 source.string.hasPrefix($0.sourcePrefix) && destination.string.hasPrefix($0.targetPrefix)

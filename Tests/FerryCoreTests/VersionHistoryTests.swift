@@ -13,8 +13,8 @@ struct VersionHistoryTests {
 
     @Test("a saved name carries its replacement time in UTC, to the millisecond, and reads back")
     func namingRoundTrip() throws {
-        let path = try VersionName.savedPath(of: try RemotePath("DCIM/IMG 1.jpg"), replacedAtMillis: Self.t,
-                                             root: try RemotePath("phone"))
+        let path = try VersionName.savedPath(of: try RelativePath("DCIM/IMG 1.jpg"), replacedAtMillis: Self.t,
+                                             root: try RelativePath("phone"))
         #expect(path.string == "phone/.ferry-versions/DCIM/IMG 1.jpg.20261205-134455.123Z")
         let parsed = try #require(VersionName.parse(path.name))
         #expect(parsed.name == "IMG 1.jpg")

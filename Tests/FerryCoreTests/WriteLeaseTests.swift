@@ -61,9 +61,9 @@ struct WriteLeaseTests {
     @Test("the look: another writer's lease is live until it stayed the same for a whole duration")
     func look() throws {
         let entries = [
-            RemoteEntry(path: try RemotePath(".ferry-catalog/a.lease"), kind: .file, size: 40, modifiedNanos: 1, etag: "x"),
-            RemoteEntry(path: try RemotePath(".ferry-catalog/b.lease"), kind: .file, size: 40, modifiedNanos: 1, etag: "y"),
-            RemoteEntry(path: try RemotePath(".ferry-catalog/b.3.changes"), kind: .file, size: 40, modifiedNanos: 1, etag: "z"),
+            RemoteEntry(path: try RelativePath(".ferry-catalog/a.lease"), kind: .file, size: 40, modifiedNanos: 1, etag: "x"),
+            RemoteEntry(path: try RelativePath(".ferry-catalog/b.lease"), kind: .file, size: 40, modifiedNanos: 1, etag: "y"),
+            RemoteEntry(path: try RelativePath(".ferry-catalog/b.3.changes"), kind: .file, size: 40, modifiedNanos: 1, etag: "z"),
         ]
         let leases = WriteLease.listed(in: entries)
         #expect(leases.map(\.writer) == ["a", "b"])
@@ -270,7 +270,7 @@ private final class FailsFirstListing: WrapsBackend {
 
     var failedListings: Int { min(1, listings.withLock { $0 }) }
 
-    func list(_ path: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    func list(_ path: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         if listings.withLock({ $0 += 1; return $0 }) == 1 {
             throw BackendError(.io, "HTTP 500 on a listing", path: path.description, retryable: true)
         }

@@ -28,12 +28,12 @@ import Testing
         let source = directory.child("source-\(UUID().uuidString)")
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         try LocalFileSystem.setModificationTime(source, nanos: modified)
-        _ = try await backend.upload(UploadRequest(source: source, destination: try RemotePath(path), size: Int64(bytes.count),
+        _ = try await backend.upload(UploadRequest(source: source, destination: try RelativePath(path), size: Int64(bytes.count),
                                                    modifiedNanos: modified, mayResume: false), observer: NullTransferObserver())
     }
 
     func fetch(_ backend: EncryptedBackend, _ path: String) async throws -> (DownloadResult, [UInt8]) {
-        let remotePath = try RemotePath(path)
+        let remotePath = try RelativePath(path)
         let entry = try #require(try await backend.stat(remotePath))
         let partial = directory.child("partial-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: partial, contents: nil)
@@ -83,16 +83,16 @@ import Testing
         #expect(result.entry.size == Int64(secret.count))
         #expect(try await fetch(backend, "empty.txt").1.isEmpty)
 
-        try await backend.move(from: try RemotePath("empty.txt"), to: try RemotePath("DCIM/renamed.txt"), overwrite: false)
-        #expect(try await backend.stat(try RemotePath("DCIM/renamed.txt"))?.size == 0)
-        try await backend.delete(try RemotePath("DCIM/renamed.txt"))
-        #expect(try await backend.stat(try RemotePath("DCIM/renamed.txt")) == nil)
+        try await backend.move(from: try RelativePath("empty.txt"), to: try RelativePath("DCIM/renamed.txt"), overwrite: false)
+        #expect(try await backend.stat(try RelativePath("DCIM/renamed.txt"))?.size == 0)
+        try await backend.delete(try RelativePath("DCIM/renamed.txt"))
+        #expect(try await backend.stat(try RelativePath("DCIM/renamed.txt")) == nil)
     }
 
     @Test func readingANewRemoteWritesNothingAndTheFirstWriteAddsTheHeader() async throws {
         let backend = try backend(.passphraseEnvironment("PASS"), environment: ["PASS": "pw"])
         #expect(try await backend.listTree(.root).isEmpty)
-        #expect(try await backend.stat(try RemotePath("a.jpg")) == nil)
+        #expect(try await backend.stat(try RelativePath("a.jpg")) == nil)
         #expect(!FileManager.default.fileExists(atPath: remote))
         try await send(backend, "a.jpg", [1, 2])
         #expect(try storedFiles().contains(RemoteKeyHeader.objectName))
@@ -191,9 +191,9 @@ import Testing
         #expect(try await fetch(backend, "old.jpg").1 == plaintext)
 
         // Ferry's own move seals it again for the new name (the newest version): it reads there.
-        try await backend.move(from: try RemotePath("old.jpg"), to: try RemotePath("moved/old.jpg"), overwrite: false)
+        try await backend.move(from: try RelativePath("old.jpg"), to: try RelativePath("moved/old.jpg"), overwrite: false)
         #expect(try await fetch(backend, "moved/old.jpg").1 == plaintext)
-        #expect(try await backend.stat(try RemotePath("old.jpg")) == nil)
+        #expect(try await backend.stat(try RelativePath("old.jpg")) == nil)
         let movedName = try NameCipher(keys: keys).encrypt("moved") + "/" + storedName
         let header = Array(try Data(contentsOf: URL(fileURLWithPath: remote + "/" + movedName)).prefix(ContentFormat.headerSize))
         #expect(ContentFormat.version(ofHeader: header) == .init(cipher: cipher, bindsPath: true))

@@ -27,7 +27,7 @@ import Testing
 
         init(root: String) { inner = LocalBackend(root: root) }
 
-        func read(_ path: RemotePath, range: Range<Int64>, expected: RemoteEntry,
+        func read(_ path: RelativePath, range: Range<Int64>, expected: RemoteEntry,
                   observer: any TransferObserver) async throws(BackendError) -> Data {
             let failure = counts.withLock { counts -> BackendError? in
                 counts.reads.append(range)
@@ -64,7 +64,7 @@ import Testing
         let source = directory.child("source-\(name)")
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         try LocalFileSystem.setModificationTime(source, nanos: 1_700_000_000_000_000_000)
-        _ = try await backend.upload(UploadRequest(source: source, destination: try RemotePath(name), size: Int64(bytes.count),
+        _ = try await backend.upload(UploadRequest(source: source, destination: try RelativePath(name), size: Int64(bytes.count),
                                                    modifiedNanos: 1_700_000_000_000_000_000, mayResume: false),
                                      observer: NullTransferObserver())
     }
@@ -73,8 +73,8 @@ import Testing
     func fetch(_ backend: EncryptedBackend, _ name: String, into partial: String) async throws -> DownloadResult {
         if !FileManager.default.fileExists(atPath: partial) { _ = FileManager.default.createFile(atPath: partial, contents: nil) }
         let offset = Int64(try Data(contentsOf: URL(fileURLWithPath: partial)).count)
-        let entry = try #require(try await backend.stat(try RemotePath(name)))
-        return try await backend.download(DownloadRequest(source: try RemotePath(name), partialFile: partial, offset: offset, expected: entry),
+        let entry = try #require(try await backend.stat(try RelativePath(name)))
+        return try await backend.download(DownloadRequest(source: try RelativePath(name), partialFile: partial, offset: offset, expected: entry),
                                           observer: NullTransferObserver())
     }
 
@@ -190,13 +190,13 @@ import Testing
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try Data(content(1000)).write(to: URL(fileURLWithPath: root + "/f"))
         let local = LocalBackend(root: root)
-        let entry = try #require(try await local.stat(try RemotePath("f")))
-        #expect(try await local.read(try RemotePath("f"), range: 10..<20, expected: entry, observer: NullTransferObserver())
+        let entry = try #require(try await local.stat(try RelativePath("f")))
+        #expect(try await local.read(try RelativePath("f"), range: 10..<20, expected: entry, observer: NullTransferObserver())
                 == Data(content(1000)[10..<20]))
         var other = entry
         other.size = 999
         let error = await #expect(throws: BackendError.self) {
-            _ = try await local.read(try RemotePath("f"), range: 0..<10, expected: other, observer: NullTransferObserver())
+            _ = try await local.read(try RelativePath("f"), range: 0..<10, expected: other, observer: NullTransferObserver())
         }
         #expect(error?.code == .changedDuringTransfer && error?.isRetryable == true)
     }

@@ -44,12 +44,12 @@ import Testing
     }
 
     func request(_ path: String, size: Int, mayResume: Bool, resumeState: String?) throws -> UploadRequest {
-        UploadRequest(source: path, destination: try RemotePath("VID.mp4"), size: Int64(size), modifiedNanos: Self.modified,
+        UploadRequest(source: path, destination: try RelativePath("VID.mp4"), size: Int64(size), modifiedNanos: Self.modified,
                       mayResume: mayResume, resumeState: resumeState)
     }
 
     func fetched(_ backend: EncryptedBackend) async throws -> [UInt8] {
-        let entry = try #require(try await backend.stat(try RemotePath("VID.mp4")))
+        let entry = try #require(try await backend.stat(try RelativePath("VID.mp4")))
         let partial = directory.child("fetched-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: partial, contents: nil)
         _ = try await backend.download(DownloadRequest(source: entry.path, partialFile: partial, offset: 0, expected: entry),
@@ -122,7 +122,7 @@ import Testing
         let header = ContentFormat.header(version: .init(cipher: .aes256GCM, bindsPath: true), noncePrefix: [1, 2, 3, 4, 5, 6, 7], salt: Array(repeating: 9, count: 16))
         let checkpoint = EncryptedUploadCheckpoint(header: header, inner: "s3-upload-id").encoded
         let request = { (mayResume: Bool, state: String?) in
-            UploadRequest(source: "/x", destination: try RemotePath("x"), size: 1, modifiedNanos: 0, mayResume: mayResume, resumeState: state)
+            UploadRequest(source: "/x", destination: try RelativePath("x"), size: 1, modifiedNanos: 0, mayResume: mayResume, resumeState: state)
         }
         let continuing = EncryptedUploadStart(try request(true, checkpoint), innerResumes: true)
         #expect(continuing.header == header && continuing.innerState == "s3-upload-id")

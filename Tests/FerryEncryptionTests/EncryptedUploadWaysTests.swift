@@ -34,7 +34,7 @@ struct FileOnlyBackend: WrapsBackend {
         let source = directory.child("source-" + name.replacingOccurrences(of: "/", with: "_"))
         try TreeGenerator.write(at: source, size: 5000 + Int(seed), seed: seed, modified: 1_700_000_000 + Double(seed))
         let meta = try #require(try LocalFileSystem.metadata(source))
-        return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
+        return UploadRequest(source: source, destination: try RelativePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
                              mayResume: false)
     }
 

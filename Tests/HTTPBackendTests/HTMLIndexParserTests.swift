@@ -7,7 +7,7 @@ import Testing
 @Suite("HTML folder indexes")
 struct HTMLIndexParserTests {
     static let origin = "http://127.0.0.1:8080"
-    static let alps = try! RemotePath("Alps 2024")
+    static let alps = try! RelativePath("Alps 2024")
 
     static func parse(_ html: String, folderPath: String = "/files/Alps%202024/",
                       limits: IndexLimits = IndexLimits()) throws(BackendError) -> [IndexEntry] {

@@ -21,7 +21,7 @@ struct HTTPServerBehaviourTests {
         let local = scratch.child("src-\(seed)")
         try TreeGenerator.write(at: local, size: size, seed: seed, modified: 1_700_000_000)
         let meta = try #require(try LocalFileSystem.metadata(local))
-        return UploadRequest(source: local, destination: try RemotePath(destination), size: Int64(size),
+        return UploadRequest(source: local, destination: try RelativePath(destination), size: Int64(size),
                              modifiedNanos: meta.modifiedNanos, mayResume: false)
     }
 
@@ -61,7 +61,7 @@ struct HTTPServerBehaviourTests {
         // nginx took the modification time from the PUT's Date, and MOVE kept it.
         let sourceTime: Int64 = 1_700_000_000_000_000_000
         #expect(first.entry.modifiedNanos == sourceTime)
-        #expect(try await backend.list(RemotePath("a")).first?.modifiedNanos == sourceTime)
+        #expect(try await backend.list(RelativePath("a")).first?.modifiedNanos == sourceTime)
         let mark = try await Self.settledMark(server)
         _ = try await backend.upload(try Self.source(scratch, "a/two.jpg", size: 7000, seed: 2), observer: NullTransferObserver())
         let requests = try await Self.log(server, since: mark, count: 3)
@@ -86,11 +86,11 @@ struct HTTPServerBehaviourTests {
         #expect(requests == ["PUT /plain/direct/x/file.bin 204", "HEAD /plain/direct/x/file.bin 200"], "\(requests)")
         #expect(try TreeComparison.files(in: server.directory + "/root/direct").keys.sorted() == ["x/file.bin"])
         await #expect(throws: BackendError.self) {
-            try await backend.move(from: RemotePath("x/file.bin"), to: RemotePath("x/moved.bin"), overwrite: false)
+            try await backend.move(from: RelativePath("x/file.bin"), to: RelativePath("x/moved.bin"), overwrite: false)
         }
         // A server without MKCOL cannot have an empty folder, and says so.
         do {
-            try await backend.makeDirectory(RemotePath("empty/folder"))
+            try await backend.makeDirectory(RelativePath("empty/folder"))
             Issue.record("makeDirectory succeeded without MKCOL")
         } catch {
             #expect(error.code == .unsupported && error.message.contains("cannot create folders"), "\(error)")
@@ -154,8 +154,8 @@ struct HTTPServerBehaviourTests {
         let reader = try Self.backend(server.url("/files/ro"), HTTPRemoteOptions(upload: .none))
         #expect(!reader.capabilities.atomicUpload && !reader.capabilities.serverSideMove)
         let mark = try await Self.settledMark(server)
-        let path = try RemotePath("keep.jpg")
-        let other = try RemotePath("other.jpg")
+        let path = try RelativePath("keep.jpg")
+        let other = try RelativePath("other.jpg")
         for change in ["upload", "delete", "move", "makeDirectory"] {
             do throws(BackendError) {
                 switch change {
@@ -210,12 +210,12 @@ struct HTTPServerBehaviourTests {
             #expect(error.code == .unsupported && error.message.contains("listing: none"), "\(error)")
         }
         do {
-            try await backend.delete(RemotePath("x.jpg"))
+            try await backend.delete(RelativePath("x.jpg"))
             Issue.record("deleted with delete: false")
         } catch {
             #expect(error.code == .unsupported && error.message.contains("delete: false"), "\(error)")
         }
-        #expect(try await backend.stat(RemotePath("x.jpg"))?.size == 10)
+        #expect(try await backend.stat(RelativePath("x.jpg"))?.size == 10)
     }
 
     @Test("a real server's index with a hostile name is refused for that folder only", arguments: [
@@ -230,7 +230,7 @@ struct HTTPServerBehaviourTests {
         let backend = try Self.backend(server.url(prefix + "/hostile"), HTTPRemoteOptions(upload: .none))
         #expect(try await backend.list(.root).map(\.path.string) == ["bad", "fine.jpg"])
         do {
-            let entries = try await backend.list(RemotePath("bad"))
+            let entries = try await backend.list(RelativePath("bad"))
             Issue.record("accepted \(entries)")
         } catch {
             #expect(error.code == .protocolViolation && error.path == "bad", "\(error)")

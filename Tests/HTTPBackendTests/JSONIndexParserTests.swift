@@ -6,7 +6,7 @@ import Testing
 
 @Suite("nginx JSON folder indexes")
 struct JSONIndexParserTests {
-    static let alps = try! RemotePath("photos/Alps 2024")
+    static let alps = try! RelativePath("photos/Alps 2024")
 
     static func parse(_ json: String, limits: IndexLimits = IndexLimits()) throws(BackendError) -> [IndexEntry] {
         try JSONIndexParser.parse(Data(json.utf8), directory: alps, limits: limits)

@@ -96,7 +96,7 @@ struct ParallelDownloadTests {
         let scratch: TemporaryDirectory
         let served: String
         let backend: HTTPBackend
-        let path: RemotePath
+        let path: RelativePath
         let entry: RemoteEntry
         let partial: String
     }
@@ -107,7 +107,7 @@ struct ParallelDownloadTests {
         let served = server.directory + "/root/big/big.bin"
         try randomFile(served, size: size, modified: 1_700_000_000)
         let backend = try backend(server.url("/files/big"))
-        let path = try RemotePath("big.bin")
+        let path = try RelativePath("big.bin")
         return ServedFile(server: server, scratch: scratch, served: served, backend: backend, path: path,
                           entry: try #require(try await backend.stat(path)), partial: try partial(scratch))
     }
@@ -234,7 +234,7 @@ struct ParallelDownloadTests {
         let served = server.directory + "/root/big/big.bin"
         try Self.randomFile(served, size: 24 << 20, modified: 1_700_000_000)
         let backend = try Self.backend(proxy.url("/files/big"), cutoff: 8 << 20)
-        let path = try RemotePath("big.bin")
+        let path = try RelativePath("big.bin")
         let entry = try #require(try await backend.stat(path))
         let partial = try Self.partial(scratch)
         let result = try await backend.download(DownloadRequest(source: path, partialFile: partial, offset: 0, expected: entry),

@@ -15,7 +15,7 @@ struct LocalBackendCopyTests {
         let source = try #require(try LocalFileSystem.metadata(root.path + "/a/IMG_1.jpg"))
         #expect(source.modifiedNanos % 1_000_000_000 != 0)
 
-        try await LocalBackend(root: root.path).copy(from: RemotePath("a/IMG_1.jpg"), to: RemotePath("b/c/IMG_1.jpg"), overwrite: false)
+        try await LocalBackend(root: root.path).copy(from: RelativePath("a/IMG_1.jpg"), to: RelativePath("b/c/IMG_1.jpg"), overwrite: false)
         let copy = try #require(try LocalFileSystem.metadata(root.path + "/b/c/IMG_1.jpg"))
         #expect(copy.modifiedNanos == source.modifiedNanos)
         #expect(copy.inode != source.inode)
@@ -29,7 +29,7 @@ struct LocalBackendCopyTests {
         try TreeGenerator.write(at: root.path + "/IMG_1.jpg", size: 1000, seed: 4)
         let uploadPartial = root.path + "/" + TemporaryName.for("IMG_2.jpg")
         try Data(repeating: 0xAB, count: 500).write(to: URL(fileURLWithPath: uploadPartial))
-        try await LocalBackend(root: root.path).copy(from: RemotePath("IMG_1.jpg"), to: RemotePath("IMG_2.jpg"), overwrite: false)
+        try await LocalBackend(root: root.path).copy(from: RelativePath("IMG_1.jpg"), to: RelativePath("IMG_2.jpg"), overwrite: false)
         #expect(try Data(contentsOf: URL(fileURLWithPath: uploadPartial)) == Data(repeating: 0xAB, count: 500))
         #expect(try TreeComparison.sameContent(root.path + "/IMG_1.jpg", root.path + "/IMG_2.jpg"))
     }
@@ -40,10 +40,10 @@ struct LocalBackendCopyTests {
         try FileManager.default.createDirectory(atPath: root.path + "/dir", withIntermediateDirectories: true)
         try TreeGenerator.write(at: root.path + "/IMG_1.jpg", size: 10, seed: 5)
         let backend = LocalBackend(root: root.path)
-        await #expect { try await backend.copy(from: RemotePath("dir"), to: RemotePath("dir2"), overwrite: true) } throws: {
+        await #expect { try await backend.copy(from: RelativePath("dir"), to: RelativePath("dir2"), overwrite: true) } throws: {
             ($0 as? BackendError)?.code == .unsupported
         }
-        await #expect { try await backend.copy(from: RemotePath("IMG_1.jpg"), to: RemotePath("dir"), overwrite: true) } throws: {
+        await #expect { try await backend.copy(from: RelativePath("IMG_1.jpg"), to: RelativePath("dir"), overwrite: true) } throws: {
             ($0 as? BackendError)?.code == .alreadyExists
         }
     }

@@ -75,7 +75,7 @@ struct LocalBackendResumeTests {
         let source = folder.child("source.mov")
         try TreeGenerator.write(at: source, size: size, seed: 99, modified: 1_650_000_000.5)
         let meta = try #require(try LocalFileSystem.metadata(source))
-        return (UploadRequest(source: source, destination: try RemotePath("clips/source.mov"), size: meta.size,
+        return (UploadRequest(source: source, destination: try RelativePath("clips/source.mov"), size: meta.size,
                               modifiedNanos: meta.modifiedNanos, mayResume: false), source)
     }
 
@@ -118,7 +118,7 @@ struct LocalBackendResumeTests {
         let partial = root.path + "/clips/" + TemporaryName.for("source.mov")
         let partialSize = try #require(try LocalFileSystem.metadata(partial)).size
         #expect(partialSize == 2 << 20)
-        #expect(try backend.visibleNames(in: RemotePath("clips")).isEmpty)
+        #expect(try backend.visibleNames(in: RelativePath("clips")).isEmpty)
 
         request.mayResume = true
         let result = try await backend.upload(request, observer: NullTransferObserver())
@@ -146,7 +146,7 @@ struct LocalBackendResumeTests {
 
 extension LocalBackend {
     /// Synchronous listing for assertions.
-    func visibleNames(in path: RemotePath) throws -> [String] {
+    func visibleNames(in path: RelativePath) throws -> [String] {
         try LocalFileSystem.directoryEntries(root + "/" + path.string).filter { !TemporaryName.isTemporary($0) }
     }
 }

@@ -23,7 +23,7 @@ struct LocalDirectDownloadTests {
         for name in names {
             let partial = local.child(name.replacingOccurrences(of: "/", with: "_") + ".part")
             #expect(FileManager.default.createFile(atPath: partial, contents: nil))
-            let expected = RemoteEntry(path: try RemotePath(name), kind: .file, size: 4096, modifiedNanos: 1_700_000_000_500_000_000)
+            let expected = RemoteEntry(path: try RelativePath(name), kind: .file, size: 4096, modifiedNanos: 1_700_000_000_500_000_000)
             downloads.append((DownloadRequest(source: expected.path, partialFile: partial, offset: 0, expected: expected, flush: false),
                               NullTransferObserver()))
         }

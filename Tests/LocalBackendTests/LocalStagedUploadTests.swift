@@ -14,7 +14,7 @@ struct LocalStagedUploadTests {
         let source = scratch.child(name.replacingOccurrences(of: "/", with: "_"))
         try TreeGenerator.write(at: source, size: 4096, seed: seed, modified: 1_700_000_000.75)
         let meta = try #require(try LocalFileSystem.metadata(source))
-        return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
+        return UploadRequest(source: source, destination: try RelativePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
                              mayResume: false)
     }
 

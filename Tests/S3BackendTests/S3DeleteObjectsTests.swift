@@ -19,7 +19,7 @@ struct S3DeleteObjectsTests {
         try TreeGenerator.write(at: source, size: 16, seed: 1)
         let meta = try #require(try LocalFileSystem.metadata(source))
         for name in names {
-            _ = try await backend.upload(UploadRequest(source: source, destination: try RemotePath(name), size: meta.size,
+            _ = try await backend.upload(UploadRequest(source: source, destination: try RelativePath(name), size: meta.size,
                                                        modifiedNanos: meta.modifiedNanos, mayResume: false),
                                          observer: NullTransferObserver())
         }
@@ -51,7 +51,7 @@ struct S3DeleteObjectsTests {
         let backend = try Self.backend(through: proxy, prefix: "batch")
         #expect(backend.capabilities.maxDeleteBatch == 1000)
 
-        let paths = try (names + ["DCIM/never-there.jpg"]).map { try RemotePath($0) }
+        let paths = try (names + ["DCIM/never-there.jpg"]).map { try RelativePath($0) }
         let failures = try await backend.deleteFiles(paths)
         #expect(failures.isEmpty, "\(failures)")
         #expect(Self.deleteObjectsRequests(proxy).count == 2, "\(proxy.requests.suffix(5))")
@@ -65,9 +65,9 @@ struct S3DeleteObjectsTests {
         try await Self.fill(server, prefix: "denied", names: ["a.jpg", "keep-me.jpg", "b.jpg"])
         let proxy = try await FaultProxy(upstream: server.endpoint, share: 0, options: ["--deny-delete", "keep-me"])
         let backend = try Self.backend(through: proxy, prefix: "denied")
-        let failures = try await backend.deleteFiles(try ["a.jpg", "keep-me.jpg", "b.jpg"].map { try RemotePath($0) })
+        let failures = try await backend.deleteFiles(try ["a.jpg", "keep-me.jpg", "b.jpg"].map { try RelativePath($0) })
         #expect(failures.keys.map(\.string) == ["keep-me.jpg"])
-        let error = try #require(failures[try RemotePath("keep-me.jpg")])
+        let error = try #require(failures[try RelativePath("keep-me.jpg")])
         #expect(error.code == .permissionDenied && !error.isRetryable, "\(error)")
         #expect(error.path == "keep-me.jpg")
         #expect(try await backend.listTree(.root).map(\.path.string) == ["keep-me.jpg"])
@@ -81,13 +81,13 @@ struct S3DeleteObjectsTests {
         let proxy = try await FaultProxy(upstream: server.endpoint, share: 0, options: ["--script", "POST=501"])
         let backend = try Self.backend(through: proxy, prefix: "fallback")
 
-        let first = try await backend.deleteFiles(try ["1.jpg", "2.jpg", "3.jpg"].map { try RemotePath($0) })
+        let first = try await backend.deleteFiles(try ["1.jpg", "2.jpg", "3.jpg"].map { try RelativePath($0) })
         #expect(first.isEmpty, "\(first)")
         #expect(Self.deleteObjectsRequests(proxy).count == 1)
         #expect(Self.singleDeletes(proxy).count == 3)
         #expect(backend.capabilities.maxDeleteBatch == 1, "the core now sends deletes as separate jobs")
 
-        let second = try await backend.deleteFiles(try ["4.jpg", "5.jpg"].map { try RemotePath($0) })
+        let second = try await backend.deleteFiles(try ["4.jpg", "5.jpg"].map { try RelativePath($0) })
         #expect(second.isEmpty, "\(second)")
         #expect(Self.deleteObjectsRequests(proxy).count == 1, "remembered: no second DeleteObjects")
         #expect(Self.singleDeletes(proxy).count == 5)

@@ -23,7 +23,7 @@ struct S3ExpectContinueTests {
             let path = scratch.child(name)
             try TreeGenerator.write(at: path, size: size, seed: UInt64(size))
             let meta = try #require(try LocalFileSystem.metadata(path))
-            let result = try await backend.upload(UploadRequest(source: path, destination: try RemotePath(name), size: meta.size,
+            let result = try await backend.upload(UploadRequest(source: path, destination: try RelativePath(name), size: meta.size,
                                                                 modifiedNanos: meta.modifiedNanos, mayResume: false),
                                                   observer: NullTransferObserver())
             #expect(result.bytesSent == Int64(size))

@@ -55,11 +55,11 @@ struct S3MultipartTests {
         let backend = try Self.backend(server, prefix: "mp", concurrency: 4)
         let scratch = TemporaryDirectory("ferry-s3-mp")
         let (path, nanos) = try Self.source(scratch, seed: 3)
-        let request = UploadRequest(source: path, destination: try RemotePath("v/big.mov"), size: Int64(Self.size),
+        let request = UploadRequest(source: path, destination: try RelativePath("v/big.mov"), size: Int64(Self.size),
                                     modifiedNanos: nanos, mayResume: false)
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.entry.etag?.hasSuffix("-4\"") == true, "\(String(describing: result.entry.etag))")
-        let listed = try #require(try await backend.list(try RemotePath("v")).first)
+        let listed = try #require(try await backend.list(try RelativePath("v")).first)
         #expect(listed.etag == result.entry.etag)
         #expect(listed.size == Int64(Self.size))
         let partial = scratch.child("partial")
@@ -77,7 +77,7 @@ struct S3MultipartTests {
         let backend = try Self.backend(server, prefix: "resume", concurrency: 1)
         let scratch = TemporaryDirectory("ferry-s3-resume")
         let (path, nanos) = try Self.source(scratch, seed: 4)
-        let destination = try RemotePath("big.mov")
+        let destination = try RelativePath("big.mov")
         let first = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
         // Stopped while part 3 is on its way: parts 1 and 2 were acknowledged before it started.
         await #expect(throws: BackendError.self) {
@@ -105,7 +105,7 @@ struct S3MultipartTests {
         let backend = try Self.backend(server, prefix: "over", concurrency: 1)
         let scratch = TemporaryDirectory("ferry-s3-over")
         let (path, nanos) = try Self.source(scratch, seed: 5)
-        let request = UploadRequest(source: path, destination: try RemotePath("big.mov"), size: Int64(Self.size),
+        let request = UploadRequest(source: path, destination: try RelativePath("big.mov"), size: Int64(Self.size),
                                     modifiedNanos: nanos, mayResume: false)
         await #expect(throws: BackendError.self) {
             _ = try await backend.upload(request, observer: StopAfterBytes(limit: Self.part + (1 << 20)))
@@ -123,8 +123,8 @@ struct S3MultipartTests {
         let backend = try Self.backend(server, prefix: "old", concurrency: 1)
         let scratch = TemporaryDirectory("ferry-s3-old")
         let (path, nanos) = try Self.source(scratch, seed: 6)
-        let kept = try RemotePath("kept/big.mov")
-        let abandoned = try RemotePath("gone/big.mov")
+        let kept = try RelativePath("kept/big.mov")
+        let abandoned = try RelativePath("gone/big.mov")
         for destination in [kept, abandoned] {
             let request = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
             await #expect(throws: BackendError.self) {
@@ -137,7 +137,7 @@ struct S3MultipartTests {
         #expect(try await backend.abortAbandonedUploads(below: .root, keeping: [], olderThanSeconds: 3600, now: now).isEmpty)
         let inTwoHours = now + 7200
         // Below another folder: nothing there.
-        #expect(try await backend.abortAbandonedUploads(below: try RemotePath("elsewhere"), keeping: [], olderThanSeconds: 3600,
+        #expect(try await backend.abortAbandonedUploads(below: try RelativePath("elsewhere"), keeping: [], olderThanSeconds: 3600,
                                                         now: inTwoHours).isEmpty)
         let aborted = try await backend.abortAbandonedUploads(below: .root, keeping: [kept], olderThanSeconds: 3600, now: inTwoHours)
         #expect(aborted.map(\.path) == [abandoned])
@@ -172,7 +172,7 @@ struct S3MultipartTests {
         let backend = try Self.backend(server, prefix: prefix, concurrency: 1)
         let scratch = TemporaryDirectory("ferry-s3-\(prefix)")
         let (path, nanos) = try Self.source(scratch, seed: seed)
-        let destination = try RemotePath("big.mov")
+        let destination = try RelativePath("big.mov")
         let key = backend.addressing.key(destination)
         let request = UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos, mayResume: false)
         let stopped = StopAfterBytes(limit: parts * Self.part + (1 << 20))
@@ -234,7 +234,7 @@ struct S3MultipartTests {
         let scratch = TemporaryDirectory("ferry-s3-mp-race")
         let theirs = scratch.child("theirs")
         try TreeGenerator.write(at: theirs, size: 3000, seed: 9)
-        let destination = try RemotePath("big.mov")
+        let destination = try RelativePath("big.mov")
         _ = try await backend.upload(UploadRequest(source: theirs, destination: destination, size: 3000,
                                                    modifiedNanos: try #require(try LocalFileSystem.metadata(theirs)).modifiedNanos,
                                                    mayResume: false),
@@ -259,7 +259,7 @@ struct S3MultipartTests {
         let server = try await S3TestServer(.seaweedfs)
         let backend = try Self.backend(server, prefix: "replace", concurrency: 2)
         let scratch = TemporaryDirectory("ferry-s3-mp-replace")
-        let destination = try RemotePath("big.mov")
+        let destination = try RelativePath("big.mov")
         var listedETag: String?
         for (seed, size) in [(UInt64(11), 1000), (12, 3000)] {
             let theirs = scratch.child("theirs-\(seed)")
@@ -304,7 +304,7 @@ struct S3MultipartTests {
                                 downloadStreams: 4, multiStreamCutoff: 1 << 20)
         let scratch = TemporaryDirectory("ferry-s3-ranged")
         let (path, nanos) = try Self.source(scratch, seed: 11)
-        let destination = try RemotePath("big.mov")
+        let destination = try RelativePath("big.mov")
         _ = try await backend.upload(UploadRequest(source: path, destination: destination, size: Int64(Self.size), modifiedNanos: nanos,
                                                    mayResume: false), observer: NullTransferObserver())
         let listed = try #require(try await backend.list(.root).first)

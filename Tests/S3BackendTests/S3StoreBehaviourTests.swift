@@ -15,7 +15,7 @@ struct S3StoreBehaviourTests {
         let local = scratch.child("src-\(seed)")
         try TreeGenerator.write(at: local, size: size, seed: seed, modified: modified)
         let nanos = try #require(try LocalFileSystem.metadata(local)).modifiedNanos
-        let request = UploadRequest(source: local, destination: try RemotePath(name), size: Int64(size), modifiedNanos: nanos, mayResume: false)
+        let request = UploadRequest(source: local, destination: try RelativePath(name), size: Int64(size), modifiedNanos: nanos, mayResume: false)
         _ = try await backend.upload(request, observer: NullTransferObserver())
         return request
     }
@@ -44,7 +44,7 @@ struct S3StoreBehaviourTests {
         let backend = try server.backend(prefix: "mtime")
         let scratch = TemporaryDirectory("ferry-s3-mtime")
         let request = try await Self.upload(backend, "a/b.jpg", size: 5000, seed: 7, in: scratch)
-        let listed = try #require(try await backend.list(try RemotePath("a")).first)
+        let listed = try #require(try await backend.list(try RelativePath("a")).first)
         let partial = scratch.child("partial")
         _ = FileManager.default.createFile(atPath: partial, contents: nil)
         let result = try await backend.download(DownloadRequest(source: listed.path, partialFile: partial, offset: 0, expected: listed),
@@ -59,7 +59,7 @@ struct S3StoreBehaviourTests {
         let backend = try server.backend(prefix: "mtime-format")
         let scratch = TemporaryDirectory("ferry-s3-mtime-format")
         let request = try await Self.upload(backend, "ferry.jpg", size: 100, seed: 3, in: scratch)
-        let written = try await backend.send("HEAD", url: backend.addressing.objectURL(key: backend.addressing.key(try RemotePath("ferry.jpg"))),
+        let written = try await backend.send("HEAD", url: backend.addressing.objectURL(key: backend.addressing.key(try RelativePath("ferry.jpg"))),
                                              responseBody: .discard)
         let seconds = request.modifiedNanos / 1_000_000_000
         let fraction = String(request.modifiedNanos % 1_000_000_000)
@@ -72,10 +72,10 @@ struct S3StoreBehaviourTests {
             ("earlier-ferry.jpg", "1709633472123456789", 1_709_633_472_123_456_789),
         ]
         for object in stored {
-            let put = try await backend.send("PUT", url: backend.addressing.objectURL(key: backend.addressing.key(try RemotePath(object.name))),
+            let put = try await backend.send("PUT", url: backend.addressing.objectURL(key: backend.addressing.key(try RelativePath(object.name))),
                                              headers: [("x-amz-meta-mtime", object.header)], body: .data(Data("x".utf8)))
             #expect(put.isSuccess, "\(put.status)")
-            let entry = try #require(try await backend.stat(try RemotePath(object.name)))
+            let entry = try #require(try await backend.stat(try RelativePath(object.name)))
             #expect(entry.modifiedNanos == object.nanos, "\(object.header)")
         }
     }
@@ -132,7 +132,7 @@ struct S3StoreBehaviourTests {
         let local = scratch.child("mine")
         try TreeGenerator.write(at: local, size: 2000, seed: 2)
         let nanos = try #require(try LocalFileSystem.metadata(local)).modifiedNanos
-        let mine = UploadRequest(source: local, destination: try RemotePath("IMG_1.jpg"), size: 2000, modifiedNanos: nanos,
+        let mine = UploadRequest(source: local, destination: try RelativePath("IMG_1.jpg"), size: 2000, modifiedNanos: nanos,
                                  mayResume: false, expectsNewFile: true)
         do {
             _ = try await backend.upload(mine, observer: NullTransferObserver())
@@ -141,10 +141,10 @@ struct S3StoreBehaviourTests {
             #expect(error.code == .alreadyExists)
         }
         #expect(try await backend.stat(theirs.destination)?.size == 3000)
-        _ = try await backend.upload(UploadRequest(source: local, destination: try RemotePath("IMG_2.jpg"), size: 2000,
+        _ = try await backend.upload(UploadRequest(source: local, destination: try RelativePath("IMG_2.jpg"), size: 2000,
                                                    modifiedNanos: nanos, mayResume: false, expectsNewFile: true),
                                      observer: NullTransferObserver())
-        #expect(try await backend.stat(try RemotePath("IMG_2.jpg"))?.size == 2000)
+        #expect(try await backend.stat(try RelativePath("IMG_2.jpg"))?.size == 2000)
     }
 
     @Test("a replacing write made on the listed ETag never replaces a version another writer put there meanwhile",
@@ -177,7 +177,7 @@ struct S3StoreBehaviourTests {
         let server = try await S3TestServer(kind)
         let backend = try server.backend(prefix: "gone")
         let scratch = TemporaryDirectory("ferry-s3-gone")
-        let missing = RemoteEntry(path: try RemotePath("IMG_9.jpg"), kind: .file, size: 100_000, modifiedNanos: nil, etag: "\"abc\"")
+        let missing = RemoteEntry(path: try RelativePath("IMG_9.jpg"), kind: .file, size: 100_000, modifiedNanos: nil, etag: "\"abc\"")
         for offset in [0, 1000] {
             let partial = scratch.child("partial-\(offset)")
             let start = Data(repeating: 0x5A, count: offset)

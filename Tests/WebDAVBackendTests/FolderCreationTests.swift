@@ -24,7 +24,7 @@ struct FolderCreationTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<24 {
                 group.addTask {
-                    try await backend.makeDirectory(try RemotePath(folders[index % folders.count]))
+                    try await backend.makeDirectory(try RelativePath(folders[index % folders.count]))
                 }
             }
             try await group.waitForAll()
@@ -49,15 +49,15 @@ struct FolderCreationTests {
         // Forwarded (the server creates the folder), then answered with 409.
         let created = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "MKCOL=ok,conflict"])
         let first = try WebDAVBackend(baseURL: created.url("/dav/other/"), settings: CurlTransportSettings())
-        try await first.makeDirectory(try RemotePath("x/y"))
-        #expect(try await first.stat(try RemotePath("x/y"))?.kind == .directory)
+        try await first.makeDirectory(try RelativePath("x/y"))
+        #expect(try await first.stat(try RelativePath("x/y"))?.kind == .directory)
         #expect(Self.mkcols(created).count == 2, "\(Self.mkcols(created))")
 
         // Answered with 409 without reaching the server.
         let lost = try await FaultProxy(upstream: server.origin, share: 0, options: ["--script", "MKCOL=ok,409"])
         let second = try WebDAVBackend(baseURL: lost.url("/dav/other/"), settings: CurlTransportSettings())
-        try await second.makeDirectory(try RemotePath("x/z"))
-        #expect(try await second.stat(try RemotePath("x/z"))?.kind == .directory)
+        try await second.makeDirectory(try RelativePath("x/z"))
+        #expect(try await second.stat(try RelativePath("x/z"))?.kind == .directory)
         #expect(Self.mkcols(lost).count == 3, "\(Self.mkcols(lost))")
     }
 
@@ -67,6 +67,6 @@ struct FolderCreationTests {
         try FileManager.default.createDirectory(atPath: server.directory + "/root/blocked", withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/blocked/x"))
         let backend = try WebDAVBackend(baseURL: server.url("/dav/blocked/"), settings: CurlTransportSettings())
-        await #expect(throws: BackendError.self) { try await backend.makeDirectory(try RemotePath("x/y")) }
+        await #expect(throws: BackendError.self) { try await backend.makeDirectory(try RelativePath("x/y")) }
     }
 }

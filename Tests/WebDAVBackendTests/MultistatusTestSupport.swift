@@ -5,8 +5,8 @@ import Testing
 @testable import WebDAVBackend
 
 /// The folder most tests list: `photos/2024 Alps` below a WebDAV root at `/dav/`.
-let alps: RemotePath = {
-    do { return try RemotePath("photos/2024 Alps") } catch { fatalError("\(error)") }
+let alps: RelativePath = {
+    do { return try RelativePath("photos/2024 Alps") } catch { fatalError("\(error)") }
 }()
 let alpsRequestPath = "/dav/photos/2024%20Alps/"
 
@@ -18,8 +18,8 @@ func listAlps(_ xml: String, limits: ListingLimits = ListingLimits()) throws(Bac
     try MultistatusParser.parse(Data(xml.utf8), requestPath: alpsRequestPath, directory: alps, limits: limits)
 }
 
-func path(_ string: String) -> RemotePath {
-    do { return try RemotePath(string) } catch { fatalError("\(error)") }
+func path(_ string: String) -> RelativePath {
+    do { return try RelativePath(string) } catch { fatalError("\(error)") }
 }
 
 /// A `<multistatus>` with `D:` prefixes around the given responses.

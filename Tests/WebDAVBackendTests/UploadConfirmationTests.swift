@@ -5,7 +5,7 @@ import Testing
 
 @Suite("UploadConfirmation")
 struct UploadConfirmationTests {
-    static let path = try! RemotePath("a/IMG_1.jpg")
+    static let path = try! RelativePath("a/IMG_1.jpg")
     /// 2022-04-15 05:20:00.25 UTC, with a fraction that a server keeping seconds drops.
     static let mtime: Int64 = 1_650_000_000_250_000_000
 

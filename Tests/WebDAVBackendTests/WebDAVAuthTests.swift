@@ -24,10 +24,10 @@ struct WebDAVAuthTests {
         let source = scratch.child("IMG_1.jpg")
         try TreeGenerator.write(at: source, size: 3 << 20, seed: 5)
         let meta = try #require(try LocalFileSystem.metadata(source))
-        let request = UploadRequest(source: source, destination: try RemotePath("auth/IMG_1.jpg"), size: meta.size,
+        let request = UploadRequest(source: source, destination: try RelativePath("auth/IMG_1.jpg"), size: meta.size,
                                     modifiedNanos: meta.modifiedNanos, mayResume: false)
         _ = try await backend.upload(request, observer: NullTransferObserver())
-        let listed = try await backend.list(RemotePath("auth"))
+        let listed = try await backend.list(RelativePath("auth"))
         #expect(listed.map(\.path.string) == ["auth/IMG_1.jpg"])
         let partial = scratch.child("downloaded")
         try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; backends open it
@@ -83,7 +83,7 @@ struct WebDAVAuthTests {
             let source = scratch.child("other.jpg")
             try TreeGenerator.write(at: source, size: 1000, seed: 6)
             let meta = try #require(try LocalFileSystem.metadata(source))
-            _ = try await bad.upload(UploadRequest(source: source, destination: try RemotePath("auth/other.jpg"), size: meta.size,
+            _ = try await bad.upload(UploadRequest(source: source, destination: try RelativePath("auth/other.jpg"), size: meta.size,
                                                    modifiedNanos: meta.modifiedNanos, mayResume: false),
                                      observer: NullTransferObserver())
         }
@@ -107,7 +107,7 @@ struct WebDAVAuthTests {
             _ = try await bad.list(.root)
         }
         try await expectRefused(proxy, secret: wrongToken, maxRequests: 3) {
-            try await bad.makeDirectory(RemotePath("auth/new"))
+            try await bad.makeDirectory(RelativePath("auth/new"))
         }
         expectNoSecretInLogs(server, token)
         expectNoSecretInLogs(server, wrongToken)

@@ -13,7 +13,7 @@ private func replacing(_ scratch: TemporaryDirectory, _ name: String, seed: UInt
     let source = scratch.child("source-" + name.replacingOccurrences(of: "/", with: "_"))
     try TreeGenerator.write(at: source, size: size, seed: seed, modified: 1_650_000_000.25 + Double(seed))
     let meta = try #require(try LocalFileSystem.metadata(source))
-    return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
+    return UploadRequest(source: source, destination: try RelativePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
                          mayResume: false, expectsNewFile: false)
 }
 
@@ -59,7 +59,7 @@ struct WebDAVDirectPutTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let backend = try WebDAVBackend(baseURL: proxy.url("/dav/direct/"), settings: CurlTransportSettings())
         _ = try await backend.discoverCapabilities()
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         let start = proxy.requests.count
         var requests: [UploadRequest] = []
         for index in 0..<4 {
@@ -182,7 +182,7 @@ struct WebDAVDirectPutTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let backend = try WebDAVBackend(baseURL: proxy.url("/dav/fresh/"), settings: CurlTransportSettings())
         #expect(try await backend.serverFeatures().newNameCondition == .supported)
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         var free = try replacing(scratch, "photos/IMG_1.jpg", seed: 1)
         free.expectsNewFile = true
         let start = proxy.requests.count
@@ -246,7 +246,7 @@ struct WebDAVDirectPutRuleTests {
     }
 
     func request(size: Int64) throws -> UploadRequest {
-        UploadRequest(source: "/nowhere", destination: try RemotePath("a/b.jpg"), size: size, modifiedNanos: 0, mayResume: false)
+        UploadRequest(source: "/nowhere", destination: try RelativePath("a/b.jpg"), size: size, modifiedNanos: 0, mayResume: false)
     }
 
     @Test("only where the PUT is atomic, direct_put is auto, and the file is not sent in chunks")

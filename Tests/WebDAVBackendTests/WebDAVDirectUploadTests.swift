@@ -17,7 +17,7 @@ struct WebDAVDirectUploadTests {
         let source = scratch.child(name.replacingOccurrences(of: "/", with: "_"))
         try TreeGenerator.write(at: source, size: 3000 + Int(seed), seed: seed, modified: 1_700_000_000 + Double(seed))
         let meta = try #require(try LocalFileSystem.metadata(source))
-        return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size,
+        return UploadRequest(source: source, destination: try RelativePath(name), size: meta.size,
                              modifiedNanos: modifiedNanos ?? meta.modifiedNanos, mayResume: false, expectsNewFile: expectsNewFile)
     }
 
@@ -108,7 +108,7 @@ struct WebDAVDirectUploadTests {
         let sent = try request("b/IMG_7.jpg", seed: 7)
         #expect(try backend.uploadNow(sent, observer: NullTransferObserver()) == nil)
         #expect(proxy.requests.last?.hasPrefix("PUT ") == true && proxy.requests.last?.hasSuffix(" 409") == true, "\(proxy.requests)")
-        #expect(!backend.knownFolders.contains(try RemotePath("b")), "the folder is made again before the next upload into it")
+        #expect(!backend.knownFolders.contains(try RelativePath("b")), "the folder is made again before the next upload into it")
         _ = try await backend.upload(sent, observer: NullTransferObserver())
         #expect(try TreeComparison.sameContent(sent.source, server.directory + "/root/gone/b/IMG_7.jpg"))
     }

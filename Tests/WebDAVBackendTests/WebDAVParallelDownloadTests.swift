@@ -28,7 +28,7 @@ struct WebDAVParallelDownloadTests {
         try random.close()
 
         let backend = try WebDAVBackend(baseURL: server.url("/dav/big/"), settings: CurlTransportSettings())
-        let path = try RemotePath("big.bin")
+        let path = try RelativePath("big.bin")
         let entry = try #require(try await backend.list(.root).first { $0.path == path })
         let partial = scratch.child(".big.bin.ferry-part")
         _ = FileManager.default.createFile(atPath: partial, contents: nil)

@@ -106,7 +106,7 @@ private func sourceFile(_ scratch: TemporaryDirectory, size: Int, seed: UInt64, 
     let local = scratch.child("source-\(seed)")
     try TreeGenerator.write(at: local, size: size, seed: seed, modified: modified)
     let meta = try #require(try LocalFileSystem.metadata(local))
-    return UploadRequest(source: local, destination: try RemotePath(destination), size: meta.size,
+    return UploadRequest(source: local, destination: try RelativePath(destination), size: meta.size,
                          modifiedNanos: meta.modifiedNanos, mayResume: false)
 }
 
@@ -350,7 +350,7 @@ struct WebDAVServerFeatureTests {
         let result = try await backend.upload(request, observer: NullTransferObserver())
         #expect(result.entry.modifiedNanos == request.modifiedNanos)
         #expect(try await backend.stat(request.destination)?.modifiedNanos == request.modifiedNanos)
-        #expect(try await backend.list(RemotePath("photos")).first?.modifiedNanos == request.modifiedNanos)
+        #expect(try await backend.list(RelativePath("photos")).first?.modifiedNanos == request.modifiedNanos)
         let listed = try #require(try await backend.stat(request.destination))
         let partial = scratch.child("partial")
         try Data().write(to: URL(fileURLWithPath: partial))  // the core creates it; backends open it

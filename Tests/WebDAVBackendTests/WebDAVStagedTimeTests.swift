@@ -13,7 +13,7 @@ private func newFile(_ scratch: TemporaryDirectory, _ name: String, seed: UInt64
     let source = scratch.child("source-" + name.replacingOccurrences(of: "/", with: "_"))
     try TreeGenerator.write(at: source, size: 3000, seed: seed, modified: 1_650_000_000.25 + Double(seed))
     let meta = try #require(try LocalFileSystem.metadata(source))
-    return UploadRequest(source: source, destination: try RemotePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
+    return UploadRequest(source: source, destination: try RelativePath(name), size: meta.size, modifiedNanos: meta.modifiedNanos,
                          mayResume: false, expectsNewFile: true)
 }
 
@@ -32,7 +32,7 @@ struct WebDAVStagedTimeTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let backend = try WebDAVBackend(baseURL: proxy.url("/dav/staged/"), settings: CurlTransportSettings())
         _ = try await backend.discoverCapabilities()
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         let requests = try (0..<6).map { try newFile(scratch, "photos/IMG_\($0).jpg", seed: UInt64($0)) }
 
         var start = proxy.requests.count
@@ -67,11 +67,11 @@ struct WebDAVStagedTimeTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let backend = try WebDAVBackend(baseURL: proxy.url("/dav/large/"), settings: CurlTransportSettings())
         _ = try await backend.discoverCapabilities()
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         for index in 0..<40 {
             try Data("older \(index)".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/large/photos/OLD_\(index).jpg"))
         }
-        _ = try await backend.list(RemotePath("photos"))
+        _ = try await backend.list(RelativePath("photos"))
         let requests = try (0..<2).map { try newFile(scratch, "photos/IMG_\($0).jpg", seed: UInt64($0)) }
         var staged: [StagedUpload] = []
         for request in requests {
@@ -91,7 +91,7 @@ struct WebDAVStagedTimeTests {
     func apacheChangedBeforePublishing() async throws {
         let server = try await TestServer(.apache)
         let backend = try WebDAVBackend(baseURL: server.url("/dav/changed/"), settings: CurlTransportSettings())
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         let request = try newFile(scratch, "photos/IMG_1.jpg", seed: 1)
         let staged = try #require(try await backend.stageUpload(request, observer: NullTransferObserver()))
         try Data("another writer".utf8).write(to: URL(fileURLWithPath: server.directory + "/root/changed/photos/IMG_1.jpg"))
@@ -105,7 +105,7 @@ struct WebDAVStagedTimeTests {
         let proxy = try await FaultProxy(upstream: server.origin, share: 0)
         let backend = try WebDAVBackend(baseURL: proxy.url("/dav/plain/"), settings: CurlTransportSettings())
         _ = try await backend.discoverCapabilities()
-        try await backend.makeDirectory(RemotePath("photos"))
+        try await backend.makeDirectory(RelativePath("photos"))
         let start = proxy.requests.count
         let request = try newFile(scratch, "photos/IMG_1.jpg", seed: 1)
         #expect(try await backend.stageUpload(request, observer: NullTransferObserver()) == nil)

@@ -110,7 +110,7 @@ public struct ChangeMarker: Codable, Sendable, Equatable {
         guard let marker = try? JSONDecoder().decode(ChangeMarker.self, from: data), marker.version == currentVersion,
               isWriterName(Substring(marker.writer)), !marker.entries.isEmpty,
               zip(marker.entries, marker.entries.dropFirst()).allSatisfy({ $0.seq < $1.seq }),
-              marker.entries.allSatisfy({ ($0.folders ?? []).allSatisfy { $0.isEmpty || (try? RemotePath($0))?.string == $0 } }) else {
+              marker.entries.allSatisfy({ ($0.folders ?? []).allSatisfy { $0.isEmpty || (try? RelativePath($0))?.string == $0 } }) else {
             return nil
         }
         return marker

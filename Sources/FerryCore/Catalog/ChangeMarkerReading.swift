@@ -22,7 +22,7 @@ public enum ChangeMarkerReading {
     public struct Listed: Sendable, Equatable {
         public var writer: String
         public var seq: Int
-        public var path: RemotePath
+        public var path: RelativePath
     }
 
     public enum FirstLook: Sendable, Equatable {

@@ -3,10 +3,10 @@ import FerryPluginAPI
 
 /// A regular file found by the scanner.
 public struct LocalEntry: Sendable, Equatable {
-    public var path: RemotePath
+    public var path: RelativePath
     public var version: LocalVersion
 
-    public init(path: RemotePath, version: LocalVersion) {
+    public init(path: RelativePath, version: LocalVersion) {
         self.path = path
         self.version = version
     }

@@ -47,12 +47,12 @@ public struct LocalScanner: Sendable {
         let ignore = self.ignore
         return await BlockingIO.run { () -> [String] in
             var found: [String] = []
-            var pending: [RemotePath] = [.root]
+            var pending: [RelativePath] = [.root]
             while let folder = pending.popLast() {
                 guard let names = try? LocalFileSystem.subfolderNames(LocalFileSystem.join(root, folder.string)) else { continue }
                 for name in names {
                     guard let path = try? folder.appending(name), !ignore.matches(path.string) else { continue }
-                    if SyncRun.isHidden(path.string) { found.append(path.string) }
+                    if PairRun.isHidden(path.string) { found.append(path.string) }
                     pending.append(path)
                 }
             }

@@ -83,7 +83,7 @@ public struct LocalTreeWalk: Sendable {
     }
 
     private struct Frame: Sendable {
-        var folder: RemotePath
+        var folder: RelativePath
         var ancestors: [FolderIdentity]
         var children: [Child]
         var next = 0
@@ -145,7 +145,7 @@ public struct LocalTreeWalk: Sendable {
 
     /// Lists and sorts one folder's children; nil when it cannot be read (noted), and
     /// throws only for the root.
-    private func enter(_ folder: RemotePath, ancestors: [FolderIdentity], batch: inout Batch) throws(BackendError) -> Frame? {
+    private func enter(_ folder: RelativePath, ancestors: [FolderIdentity], batch: inout Batch) throws(BackendError) -> Frame? {
         let folderText = folder.string
         let absoluteFolder = LocalFileSystem.join(root, folderText)
         let listing: LocalFileSystem.MetadataListing
@@ -164,7 +164,7 @@ public struct LocalTreeWalk: Sendable {
         for entry in listing.entries {
             let name = entry.name
             let text = folder.isRoot ? name : folderText + "/" + name
-            guard (try? RemotePath.validate(name: name, in: text)) != nil else {
+            guard (try? RelativePath.validate(name: name, in: text)) != nil else {
                 batch.notes.append(ScanNote(path: text, reason: .unsupportedName))
                 continue
             }
@@ -210,7 +210,7 @@ public struct LocalTreeWalk: Sendable {
     /// The children without the names that clash by Unicode normalization, which go into
     /// the batch's clashes. Only siblings can clash: paths that differ above their last
     /// component differ in some folder's name, and those folders were siblings.
-    private func withoutClashes(_ children: [Child], in folder: RemotePath, batch: inout Batch) -> [Child] {
+    private func withoutClashes(_ children: [Child], in folder: RelativePath, batch: inout Batch) -> [Child] {
         // Different ASCII names are never canonically equivalent: a plain-ASCII folder (the
         // usual case) costs one look at each name's bytes.
         guard children.contains(where: { child in child.name.utf8.contains { $0 >= 0x80 } }) else { return children }

@@ -12,10 +12,10 @@ public struct RemoteVersions: Sendable {
         self.pair = pair
     }
 
-    var versionsFolder: RemotePath { VersionName.folder(root: pair.remoteRoot) }
+    var versionsFolder: RelativePath { VersionName.folder(root: pair.remoteRoot) }
 
     /// One file's versions, oldest first. `relative`: its path in the folder.
-    public func history(of relative: RemotePath) async throws(BackendError) -> VersionHistory {
+    public func history(of relative: RelativePath) async throws(BackendError) -> VersionHistory {
         var saved: [VersionHistory.Saved] = []
         if let folder = versionsFolder.appending(relative).parent {
             for entry in try await listIfPresent(folder) where entry.kind == .file {
@@ -83,8 +83,8 @@ public struct RemoteVersions: Sendable {
     }
 
     private func fetch(_ version: VersionHistory.Version, of path: String, into root: AnchoredFolder) async throws(BackendError) {
-        let relative = try RemotePath(path)
-        let source = try version.savedPath.map { saved throws(BackendError) in try RemotePath(saved) } ?? pair.remoteRoot.appending(relative)
+        let relative = try RelativePath(path)
+        let source = try version.savedPath.map { saved throws(BackendError) in try RelativePath(saved) } ?? pair.remoteRoot.appending(relative)
         guard let entry = try await pair.backend.stat(source), entry.kind == .file else {
             throw BackendError(.notFound, "the version is gone from the remote", path: source.string)
         }
@@ -110,7 +110,7 @@ public struct RemoteVersions: Sendable {
         }
     }
 
-    private func listIfPresent(_ folder: RemotePath) async throws(BackendError) -> [RemoteEntry] {
+    private func listIfPresent(_ folder: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         do {
             return try await pair.backend.list(folder)
         } catch {
@@ -119,7 +119,7 @@ public struct RemoteVersions: Sendable {
         }
     }
 
-    private func listTreeIfPresent(_ folder: RemotePath, bounds: ListingBounds) async throws(BackendError) -> [RemoteEntry] {
+    private func listTreeIfPresent(_ folder: RelativePath, bounds: ListingBounds) async throws(BackendError) -> [RemoteEntry] {
         do {
             return try await pair.backend.listTree(folder, bounds: bounds)
         } catch {

@@ -12,7 +12,7 @@ public enum BundleNaming {
     package static let prefix = "bundle-"
     static let manifestSuffix = ".manifest.json"
 
-    public static func folder(in remoteRoot: RemotePath) -> RemotePath {
+    public static func folder(in remoteRoot: RelativePath) -> RelativePath {
         // A constant, valid component.
         (try? remoteRoot.appending(folderName)) ?? remoteRoot
     }

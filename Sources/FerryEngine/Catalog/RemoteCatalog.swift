@@ -53,7 +53,7 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     }
 
     /// The catalog folder of a pair whose remote root is `remoteRoot`.
-    public static func folder(in remoteRoot: RemotePath) -> RemotePath {
+    public static func folder(in remoteRoot: RelativePath) -> RelativePath {
         (try? remoteRoot.appending(folderName)) ?? remoteRoot
     }
 
@@ -81,8 +81,8 @@ public struct RemoteCatalog: Codable, Sendable, Equatable {
     public static func decode(_ data: Data) -> RemoteCatalog? {
         guard let catalog = try? JSONDecoder().decode(RemoteCatalog.self, from: data),
               catalog.version == currentVersion,
-              catalog.entries.allSatisfy({ covers($0.path) && (try? RemotePath($0.path)) != nil && $0.size >= 0 }),
-              (catalog.times ?? []).allSatisfy({ (try? RemotePath($0.path)) != nil && $0.size >= 0 }) else {
+              catalog.entries.allSatisfy({ covers($0.path) && (try? RelativePath($0.path)) != nil && $0.size >= 0 }),
+              (catalog.times ?? []).allSatisfy({ (try? RelativePath($0.path)) != nil && $0.size >= 0 }) else {
             return nil
         }
         return catalog

@@ -22,7 +22,7 @@ package struct RemoteCatalogStore: Sendable {
         fileName = RemoteCatalog.fileName(host: host, localRoot: pair.localRoot)
     }
 
-    package var folder: RemotePath { RemoteCatalog.folder(in: pair.remoteRoot) }
+    package var folder: RelativePath { RemoteCatalog.folder(in: pair.remoteRoot) }
 
     /// Every writer's catalog, merged (the newest time wins for a path two writers list);
     /// nil when the remote holds none. A file that is not a catalog is skipped.

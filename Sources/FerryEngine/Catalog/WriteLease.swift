@@ -49,7 +49,7 @@ public enum WriteLease {
     /// One listed lease file, and what identifies its current content.
     public struct Listed: Equatable, Sendable {
         public var writer: String
-        public var path: RemotePath
+        public var path: RelativePath
         /// Size, ETag and time together: any renewal changes at least one.
         public var stamp: String
         public var modifiedNanos: Int64?

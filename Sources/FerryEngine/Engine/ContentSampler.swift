@@ -11,9 +11,9 @@ import FerrySystem
 package struct ContentSampler {
     package let localRoot: String
     package let backend: any Backend
-    package let remoteRoot: RemotePath
+    package let remoteRoot: RelativePath
 
-    package init(localRoot: String, backend: any Backend, remoteRoot: RemotePath) {
+    package init(localRoot: String, backend: any Backend, remoteRoot: RelativePath) {
         self.localRoot = localRoot
         self.backend = backend
         self.remoteRoot = remoteRoot
@@ -35,7 +35,7 @@ package struct ContentSampler {
     }
 
     private func previousLook(of file: SampledFile) async -> ContentLook {
-        guard backend.capabilities.rangedRead, file.remote.size > 0, let relative = try? RemotePath(file.remoteName) else {
+        guard backend.capabilities.rangedRead, file.remote.size > 0, let relative = try? RelativePath(file.remoteName) else {
             return .unknown
         }
         let path = remoteRoot.appending(relative)

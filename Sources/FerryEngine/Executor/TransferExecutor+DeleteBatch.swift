@@ -14,8 +14,8 @@ extension TransferExecutor {
     /// record's, under its own path.
     func deleteRemote(batch records: [FileRecord]) async -> [String: Result<Success, Failure>] {
         var outcomes: [String: Result<Success, Failure>] = [:]
-        var remotePaths: [RemotePath] = []
-        var recordPaths: [RemotePath: String] = [:]
+        var remotePaths: [RelativePath] = []
+        var recordPaths: [RelativePath: String] = [:]
         for record in records {
             do {
                 let path = try remotePath(record)

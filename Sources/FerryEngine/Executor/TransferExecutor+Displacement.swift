@@ -30,12 +30,12 @@ extension TransferExecutor {
     /// Where the planned remote version of `planned` goes before a two-way sync replaces or
     /// deletes it: its place in the run's trash, or, with the trash off, a hidden scratch
     /// name of this device's beside it (removed once the write is done). Nil when nothing is to be displaced.
-    func displacementTarget(for planned: FileRecord) throws -> (path: RemotePath, isTrash: Bool)? {
+    func displacementTarget(for planned: FileRecord) throws -> (path: RelativePath, isTrash: Bool)? {
         guard planOptions.mode == .sync, planned.remote != nil else { return nil }
         // The replaced version goes into the versions folder instead (`keepReplacedVersion`).
         if pair.savesVersions, planned.action == .upload { return nil }
         if let target = planned.moveTarget, planned.action != .moveRemote {
-            return (pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RemotePath(target)), true)
+            return (pair.trash.remoteFolder(root: pair.remoteRoot).appending(try RelativePath(target)), true)
         }
         let destination = try remotePath(planned)
         guard let parent = destination.parent else { return nil }
@@ -53,7 +53,7 @@ extension TransferExecutor {
     /// the name is empty and nothing is aside (another device deleted the file): the name
     /// is free, and what deciding the file again would make of that is what the job does
     /// anyway (an upload goes under the free name as a new file; a deletion is done).
-    package func displace(_ planned: FileRecord, to aside: RemotePath) async throws -> RemotePath? {
+    package func displace(_ planned: FileRecord, to aside: RelativePath) async throws -> RelativePath? {
         guard let expected = planned.remote else { return aside }
         let name = try remotePath(planned)
         var target = aside
@@ -115,15 +115,15 @@ extension TransferExecutor {
     /// Puts another device's version, moved aside by mistake, back under its name; if yet
     /// another version took the name meanwhile, under a conflict copy's name instead, so
     /// that no version is lost either way.
-    func putBack(_ aside: RemotePath, to name: RemotePath, planned: FileRecord) async throws {
+    func putBack(_ aside: RelativePath, to name: RelativePath, planned: FileRecord) async throws {
         guard let refusal = await moveRefusal(from: aside, to: name) else { return }
         guard refusal.code == .alreadyExists else { throw refusal }
         let copy = planOptions.sync?.conflictPath(for: planned.path) ?? planned.path + ".conflict"
-        try await pair.backend.move(from: aside, to: pair.remoteRoot.appending(try RemotePath(copy)), overwrite: false)
+        try await pair.backend.move(from: aside, to: pair.remoteRoot.appending(try RelativePath(copy)), overwrite: false)
     }
 
     /// A MOVE that never replaces its target; nil when it was done, else why not.
-    func moveRefusal(from source: RemotePath, to target: RemotePath) async -> BackendError? {
+    func moveRefusal(from source: RelativePath, to target: RelativePath) async -> BackendError? {
         do {
             try await pair.backend.move(from: source, to: target, overwrite: false)
             return nil
@@ -135,7 +135,7 @@ extension TransferExecutor {
     /// Removes a hidden scratch copy (`displaced`, where `displace` put it) once the write
     /// that displaced it is done; left behind (a failure here), it is a hidden file no
     /// listing shows, not a lost or extra version. A version in the trash stays.
-    func dropDisplaced(_ displaced: RemotePath?, isTrash: Bool) async {
+    func dropDisplaced(_ displaced: RelativePath?, isTrash: Bool) async {
         guard let displaced, !isTrash else { return }
         try? await pair.backend.delete(displaced)
     }

@@ -36,7 +36,7 @@ struct PartialDownload: Sendable {
 struct DownloadStart: Sendable {
     package let planned: FileRecord
     package let remote: RemoteVersion
-    package let source: RemotePath
+    package let source: RelativePath
     /// The local path, relative to the folder, and its partial file and ledger beside it.
     package let relative: String
     package let partial: String

@@ -19,7 +19,7 @@ extension TransferExecutor {
         else { return .vanished }
         if let expected = planned.remote, !Self.isDisplaced(entry, expected) {
             let name = try remotePath(planned)
-            try await putBack(pair.remoteRoot.appending(try RemotePath(target)), to: name, planned: planned)
+            try await putBack(pair.remoteRoot.appending(try RelativePath(target)), to: name, planned: planned)
             throw RemoteChangedSincePlan(current: try await pair.backend.stat(name),
                                          message: "another device wrote the remote file since the listing")
         }
@@ -93,7 +93,7 @@ extension TransferExecutor {
     /// Nothing to move may be a lost answer: the MOVE may have been done already.
     private func renameOnRemote(_ planned: FileRecord, to target: String, missing: String) async throws -> RemoteEntry? {
         let source = try remotePath(planned)
-        let destination = pair.remoteRoot.appending(try RemotePath(target))
+        let destination = pair.remoteRoot.appending(try RelativePath(target))
         var moved = true
         if let refusal = await moveRefusal(from: source, to: destination) {
             switch refusal.code {

@@ -74,9 +74,9 @@ extension TransferExecutor {
     /// applies retention. A saved name is taken only while it is free: two saves of one
     /// file within one millisecond (two devices) get the next millisecond. Nothing when
     /// the name is empty.
-    private func intoVersions(_ planned: FileRecord, by put: (RemotePath, RemotePath) async -> BackendError?,
-                              saved: (RemotePath, RemotePath) async throws -> Void) async throws {
-        let relative = try RemotePath(planned.path)
+    private func intoVersions(_ planned: FileRecord, by put: (RelativePath, RelativePath) async -> BackendError?,
+                              saved: (RelativePath, RelativePath) async throws -> Void) async throws {
+        let relative = try RelativePath(planned.path)
         let name = try remotePath(planned)
         var millis = Int64((currentTime() * 1000).rounded(.down))
         for _ in 0..<1000 {
@@ -97,7 +97,7 @@ extension TransferExecutor {
 
     /// The copy's error, if any (a helper: matching a typed error's code in a `catch`
     /// pattern here crashes the compiler).
-    func copyRefusal(from source: RemotePath, to target: RemotePath) async -> BackendError? {
+    func copyRefusal(from source: RelativePath, to target: RelativePath) async -> BackendError? {
         do {
             try await pair.backend.copy(from: source, to: target, overwrite: false)
             return nil
@@ -108,7 +108,7 @@ extension TransferExecutor {
 
     /// Retention (`keep_versions`, `keep_days`) over the saved versions of one file, in a
     /// folder that may delete. A failure loses nothing (a version stays a little longer).
-    func pruneVersions(of relative: RemotePath) async {
+    func pruneVersions(of relative: RelativePath) async {
         guard pair.rights.mayDelete, !pair.retention.isEmpty,
               let folder = VersionName.folder(root: pair.remoteRoot).appending(relative).parent,
               let listed = try? await pair.backend.list(folder) else { return }
@@ -119,7 +119,7 @@ extension TransferExecutor {
         }
         let nowMillis = Int64((currentTime() * 1000).rounded(.down))
         for expired in VersionPruning.expired(saved, retention: pair.retention, nowMillis: nowMillis) {
-            guard let path = try? RemotePath(expired.path) else { continue }
+            guard let path = try? RelativePath(expired.path) else { continue }
             try? await pair.backend.delete(path)
         }
     }

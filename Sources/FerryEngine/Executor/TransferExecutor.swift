@@ -176,8 +176,8 @@ package struct TransferExecutor: Sendable {
     func currentTime() -> Double { clock.wallTime() }
 
     /// The file on the remote, as the remote spells its name (`FileRecord.remoteSpelling`).
-    package func remotePath(_ record: FileRecord) throws -> RemotePath {
-        pair.remoteRoot.appending(try RemotePath(record.remoteSpelling ?? record.path))
+    package func remotePath(_ record: FileRecord) throws -> RelativePath {
+        pair.remoteRoot.appending(try RelativePath(record.remoteSpelling ?? record.path))
     }
 
     package func localPath(_ record: FileRecord) -> String {
@@ -197,7 +197,7 @@ package struct TransferExecutor: Sendable {
         package typealias Outcome = (meta: FileMetadata?, sent: (UploadResult, StagedUpload?)?)
         package let planned: FileRecord
         package let source: String
-        package let destination: RemotePath
+        package let destination: RelativePath
         package let direct: (any DirectUploadBackend)?
         package let stager: (any StagedUploadBackend)?
         let sentLimit: Int64
@@ -314,7 +314,7 @@ package struct TransferExecutor: Sendable {
     /// Sends `version` of the planned file the usual way: a retry first looks for what an
     /// earlier attempt left, a two-way sync moves the replaced remote version aside, and a
     /// large file is marked so it can be continued.
-    private func send(_ planned: FileRecord, version: LocalVersion, source: String, destination: RemotePath,
+    private func send(_ planned: FileRecord, version: LocalVersion, source: String, destination: RelativePath,
                       into record: inout FileRecord, observer: JobObserver) async throws -> Sending {
         // Continue an earlier partial upload only if it was made from this very version.
         let mayResume = planned.transferLocal == version
@@ -329,7 +329,7 @@ package struct TransferExecutor: Sendable {
             return .alreadyThere(landed)
         }
         let aside = try displacementTarget(for: planned)
-        var displaced: RemotePath?
+        var displaced: RelativePath?
         if let aside { displaced = try await displace(planned, to: aside.path) }
         let keeping = try await keepReplacedVersion(planned)
         record.beginUpload(of: version, at: now())
@@ -385,7 +385,7 @@ package struct TransferExecutor: Sendable {
     /// the upload was to replace is never taken for it: after a re-decision that is
     /// another device's write, which can have the same size and, from a coarse clock, the
     /// same time.
-    private func alreadyUploaded(_ version: LocalVersion, to destination: RemotePath,
+    private func alreadyUploaded(_ version: LocalVersion, to destination: RelativePath,
                                  replacing replaced: RemoteVersion?) async throws -> RemoteVersion? {
         guard let entry = try await pair.backend.stat(destination), entry.kind == .file else { return nil }
         let remote = RemoteVersion(entry)

@@ -9,7 +9,7 @@ public struct FolderPair: Sendable {
     /// Absolute local path.
     public var localRoot: String
     public var backend: any Backend
-    public var remoteRoot: RemotePath
+    public var remoteRoot: RelativePath
     public var mode: SyncMode
     /// Folder-specific ignore globs (on top of the global ones).
     public var ignore: [String]
@@ -42,7 +42,7 @@ public struct FolderPair: Sendable {
         mode == .push ? .seconds(24 * 3600) : .seconds(3600)
     }
 
-    public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RemotePath, mode: SyncMode, ignore: [String],
+    public init(name: String, localRoot: String, backend: any Backend, remoteRoot: RelativePath, mode: SyncMode, ignore: [String],
                 conflict: ConflictPolicies.FolderSetting = .init(), trash: TrashSettings = .standard) {
         self.conflict = conflict
         self.trash = trash

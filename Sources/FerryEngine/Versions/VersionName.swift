@@ -12,12 +12,12 @@ public enum VersionName {
     public static let folderName = ".ferry-versions"
 
     /// The versions folder of a pair whose remote root is `remoteRoot`.
-    public static func folder(root remoteRoot: RemotePath) -> RemotePath {
+    public static func folder(root remoteRoot: RelativePath) -> RelativePath {
         (try? remoteRoot.appending(folderName)) ?? remoteRoot
     }
 
     /// The saved name of `path` (relative to the folder) replaced at `millis` since 1970.
-    public static func savedPath(of path: RemotePath, replacedAtMillis millis: Int64, root: RemotePath) throws(BackendError) -> RemotePath {
+    public static func savedPath(of path: RelativePath, replacedAtMillis millis: Int64, root: RelativePath) throws(BackendError) -> RelativePath {
         let base = folder(root: root).appending(path)
         guard let parent = base.parent else { throw BackendError(.invalidName, "no versions of the folder itself", path: path.string) }
         return try parent.appending(path.name + "." + stamp(millis))

@@ -121,7 +121,7 @@ enum JournalMigrations {
                 table.add(column: "queueRules", .text)
             }
         }
-        // When a sync's first run found its remote folder empty (`SyncRun.remoteStartedEmpty`).
+        // When a sync's first run found its remote folder empty (`PairRun.remoteStartedEmpty`).
         migrator.registerMigration("v9-pair-remote-started-empty") { db in
             try db.alter(table: "folderPair") { table in
                 table.add(column: "remoteStartedEmptyAt", .double)

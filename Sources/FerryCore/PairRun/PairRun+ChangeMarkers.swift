@@ -16,7 +16,7 @@ import Foundation
 /// folders). A push or sync that wrote to the remote announces the folders it wrote into
 /// once its jobs are done, having noted them in the journal before its first write, so a
 /// run stopped part-way announces them the next time. docs/two-way-sync.md.
-extension SyncRun {
+extension PairRun {
     /// What the markers told this run, kept until it finishes.
     struct MarkerView {
         enum Decision: Equatable {
@@ -115,11 +115,11 @@ extension SyncRun {
         var listing: [RemoteEntry] = []
         let waitToRetry = remoteRetryWait
         for folder in folders.sorted() {
-            let path: RemotePath
+            let path: RelativePath
             if folder.isEmpty {
                 path = pair.remoteRoot
             } else {
-                guard let relative = try? RemotePath(folder) else { continue }
+                guard let relative = try? RelativePath(folder) else { continue }
                 path = pair.remoteRoot.appending(relative)
             }
             do {

@@ -10,10 +10,10 @@ import FerryPluginAPI
 /// store's upload on the next run, however old it is.
 public enum AbandonedUploadSweep {
     /// The remote paths of the pair's files with a partial transfer recorded.
-    public static func keeping(_ journal: Journal, pairId: Int64, remoteRoot: RemotePath) async throws(JournalError) -> Set<RemotePath> {
-        var paths: Set<RemotePath> = []
+    public static func keeping(_ journal: Journal, pairId: Int64, remoteRoot: RelativePath) async throws(JournalError) -> Set<RelativePath> {
+        var paths: Set<RelativePath> = []
         for path in try await journal.pathsWithPartialTransfers(pairId: pairId) {
-            guard let relative = try? RemotePath(path) else { continue }
+            guard let relative = try? RelativePath(path) else { continue }
             paths.insert(remoteRoot.appending(relative))
         }
         return paths

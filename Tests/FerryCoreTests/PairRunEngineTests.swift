@@ -51,7 +51,7 @@ final class RecordingSink: RunEventSink {
 }
 
 @Suite("the run engine against a real folder")
-struct SyncRunEngineTests {
+struct PairRunEngineTests {
     static func config(attempts: Int) -> Config {
         var config = Config.defaults
         config.retry = RetryPolicy(attempts: attempts, baseDelay: .milliseconds(5), factor: 2, maxDelay: .milliseconds(20))
@@ -68,7 +68,7 @@ struct SyncRunEngineTests {
 
     func run(_ backend: any Backend, source: String, state: String, config: Config, sink: any RunEventSink = DiscardingEventSink()) async throws -> RunSummary {
         let pair = FolderPair(name: "test", localRoot: source, backend: backend, remoteRoot: .root, mode: .push, ignore: [])
-        return try await SyncRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
+        return try await PairRun(pair: pair, config: config, state: StateFolder(directory: state), options: RunOptions(),
                                  sink: sink, progress: RunProgress()).run()
     }
 

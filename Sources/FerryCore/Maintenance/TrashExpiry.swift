@@ -66,7 +66,7 @@ public enum TrashExpiry {
 
     /// Removes the expired run folders of the remote trash folder: their files, then their
     /// folders, deepest first.
-    static func purgeRemote(_ folder: RemotePath, backend: any Backend, now: Double, keepSeconds: Double?) async throws(BackendError) {
+    static func purgeRemote(_ folder: RelativePath, backend: any Backend, now: Double, keepSeconds: Double?) async throws(BackendError) {
         guard keepSeconds != nil else { return }
         let runs: [RemoteEntry]
         do {
@@ -78,7 +78,7 @@ public enum TrashExpiry {
         let names = runs.filter { $0.kind == .directory }.map(\.path.name)
         for name in expired(names, now: now, keepSeconds: keepSeconds) {
             let run = try folder.appending(name)
-            var folders: Set<RemotePath> = [run]
+            var folders: Set<RelativePath> = [run]
             for file in try await backend.listTree(run) {
                 try await backend.delete(file.path)
                 var parent = file.path.parent

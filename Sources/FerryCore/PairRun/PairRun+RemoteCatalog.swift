@@ -7,7 +7,7 @@ import Foundation
 /// The remote side's completeness: a pull or sync from a remote folder that does not exist
 /// fails instead of finding nothing, and names a server leaves out of its listings are
 /// read from the pair's remote catalog (`RemoteCatalog`), which a push or sync keeps.
-extension SyncRun {
+extension PairRun {
     /// A backend operation outside the engine, retried and waited out as its jobs are.
     var retriedOperation: RetriedOperation {
         let remote = pair.backend.displayName
@@ -97,7 +97,7 @@ extension SyncRun {
         // deleted `.thumbnails/x` came back, an edit of `.nomedia` was not seen).
         let waitToRetry = remoteRetryWait
         for path in Set(unlisted.map(\.path)).sorted() {
-            guard let relative = try? RemotePath(path) else { continue }
+            guard let relative = try? RelativePath(path) else { continue }
             let found: RemoteEntry?
             do {
                 found = try await pair.backend.stat(pair.remoteRoot.appending(relative), waitToRetry: waitToRetry)

@@ -55,9 +55,9 @@ public struct VerifyRun: Sendable {
             var local: [String: LocalVersion] = [:]
             for entry in scan.entries { local[entry.path.string] = entry.version }
             let records = try await journal.records(pairId: pairId)
-            let hints = SyncRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
+            let hints = PairRun.hiddenFolders(in: records.map(\.path), below: pair.remoteRoot)
             let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints, bounds: config.listingBounds)
-            var remote = SyncRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
+            var remote = PairRun.remoteContent(of: listing, pair: pair, ignore: ignore).files.mapValues { entry in
                 RemoteVersion(entry)
             }
             try await addUnlistedHiddenFiles(to: &remote, journal: journal, pairId: pairId)
@@ -112,7 +112,7 @@ public struct VerifyRun: Sendable {
                                        host: ProcessInfo.processInfo.hostName)
         let cataloged = (try await store.load()?.entries ?? []) + (try await journal.catalogEntries(pairId: pairId))
         for path in Set(cataloged.map(\.path)).sorted() where remote[path] == nil {
-            guard let relative = try? RemotePath(path),
+            guard let relative = try? RelativePath(path),
                   let found = try await pair.backend.stat(pair.remoteRoot.appending(relative)), found.kind == .file else { continue }
             remote[path] = RemoteVersion(found)
         }
@@ -120,7 +120,7 @@ public struct VerifyRun: Sendable {
 
     /// The remote copy's SHA-256, from a temporary download that is removed afterwards.
     private func remoteSHA256(_ path: String, version: RemoteVersion) async throws -> String {
-        let source = pair.remoteRoot.appending(try RemotePath(path))
+        let source = pair.remoteRoot.appending(try RelativePath(path))
         let temporary = LocalFileSystem.join(NSTemporaryDirectory(), "ferry-verify-\(UUID().uuidString)")
         defer { try? LocalFileSystem.removeFile(temporary) }
         let expected = RemoteEntry(path: source, kind: .file, size: version.size, modifiedNanos: version.modifiedNanos, etag: version.etag)

@@ -123,14 +123,14 @@ public struct FolderSelection: Sendable {
     }
 
     /// `name`, `name:path`, `scheme://…`, or a local path.
-    public func adHocRemote(_ text: String) throws(SelectionError) -> (any Backend, RemotePath) {
+    public func adHocRemote(_ text: String) throws(SelectionError) -> (any Backend, RelativePath) {
         if let remote = config.remote(named: text) {
             return (try backend(for: remote), .root)
         }
         if let colon = text.firstIndex(of: ":"), !text.contains("://"),
            let remote = config.remote(named: String(text[..<colon])) {
             do {
-                return (try backend(for: remote), try RemotePath(String(text[text.index(after: colon)...])))
+                return (try backend(for: remote), try RelativePath(String(text[text.index(after: colon)...])))
             } catch let error as SelectionError {
                 throw error
             } catch {
@@ -175,7 +175,7 @@ public struct FolderSelection: Sendable {
         return try barePath(text, plugin: plugin)
     }
 
-    private func barePath(_ text: String, plugin: BackendPlugin) throws(SelectionError) -> (any Backend, RemotePath) {
+    private func barePath(_ text: String, plugin: BackendPlugin) throws(SelectionError) -> (any Backend, RelativePath) {
         let path = LocalFileSystem.expandingHome(text, environment: ProcessInfo.processInfo.environment)
         let absolute = LocalFileSystem.absolute(path, relativeTo: currentDirectory)
         do {

@@ -13,7 +13,7 @@ actor RemoteListingStream {
     }
 
     private var source: Source?
-    private let top: RemotePath
+    private let top: RelativePath
     private let ignore: GlobSet?
     /// Sibling names found to clash so far: complete for every folder the walk entered.
     private(set) var clashes: [RemoteTreeWalk.Clash] = []

@@ -1,16 +1,18 @@
-/// A path inside a backend's root, as validated components.
+/// A path below a folder's root, as validated components: a backend's root on the remote
+/// side, the watched folder on the local side (a scan's entries, a plan's names). The same
+/// name on both sides is what pairs a local file with its remote copy.
 ///
 /// Every name that comes from outside (a remote listing, a config file, a command line)
-/// becomes a `RemotePath` before it is used, so a hostile listing cannot name `..`, an
+/// becomes a `RelativePath` before it is used, so a hostile listing cannot name `..`, an
 /// absolute path, or a component with a slash, NUL or control character in it.
-public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct RelativePath: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let components: [String]
     /// The components joined by `/`, made once: a scan and its plan ask for it several
     /// times per file, and joining was a tenth of a no-op push's allocations.
     public let string: String
 
     /// The root of the backend.
-    public static let root = RemotePath(validated: [])
+    public static let root = RelativePath(validated: [])
 
     private init(validated components: [String]) {
         self.components = components
@@ -30,7 +32,7 @@ public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertibl
         // Split by bytes, not `Character`s: every upload of a small file makes one.
         for part in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             let name = String(Substring(part))
-            try RemotePath.validate(name: name, in: string)
+            try RelativePath.validate(name: name, in: string)
             parts.append(name)
             bytes += part.count
         }
@@ -45,7 +47,7 @@ public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Builds a path from components, validating each one.
     public init(components: [String]) throws(BackendError) {
         for name in components {
-            try RemotePath.validate(name: name, in: components.joined(separator: "/"))
+            try RelativePath.validate(name: name, in: components.joined(separator: "/"))
         }
         self.init(validated: components)
     }
@@ -67,34 +69,34 @@ public struct RemotePath: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var name: String { components.last ?? "" }
     public var description: String { isRoot ? "/" : string }
 
-    public var parent: RemotePath? {
-        isRoot ? nil : RemotePath(validated: Array(components.dropLast()))
+    public var parent: RelativePath? {
+        isRoot ? nil : RelativePath(validated: Array(components.dropLast()))
     }
 
     /// Appends one already-validated component.
-    public func appending(_ name: String) throws(BackendError) -> RemotePath {
-        try RemotePath.validate(name: name, in: string + "/" + name)
-        return RemotePath(validated: components + [name], string: isRoot ? name : string + "/" + name)
+    public func appending(_ name: String) throws(BackendError) -> RelativePath {
+        try RelativePath.validate(name: name, in: string + "/" + name)
+        return RelativePath(validated: components + [name], string: isRoot ? name : string + "/" + name)
     }
 
     /// Appends a relative path.
-    public func appending(_ other: RemotePath) -> RemotePath {
-        RemotePath(validated: components + other.components)
+    public func appending(_ other: RelativePath) -> RelativePath {
+        RelativePath(validated: components + other.components)
     }
 
     /// The path relative to `base`, or nil when this path is not inside it.
-    public func relative(to base: RemotePath) -> RemotePath? {
+    public func relative(to base: RelativePath) -> RelativePath? {
         guard components.count >= base.components.count,
               Array(components.prefix(base.components.count)) == base.components else { return nil }
-        return RemotePath(validated: Array(components.dropFirst(base.components.count)))
+        return RelativePath(validated: Array(components.dropFirst(base.components.count)))
     }
 
     // Equal joined strings mean equal components: no component is empty or holds a `/`.
-    public static func == (lhs: RemotePath, rhs: RemotePath) -> Bool { lhs.string == rhs.string }
+    public static func == (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.string == rhs.string }
     public func hash(into hasher: inout Hasher) { hasher.combine(string) }
 
     /// Component-wise order, so that a folder sorts directly before its contents.
-    public static func < (lhs: RemotePath, rhs: RemotePath) -> Bool {
+    public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool {
         lhs.components.lexicographicallyPrecedes(rhs.components) { $0.precedesInUTF8Order($1) }
     }
 }

@@ -6,7 +6,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-/// The archive-bundle part of one push or pull, around the transfer engine (see
+/// What one push or pull transfers as archive bundles, around the transfer engine (see
 /// docs/archive-bundles.md):
 ///
 /// - before planning, `loadCatalog` reads the remote's bundle manifests (from the journal
@@ -17,7 +17,7 @@ import Foundation
 ///   bundled files (`restoreBundled`).
 ///
 /// Bundles run after the engine's jobs: they are the `archives` queue, the lowest.
-package struct BundleStep: Sendable {
+package struct BundleTransfers: Sendable {
     package static let queue = "archives"
 
     package let pair: FolderPair
@@ -55,7 +55,7 @@ package struct BundleStep: Sendable {
         self.clock = clock
     }
 
-    package var bundleFolder: RemotePath { BundleNaming.folder(in: pair.remoteRoot) }
+    package var bundleFolder: RelativePath { BundleNaming.folder(in: pair.remoteRoot) }
 
     /// Removes what a run killed while building or restoring bundles left in the work
     /// folder. Called with the pair's run lock held, so no other run is using it.

@@ -31,16 +31,16 @@ struct RemoteTreeWalk: Sendable {
         var next = 0
     }
 
-    let top: RemotePath
-    let hints: Set<RemotePath>
-    let skipped: Set<RemotePath>
+    let top: RelativePath
+    let hints: Set<RelativePath>
+    let skipped: Set<RelativePath>
     let bounds: ListingBounds
     let waitToRetry: @Sendable (BackendError, Int) async -> Bool
     private var stack: [Frame] = []
     private var started = false
     private var entriesSeen = 0
 
-    init(top: RemotePath, hints: Set<RemotePath>, skipped: Set<RemotePath>, bounds: ListingBounds,
+    init(top: RelativePath, hints: Set<RelativePath>, skipped: Set<RelativePath>, bounds: ListingBounds,
          waitToRetry: @escaping @Sendable (BackendError, Int) async -> Bool) {
         self.top = top
         self.hints = hints
@@ -90,7 +90,7 @@ struct RemoteTreeWalk: Sendable {
 
     /// A folder's children as the walk visits them: hinted folders added, skipped folders
     /// and clashing names taken out, in path order; bounds checked.
-    private mutating func frame(of folder: RemotePath, children listed: [RemoteEntry],
+    private mutating func frame(of folder: RelativePath, children listed: [RemoteEntry],
                                 batch: inout Batch) throws(BackendError) -> Frame {
         var children = listed.filter { $0.kind == .file || !skipped.contains($0.path) }
         let listedFolders = Set(children.lazy.filter { $0.kind == .directory }.map(\.path))
@@ -120,7 +120,7 @@ struct RemoteTreeWalk: Sendable {
         return Frame(children: children)
     }
 
-    private func list(_ folder: RemotePath, from backend: any Backend) async throws(BackendError) -> [RemoteEntry] {
+    private func list(_ folder: RelativePath, from backend: any Backend) async throws(BackendError) -> [RemoteEntry] {
         try await backend.list(folder, waitToRetry: waitToRetry)
     }
 }

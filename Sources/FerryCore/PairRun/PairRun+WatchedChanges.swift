@@ -3,7 +3,7 @@ import FerryJournal
 import FerryPlanning
 import FerrySystem
 
-extension SyncRun {
+extension PairRun {
     /// The plan of a daemon's run for what its watcher saw, made without walking the tree
     /// when every settled file is new to the journal (or an upload it holds that never
     /// began) and every file that went was never synced (an editor's temporary file, renamed

@@ -1,5 +1,5 @@
 /// Files a watcher saw settle and files it saw go, when a run is for those alone
-/// (`SyncRun.planWatchedChanges`).
+/// (`PairRun.planWatchedChanges`).
 public struct WatchedChanges: Sendable, Equatable {
     public var settled: Set<String>
     public var removed: Set<String>

@@ -2,8 +2,8 @@ import Testing
 @testable import FerryCore
 import FerryPluginAPI
 
-@Suite("RemotePath")
-struct RemotePathTests {
+@Suite("RelativePath")
+struct RelativePathTests {
     @Test("paths normalise: empty components and leading/trailing slashes are dropped", arguments: [
         ("a//b/", ["a", "b"]),
         ("a/b", ["a", "b"]),
@@ -17,11 +17,11 @@ struct RemotePathTests {
         ("a b/ c /d ", ["a b", " c ", "d "]),
     ])
     func normalises(text: String, components: [String]) throws {
-        let path = try RemotePath(text)
+        let path = try RelativePath(text)
         #expect(path.components == components)
         #expect(path.string == components.joined(separator: "/"))
         #expect(path.isRoot == components.isEmpty)
-        #expect(try RemotePath(path.string) == path)
+        #expect(try RelativePath(path.string) == path)
     }
 
     @Test("'..', '.', control characters, NUL and DEL are refused", arguments: [
@@ -29,7 +29,7 @@ struct RemotePathTests {
         "a\u{0}b", "\u{0}", "a/b\u{0}", "a\nb", "a\rb", "a\tb", "\u{1}", "\u{1B}[31m", "\u{1F}", "a\u{7F}", "\u{7F}/b",
     ])
     func refused(text: String) {
-        let error = #expect(throws: BackendError.self) { try RemotePath(text) }
+        let error = #expect(throws: BackendError.self) { try RelativePath(text) }
         #expect(error?.code == .invalidName)
         #expect(error?.isRetryable == false)
         #expect(error?.path == text)
@@ -39,41 +39,41 @@ struct RemotePathTests {
         [""], ["a", ""], ["."], [".."], ["a/b"], ["/"], ["x\u{0}"], ["tab\t"], ["del\u{7F}"],
     ])
     func refusedComponents(components: [String]) {
-        let error = #expect(throws: BackendError.self) { try RemotePath(components: components) }
+        let error = #expect(throws: BackendError.self) { try RelativePath(components: components) }
         #expect(error?.code == .invalidName)
     }
 
     @Test("valid components build the same path as the string")
     func fromComponents() throws {
-        #expect(try RemotePath(components: ["a", "b c", "d.jpg"]) == RemotePath("a/b c/d.jpg"))
-        #expect(try RemotePath(components: []) == .root)
+        #expect(try RelativePath(components: ["a", "b c", "d.jpg"]) == RelativePath("a/b c/d.jpg"))
+        #expect(try RelativePath(components: []) == .root)
     }
 
     @Test("characters just outside the control range are allowed", arguments: [" ", "~", "\u{80}", "\u{A0}", "é", "\u{FEFF}x", "😀"])
     func allowedCharacters(name: String) throws {
-        #expect(try RemotePath(name).components == [name])
+        #expect(try RelativePath(name).components == [name])
     }
 
     @Test("name, parent and description")
     func accessors() throws {
-        let path = try RemotePath("a/b/c.jpg")
+        let path = try RelativePath("a/b/c.jpg")
         #expect(path.name == "c.jpg")
-        #expect(path.parent == (try RemotePath("a/b")))
+        #expect(path.parent == (try RelativePath("a/b")))
         #expect(path.parent?.parent?.parent == .root)
-        #expect(RemotePath.root.parent == nil)
-        #expect(RemotePath.root.name == "")
-        #expect(RemotePath.root.description == "/")
-        #expect(RemotePath.root.string == "")
+        #expect(RelativePath.root.parent == nil)
+        #expect(RelativePath.root.name == "")
+        #expect(RelativePath.root.description == "/")
+        #expect(RelativePath.root.string == "")
         #expect(path.description == "a/b/c.jpg")
     }
 
     @Test("appending a name validates it; appending a path joins")
     func appending() throws {
-        let base = try RemotePath("a")
-        #expect(try base.appending("b.jpg") == RemotePath("a/b.jpg"))
-        #expect(try RemotePath.root.appending("x") == RemotePath("x"))
-        #expect(base.appending(try RemotePath("b/c")) == (try RemotePath("a/b/c")))
-        #expect(base.appending(RemotePath.root) == base)
+        let base = try RelativePath("a")
+        #expect(try base.appending("b.jpg") == RelativePath("a/b.jpg"))
+        #expect(try RelativePath.root.appending("x") == RelativePath("x"))
+        #expect(base.appending(try RelativePath("b/c")) == (try RelativePath("a/b/c")))
+        #expect(base.appending(RelativePath.root) == base)
         for bad in ["..", ".", "", "b/c", "x\u{0}", "\n"] {
             let error = #expect(throws: BackendError.self) { try base.appending(bad) }
             #expect(error?.code == .invalidName)
@@ -92,18 +92,18 @@ struct RemotePathTests {
         ("", "a", nil),
     ])
     func relative(path: String, base: String, expected: String?) throws {
-        let result = try RemotePath(path).relative(to: RemotePath(base))
+        let result = try RelativePath(path).relative(to: RelativePath(base))
         #expect(result?.string == expected)
         if let result, let expected {
-            #expect(result == (try RemotePath(expected)))
-            #expect(try RemotePath(base).appending(result) == RemotePath(path))
+            #expect(result == (try RelativePath(expected)))
+            #expect(try RelativePath(base).appending(result) == RelativePath(path))
         }
     }
 
     @Test("ordering puts a folder directly before its contents")
     func ordering() throws {
         let texts = ["ab", "a.txt", "a/b/c", "a b", "a", "a/b", "a-b", "b", "a/c", "a/b0"]
-        let sorted = try texts.map { try RemotePath($0) }.sorted().map(\.string)
+        let sorted = try texts.map { try RelativePath($0) }.sorted().map(\.string)
         #expect(sorted == ["a", "a/b", "a/b/c", "a/b0", "a/c", "a b", "a-b", "a.txt", "ab", "b"])
         // Plain string order would put "a b", "a-b" and "a.txt" between "a" and "a/b".
         #expect(texts.sorted() != sorted)
@@ -111,15 +111,15 @@ struct RemotePathTests {
 
     @Test("ordering compares UTF-8 bytes, so it is stable across platforms")
     func orderingBytes() throws {
-        let paths = try ["é", "z", "Z", "e\u{301}", "_"].map { try RemotePath($0) }.sorted().map(\.string)
+        let paths = try ["é", "z", "Z", "e\u{301}", "_"].map { try RelativePath($0) }.sorted().map(\.string)
         #expect(paths == ["Z", "_", "e\u{301}", "z", "é"])
     }
 
     @Test("the root sorts first and equals an empty path")
     func rootOrdering() throws {
-        let root = try RemotePath("")
+        let root = try RelativePath("")
         #expect(root == .root)
-        #expect(root < (try RemotePath("a")))
+        #expect(root < (try RelativePath("a")))
         #expect(!(root < root))
     }
 
@@ -162,7 +162,7 @@ struct RemotePathTests {
         #expect(TemporaryName.isTemporary(temporary))
         #expect(temporary.hasPrefix(".ferry-") == hashed)
         #expect((temporary == "." + name + ".ferry-part") == !hashed)
-        _ = try RemotePath(components: [temporary])
+        _ = try RelativePath(components: [temporary])
     }
 
     @Test("a 250-byte name falls back to a stable hashed name of at most 255 bytes")

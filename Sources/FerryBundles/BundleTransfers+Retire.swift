@@ -5,7 +5,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-extension BundleStep {
+extension BundleTransfers {
     /// After a push's engine run: members whose files were sent plain (`leaving`, now in
     /// sync) or deleted (`deletions`, push with --delete) leave their bundles. Each touched
     /// bundle's manifest is rewritten without them, or, when no member is left, the bundle

@@ -5,7 +5,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-extension BundleStep {
+extension BundleTransfers {
     /// Restores a pull's bundled-only files: each bundle is downloaded once into the work
     /// folder and the wanted members are extracted (`BundleExtractor`). A bundle that
     /// cannot be fetched or read fails its files one by one with the cause; manifest

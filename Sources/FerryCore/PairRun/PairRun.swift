@@ -46,7 +46,7 @@ public struct RunOptions: Sendable {
     /// Jobs handed to the engine while it runs (`PairRunner` feeds newly settled files).
     public var jobFeed: JobFeed?
     /// What the watcher saw, when that is all this run is for (`PairRunner`): planned
-    /// without walking the tree where it can be (`SyncRun.planWatchedChanges`).
+    /// without walking the tree where it can be (`PairRun.planWatchedChanges`).
     public var watchedChanges: WatchedChanges?
     /// `--ignore-hidden-names`: as the folder's `hidden_names: ignore`.
     public var ignoresHiddenNames = false
@@ -68,7 +68,7 @@ public struct RunOptions: Sendable {
 
 /// One push or pull of one folder pair, start to end: lock, scan, list, plan, record the
 /// plan, run the jobs, report.
-public struct SyncRun: Sendable {
+public struct PairRun: Sendable {
     public let pair: FolderPair
     public let config: Config
     /// The state folder: its journal, history, locks and device identity.
@@ -93,7 +93,7 @@ public struct SyncRun: Sendable {
         var ignore: GlobSet
         var archiveMatcher: GlobSet?
         /// The run's bandwidth limit (the command line's, else the configuration's), shared
-        /// by the engine and the bundle step.
+        /// by the engine and the bundle transfers.
         var throttle: ByteThrottle?
     }
 
@@ -117,13 +117,13 @@ public struct SyncRun: Sendable {
         /// The remote side is the journal's (no listing this run: `remote_check`).
         var fromJournal = false
         /// Only these folders were listed (relative to the root); the journal holds the rest
-        /// (`SyncRun.snapshotChangedFolders`).
+        /// (`PairRun.snapshotChangedFolders`).
         var relisted: Set<String>?
         /// The listing, walked while planning reads it.
         var stream: RemoteListingStream?
         var catalog: BundleCatalog
-        var bundles: BundleStep
-        /// Why the remote side may be incomplete (`SyncRun.mergeCatalog`).
+        var bundles: BundleTransfers
+        /// Why the remote side may be incomplete (`PairRun.mergeCatalog`).
         var incomplete: String?
         /// Listed names that clash by Unicode normalization (`NormalizationClash`).
         var clashes: [[String]] = []
@@ -405,7 +405,7 @@ public struct SyncRun: Sendable {
         var bundleListing: [RemoteEntry] = []
         let bundleFolder = BundleNaming.folder(in: pair.remoteRoot)
         let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
-            .union(localHiddenFolders.compactMap { try? RemotePath($0) }.map(pair.remoteRoot.appending))
+            .union(localHiddenFolders.compactMap { try? RelativePath($0) }.map(pair.remoteRoot.appending))
         let waitToRetry = remoteRetryWait
         // Nothing to merge into the listing by path (no hidden names from a catalog, no
         // bundled files): the listing is walked as planning goes, a folder at a time.
@@ -424,7 +424,7 @@ public struct SyncRun: Sendable {
             let catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
                                                         maxMembers: config.listingBounds.maxEntries)
             if catalog.members.isEmpty {
-                let skipped: Set<RemotePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
+                let skipped: Set<RelativePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
                                                 RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
                 let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
                                           waitToRetry: waitToRetry)
@@ -489,12 +489,12 @@ public struct SyncRun: Sendable {
     }
 
     /// The archive bundles' step of this run, its work folder emptied (unless a dry run).
-    func bundleStep(opened: OpenJournal, rules: Rules) -> BundleStep {
-        let bundles = BundleStep(
+    func bundleStep(opened: OpenJournal, rules: Rules) -> BundleTransfers {
+        let bundles = BundleTransfers(
             pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
             workDirectory: PairWorkDirectory.path(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
             freeSpaceReserve: config.transfers.minFreeSpace, throttle: rules.throttle, progress: progress, sink: sink,
-            archivesRank: rules.classifier.rank(of: BundleStep.queue), clock: options.clock)
+            archivesRank: rules.classifier.rank(of: BundleTransfers.queue), clock: options.clock)
         if !options.dryRun { bundles.clearWorkDirectory() }
         return bundles
     }
@@ -555,7 +555,7 @@ public struct SyncRun: Sendable {
     private func reportDryRun(_ plan: Plan, partition: BundlePlanner.Partition) {
         let bundled = Set(partition.newBundles.joined().map(\.path) + partition.restores.values.joined().map(\.path))
         for job in plan.jobs {
-            let queue = bundled.contains(job.path) ? BundleStep.queue : job.queue
+            let queue = bundled.contains(job.path) ? BundleTransfers.queue : job.queue
             sink.emit(Self.plannedEvent(job, queue: queue))
         }
     }
@@ -612,7 +612,7 @@ public struct SyncRun: Sendable {
                 try await engine.run(pages: pages, summary: &summary)
             }
             // Bundles are the archives queue: after everything else.
-            if !Task.isCancelled && options.queues?.contains(BundleStep.queue) ?? true {
+            if !Task.isCancelled && options.queues?.contains(BundleTransfers.queue) ?? true {
                 try await runBundles(partition, snapshot: snapshot, summary: &summary)
             }
             if !Task.isCancelled, let failure = await saveCatalog(journal: journal, pairId: pairId, summary: summary, now: now) {
@@ -751,10 +751,10 @@ public struct SyncRun: Sendable {
         path.hasPrefix(".") || path.contains("/.")
     }
 
-    static func hiddenFolders(in paths: [String], below root: RemotePath) -> Set<RemotePath> {
-        var folders: Set<RemotePath> = []
+    static func hiddenFolders(in paths: [String], below root: RelativePath) -> Set<RelativePath> {
+        var folders: Set<RelativePath> = []
         for text in paths where isHidden(text) {
-            guard let path = try? RemotePath(text) else { continue }
+            guard let path = try? RelativePath(text) else { continue }
             var folder = path.parent
             while let current = folder, !current.isRoot {
                 if current.components.contains(where: { $0.hasPrefix(".") }) { folders.insert(root.appending(current)) }

@@ -11,7 +11,7 @@ import FerryPluginAPI
 /// or replaced on the server) are noticed by that next listing, or by `ferry verify`.
 /// Pull and sync folders list on every run: the remote is where their changes come from.
 /// docs/remote-check.md.
-extension SyncRun {
+extension PairRun {
     /// The remote side from the journal, or nil when this run must list it.
     func journalSnapshot(opened: OpenJournal, rules: Rules, now: Double) async throws(RunError) -> RemoteSnapshot? {
         guard pair.mode == .push, !options.fullListing, !options.mirror, config.archive == nil,

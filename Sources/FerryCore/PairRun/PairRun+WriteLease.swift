@@ -4,7 +4,7 @@ import Foundation
 
 /// Write leases for stores that cannot keep concurrent writers apart on their own
 /// (`WriteLease`, docs/two-way-sync.md "Write leases").
-extension SyncRun {
+extension PairRun {
     /// The keeper of this pair's write lease when this run needs one: a run with jobs that
     /// other devices may write beside (a two-way sync, or a push into a folder that keeps
     /// every version), on a store without conditional new names or without an atomic move.

@@ -6,7 +6,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 
-extension BundleStep {
+extension BundleTransfers {
     /// Builds, uploads and records each new bundle of a push: the bundle first, then its
     /// manifest (so a manifest never names a missing bundle), then one journal transaction
     /// with the bundle, its members and its files in sync. A bundle that cannot be sent
