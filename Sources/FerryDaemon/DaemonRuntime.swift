@@ -83,7 +83,8 @@ public struct DaemonRuntime: Sendable {
         let control = self.control
         let board = DaemonStatusBoard(stateFolder: state, command: command,
                                       itemsProvider: { await items.current() }, events: control?.events,
-                                      recordsOutages: true, liveRuns: liveRuns, clock: clock)
+                                      liveRuns: liveRuns, clock: clock)
+        let outages = OutageRecorder(state: state)
         // Outages a killed process left open end now: what happened after it is not known.
         try? await state.history().closeOpenOutages(at: clock.wallTime())
         let bandwidth = BandwidthSwitcher(settings: config.bandwidth, clock: clock)
@@ -94,7 +95,7 @@ public struct DaemonRuntime: Sendable {
         let makeSink = self.makeSink
         let runners = Runners(pauses: control?.pauses) { pair in
             board.register(pair)
-            var sink: any RunEventSink = BoardEventSink(inner: makeSink(pair), board: board)
+            var sink: any RunEventSink = BoardEventSink(inner: makeSink(pair), board: board, outages: outages, clock: clock)
             if let events = control?.events { sink = EventLogSink(inner: sink, log: events, folder: pair.name) }
             return PairRunner(pair: pair, config: config, state: state, options: options,
                               sink: sink, board: board, bandwidth: bandwidth, logger: logger)
@@ -129,6 +130,7 @@ public struct DaemonRuntime: Sendable {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await board.run() }
+            group.addTask { await outages.run() }
             group.addTask { await bandwidth.run() }
             group.addTask { await schedule.run() }
             for pair in pairs {
@@ -152,6 +154,7 @@ public struct DaemonRuntime: Sendable {
             logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
         }
         _ = await Self.within(.seconds(2), clock: clock) {
+            await outages.writeQueued()
             try? await state.history().closeOpenOutages(at: clock.wallTime())
         }
     }

@@ -9,7 +9,8 @@ import Logging
 import Synchronization
 
 /// The running process's live state, kept by the runners and the schedule, and written to
-/// `daemon-status.json` for `ferry status`. A lock, not an actor: event sinks report to it
+/// `daemon-status.json` for `ferry status` (outages go to the history through
+/// `OutageRecorder`). A lock, not an actor: event sinks report to it
 /// synchronously, in order.
 public final class DaemonStatusBoard: Sendable {
     private struct Folder {
@@ -49,15 +50,11 @@ public final class DaemonStatusBoard: Sendable {
     public let itemsProvider: (@Sendable () async -> Int?)?
     /// The control API's event stream, told of runs starting and ending and of pauses.
     public let events: DaemonEventLog?
-    /// Where outages are recorded for the health report (nil: not recorded).
-    private let outageHistory: StateFolder?
-    /// The last outage write under way (`recordOutage`).
-    private let outageWrites = Mutex<Task<Void, Never>?>(nil)
     /// The terminal's live table, when the process has one.
     private let liveRuns: (any LiveRunObserver)?
 
     public init(stateFolder: StateFolder, command: String, itemsProvider: (@Sendable () async -> Int?)? = nil,
-                events: DaemonEventLog? = nil, recordsOutages: Bool = false, liveRuns: (any LiveRunObserver)? = nil,
+                events: DaemonEventLog? = nil, liveRuns: (any LiveRunObserver)? = nil,
                 clock: any FerryClock) {
         path = DaemonSnapshot.path(in: stateFolder.directory)
         self.clock = clock
@@ -68,7 +65,6 @@ public final class DaemonStatusBoard: Sendable {
         self.command = command
         self.itemsProvider = itemsProvider
         self.events = events
-        outageHistory = recordsOutages ? stateFolder : nil
         self.liveRuns = liveRuns
     }
 
@@ -162,43 +158,21 @@ public final class DaemonStatusBoard: Sendable {
         state.withLock { $0.schedules = schedules }
     }
 
-    public func remoteOffline(_ remote: String, message: String) {
-        let began = state.withLock { state in
+    /// Marks a remote offline; true when it was not already (an outage begins).
+    @discardableResult
+    public func remoteOffline(_ remote: String, message: String) -> Bool {
+        state.withLock { state in
             guard state.offline[remote] == nil else { return false }
             state.offline[remote] = DaemonSnapshot.OfflineRemote(remote: remote, since: clock.wallDate(), message: message)
             return true
         }
-        if began, let outageHistory {
-            let now = clock.wallTime()
-            recordOutage { try? await outageHistory.history().outageBegan(remote: remote, at: now) }
-        }
     }
 
-    public func remoteOnline(_ remote: String) {
-        let ended = state.withLock { $0.offline.removeValue(forKey: remote) } != nil
-        if ended, let outageHistory {
-            let now = clock.wallTime()
-            recordOutage { try? await outageHistory.history().outageEnded(remote: remote, at: now) }
-        }
+    /// Marks a remote back; true when it was offline (an outage ends).
+    @discardableResult
+    public func remoteOnline(_ remote: String) -> Bool {
+        state.withLock { $0.offline.removeValue(forKey: remote) } != nil
     }
-
-    /// Returns once the outage writes asked for so far are in the history.
-    public func outageWritesFinished() async {
-        await outageWrites.withLock { $0 }?.value
-    }
-
-    /// Writes an outage's beginning or end to the history after the writes before it: a
-    /// remote that comes back at once must not have its end written before its beginning.
-    private func recordOutage(_ write: @escaping @Sendable () async -> Void) {
-        outageWrites.withLock { last in
-            let previous = last
-            last = Task {
-                await previous?.value
-                await write()
-            }
-        }
-    }
-
 
     public func snapshot() async -> DaemonSnapshot {
         let items = await itemsProvider?()
@@ -240,20 +214,27 @@ public final class DaemonStatusBoard: Sendable {
     }
 }
 
-/// Passes a run's events on, and tells the board about remotes going offline and back.
+/// Passes a run's events on, and tells the board about remotes going offline and back,
+/// and the outage recorder when an outage begins or ends.
 public struct BoardEventSink: RunEventSink {
     public let inner: any RunEventSink
     public let board: DaemonStatusBoard
+    public let outages: OutageRecorder?
+    private let clock: any FerryClock
 
-    public init(inner: any RunEventSink, board: DaemonStatusBoard) {
+    public init(inner: any RunEventSink, board: DaemonStatusBoard, outages: OutageRecorder?, clock: any FerryClock) {
         self.inner = inner
         self.board = board
+        self.outages = outages
+        self.clock = clock
     }
 
     public func emit(_ event: RunEvent) {
         switch event {
-        case let .remoteOffline(remote, message, _): board.remoteOffline(remote, message: message)
-        case let .remoteOnline(remote, _): board.remoteOnline(remote)
+        case let .remoteOffline(remote, message, _):
+            if board.remoteOffline(remote, message: message) { outages?.began(remote: remote, at: clock.wallTime()) }
+        case let .remoteOnline(remote, _):
+            if board.remoteOnline(remote) { outages?.ended(remote: remote, at: clock.wallTime()) }
         default: break
         }
         inner.emit(event)
