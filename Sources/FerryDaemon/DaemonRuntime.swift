@@ -44,8 +44,12 @@ public struct DaemonRuntime: Sendable {
 
     /// Runners by folder name and mode, made on first use (a schedule may pull a folder
     /// that is watched for push: one pair lock keeps the two apart).
+    ///
+    /// Each runner's `run()` is a child of `run()` here, which the runtime runs in its task
+    /// group: stopping the runtime stops every runner's run under way.
     actor Runners {
         private var runners: [String: PairRunner] = [:]
+        private nonisolated let hosts = ChildTasks()
         private let make: @Sendable (FolderPair) -> PairRunner
         private let pauses: DaemonPauses?
 
@@ -59,6 +63,10 @@ public struct DaemonRuntime: Sendable {
             if let existing = runners[key] { return existing }
             let runner = make(pair)
             runners[key] = runner
+            if hosts.start({ await runner.run() }).isFinished {
+                // The runtime is stopping: this runner will never run.
+                await runner.markStopped()
+            }
             // A folder paused through the API stays paused in runners made later.
             if pauses?.isPaused(pair.name) == true { await runner.pause() }
             return runner
@@ -68,10 +76,9 @@ public struct DaemonRuntime: Sendable {
             Array(runners.values)
         }
 
-        func stopAll() async {
-            await withTaskGroup(of: Void.self) { group in
-                for runner in runners.values { group.addTask { await runner.stop() } }
-            }
+        /// Runs the runners until cancelled; returns once every run under way has ended.
+        nonisolated func run() async {
+            await hosts.run()
         }
     }
 
@@ -128,31 +135,28 @@ public struct DaemonRuntime: Sendable {
             event.add("schedules", config.schedules.count)
             control.events.publish(name: "reload", object: event)
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await board.run() }
-            group.addTask { await outages.run() }
-            group.addTask { await bandwidth.run() }
-            group.addTask { await schedule.run() }
-            for pair in pairs {
-                let runner = await runners.runner(for: pair)
-                group.addTask { await Self.follow(pair, runner: runner, config: config, board: board, logger: logger) }
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await runners.run() }
+                group.addTask { await board.run() }
+                group.addTask { await outages.run() }
+                group.addTask { await bandwidth.run() }
+                group.addTask { await schedule.run() }
+                for pair in pairs {
+                    let runner = await runners.runner(for: pair)
+                    group.addTask { await Self.follow(pair, runner: runner, config: config, board: board, logger: logger) }
+                }
+                // The runners wait until cancelled, so one loop ending (a folder that cannot
+                // be watched) does not end the rest.
+                await group.waitForAll()
             }
-            // Park until cancelled, so that one loop ending (a folder that cannot be
-            // watched) does not end the rest.
-            group.addTask {
-                while !Task.isCancelled { await clock.sleep(for: 3600.0) }
-            }
-            await group.waitForAll()
+        } onCancel: {
+            // Requests from now on wait for the next runtime (a reload) or get none (a stop).
+            if let control, let handle { control.slot.remove(handle) }
+            logger.info("stopping at a resumable point", metadata: ["within": "\(config.watch.stopTimeout)"])
         }
-        // Requests from now on wait for the next runtime (a reload) or get none (a stop).
-        if let control, let handle { control.slot.remove(handle) }
-
-        logger.info("stopping at a resumable point",
-                    metadata: ["within": "\(config.watch.stopTimeout)"])
-        let stopped = await Self.within(config.watch.stopTimeout, clock: clock) { await runners.stopAll() }
-        if !stopped {
-            logger.warning("transfers did not stop in time; exiting anyway (the journal resumes them on the next start)")
-        }
+        // The bound on the stop (`stop_timeout`) is kept by whoever cancelled the runtime
+        // (`LongRunningProcess`): a child task cannot be left behind, only waited for.
         _ = await Self.within(.seconds(2), clock: clock) {
             await outages.writeQueued()
             try? await state.history().closeOpenOutages(at: clock.wallTime())
@@ -186,7 +190,7 @@ public struct DaemonRuntime: Sendable {
 
     /// Runs `body` in a fresh task (so the caller's cancellation does not reach it) and
     /// waits for it at most `limit`; tells whether it finished.
-    static func within(_ limit: Duration, clock: any FerryClock, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+    package static func within(_ limit: Duration, clock: any FerryClock, _ body: @escaping @Sendable () async -> Void) async -> Bool {
         // An unstructured task: the caller is cancelled by now, and its cancellation must
         // not cut the wait short.
         await Task {

@@ -14,6 +14,10 @@ import Logging
 /// whose transfers are running; the changes it found are planned as soon as the current
 /// run ends. Between processes the pair's `RunLock` does the same: a run waits while a
 /// `ferry push` of the same pair holds it.
+///
+/// Its runs, and the timers and feeds between them, are child tasks of `run()`, which the
+/// runtime runs for as long as it runs: cancelling it stops the run under way at a
+/// resumable point, and it returns once that run has ended.
 public actor PairRunner {
     public nonisolated let pair: FolderPair
     private let config: Config
@@ -32,14 +36,16 @@ public actor PairRunner {
 
     private var pending: RunRequest?
     private var completions: [@Sendable (RunSummary?) -> Void] = []
-    private var worker: Task<Void, Never>?
+    /// What this runner starts: every task of its own is a child of `run()`.
+    private let tasks = ChildTasks()
+    private var worker: ChildTasks.Handle?
     private var stopping = false
     /// Files the watcher saw changing that have not settled: left out of every run.
     private var unsettled: Set<String> = []
     /// The running push's feed, while it takes new files.
     private var activeFeed: JobFeed?
     /// Files waiting to be offered to the running push once quiet; cancelled when it ends.
-    private var offers: [Task<Void, Never>] = []
+    private var offers: [ChildTasks.Handle] = []
     /// Runs that failed in a row, and since when the remote has not answered.
     private var failuresInRow = 0
     /// Since when (the clock's monotonic seconds) the remote has not answered.
@@ -50,7 +56,7 @@ public actor PairRunner {
     /// and are run by the recheck that finds them holding again.
     private var conditionWait: ConditionWait
     private let probe: SystemConditionProbe
-    private var recheck: Task<Void, Never>?
+    private var recheck: ChildTasks.Handle?
 
     public init(pair: FolderPair, config: Config, state: StateFolder, options: RunOptions,
                 sink: any RunEventSink, board: DaemonStatusBoard, bandwidth: BandwidthSwitcher, logger: Logger) {
@@ -84,11 +90,36 @@ public actor PairRunner {
         let folders = request.settledFolders.subtracting([""])
         if let feed = activeFeed, !request.settledFiles.isEmpty || !folders.isEmpty {
             let files = request.settledFiles
-            Task { await self.feedNewFiles(files, folders: folders, into: feed) }
+            tasks.start { await self.feedNewFiles(files, folders: folders, into: feed) }
         }
         if worker == nil && !paused && conditionWait.probeDue(now: clock.wallTime()) {
-            worker = Task { await self.work() }
+            startWorker()
         }
+    }
+
+    /// Runs what is asked, and what is started meanwhile, until cancelled (the runtime
+    /// stops); then stops the run under way at a resumable point and returns once it has
+    /// ended. What is asked from then on is answered with nil. Called once.
+    public func run() async {
+        await tasks.run()
+        markStopped()
+    }
+
+    /// Nothing will run any more (the runner ran and was stopped, or the runtime stopped
+    /// before it could run): what waits, and what is asked from now on, is answered nil.
+    func markStopped() {
+        stopping = true
+        worker = nil
+        recheck = nil
+        offers = []
+        for completion in completions { completion(nil) }
+        completions = []
+        pending = nil
+    }
+
+    private func startWorker() {
+        worker = tasks.start { await self.work() }
+        if worker?.isFinished == true { markStopped() }
     }
 
     /// Reads the folder's run conditions and decides; false when it must wait (a recheck is
@@ -106,7 +137,7 @@ public actor PairRunner {
             recheck?.cancel()
             let delay = max(0, recheckAt - clock.wallTime())
             let clock = self.clock
-            recheck = Task {
+            recheck = tasks.start {
                 await clock.sleep(for: delay)
                 guard !Task.isCancelled else { return }
                 await self.recheckConditions()
@@ -121,7 +152,7 @@ public actor PairRunner {
         recheck = nil
         guard !stopping, !paused, worker == nil else { return }
         if pending != nil {
-            worker = Task { await self.work() }
+            startWorker()
         } else {
             _ = await conditionsHold()
         }
@@ -135,7 +166,7 @@ public actor PairRunner {
         board.setPaused(pair: pair.name, paused: true)
         let running = worker
         running?.cancel()
-        await running?.value
+        await running?.finished()
     }
 
     /// Runs again: what waited, or a run that catches up with what changed meanwhile.
@@ -144,19 +175,6 @@ public actor PairRunner {
         paused = false
         board.setPaused(pair: pair.name, paused: false)
         request(RunRequest(reason: "resume"))
-    }
-
-    /// Stops asking for runs and cancels the one under way, which lets its transfers stop at
-    /// a resumable point; returns when it has ended.
-    public func stop() async {
-        stopping = true
-        recheck?.cancel()
-        let running = worker
-        running?.cancel()
-        await running?.value
-        for completion in completions { completion(nil) }
-        completions = []
-        pending = nil
     }
 
     private func work() async {
@@ -181,7 +199,7 @@ public actor PairRunner {
         // the daemon started) join this push once they have settled, instead of waiting for
         // its end: on a first push of hours, that is hours.
         if let feed {
-            options.onFreshHeldBack = { fresh in Task { await self.offerAgainWhenQuiet(fresh, feed: feed) } }
+            options.onFreshHeldBack = { fresh in self.tasks.start { await self.offerAgainWhenQuiet(fresh, feed: feed) } }
         }
         defer {
             activeFeed = nil
@@ -278,9 +296,10 @@ public actor PairRunner {
                                                   "retry_in": "\(delay)"])
         }
         let clock = self.clock
-        Task {
+        tasks.start {
             await clock.sleep(for: delay)
-            self.request(RunRequest(reason: "retry"))
+            guard !Task.isCancelled else { return }
+            await self.request(RunRequest(reason: "retry"))
         }
     }
 
@@ -327,7 +346,7 @@ public actor PairRunner {
         let clock = self.clock
         let wait = max(0, newest + quietPeriod - clock.wallTime()) + 0.01
         let paths = Set(fresh.keys)
-        offers.append(Task {
+        offers.append(tasks.start {
             await clock.sleep(until: clock.now() + wait)
             guard !Task.isCancelled else { return }
             await self.feedAgain(paths, into: feed)

@@ -56,6 +56,8 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         let companion = beside.map { beside in Task.detached { await beside() } }
         // Every runtime's state folder (a reload may bring another), closed once all is over.
         let states = Mutex([initial.state])
+        // The runtime that runs now, whose `stop_timeout` bounds its stop.
+        let running = Mutex(initial)
         await cancelWhenGracefulShutdown {
             let current = Current(Task { await initial.run() })
             await withTaskCancellationHandler {
@@ -75,12 +77,15 @@ struct LongRunningProcess: Service, CustomStringConvertible {
                         // The old runtime stops first: two watchers on one folder would only
                         // queue behind each other's pair locks.
                         current.cancel()
-                        await current.value?.value
+                        if let old = current.value { await Self.stopped(old, runtime: running.withLock { $0 }, logger: logger) }
+                        running.withLock { $0 = fresh }
                         _ = current.replace(with: Task { await fresh.run() })
                         if Task.isCancelled { current.cancel() }
                     }
                 }
-                await current.value?.value
+                // Until the graceful stop (the signals end the loop above at the same point).
+                while !Task.isCancelled { await initial.options.clock.sleep(for: 3600.0) }
+                if let last = current.value { await Self.stopped(last, runtime: running.withLock { $0 }, logger: logger) }
             } onCancel: {
                 current.cancel()
             }
@@ -92,6 +97,16 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         var closed = Set<ObjectIdentifier>()
         for state in states.withLock({ $0 }) where closed.insert(ObjectIdentifier(state)).inserted {
             await state.close()
+        }
+    }
+
+    /// Waits for a cancelled runtime to end, at most `stop_timeout` and two seconds for its
+    /// last history writes: a transfer that does not notice its cancellation must not keep
+    /// the process, or a reload, waiting. The journal resumes what it leaves.
+    private static func stopped(_ runtime: Task<Void, Never>, runtime settings: DaemonRuntime, logger: Logger) async {
+        let limit = settings.config.watch.stopTimeout + .seconds(2)
+        if !(await DaemonRuntime.within(limit, clock: settings.options.clock) { await runtime.value }) {
+            logger.warning("transfers did not stop in time; going on without them (the journal resumes them on the next start)")
         }
     }
 

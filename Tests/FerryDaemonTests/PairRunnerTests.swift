@@ -25,10 +25,12 @@ final class SummaryCounter: RunEventSink {
 /// `PairRunner` over a real local folder pair and a real journal.
 @Suite("PairRunner", .integration)
 struct PairRunnerTests {
-    struct Setup {
+    final class Setup: Sendable {
         let folder = TemporaryDirectory("pairrunner")
         let counter = SummaryCounter()
         let runner: PairRunner
+        /// The runner's `run()`, as the runtime's task group runs it, for the test's length.
+        private let hosting: Task<Void, Never>
 
         /// Files were modified two hours ago; the quiet period is an hour, so "fresh" stays
         /// fresh however slowly a loaded machine runs the test. With a `clock`, the runner's
@@ -50,7 +52,11 @@ struct PairRunnerTests {
             runner = PairRunner(pair: pair, config: config, state: StateFolder(directory: state), options: options, sink: counter,
                                 board: DaemonStatusBoard(stateFolder: StateFolder(directory: state), command: "test", clock: clock),
                                 bandwidth: BandwidthSwitcher(settings: BandwidthSettings(), clock: clock), logger: Logger(label: "test"))
+            let runner = self.runner
+            hosting = Task { await runner.run() }
         }
+
+        deinit { hosting.cancel() }
 
         /// Asks for a run and waits for its summary.
         func run(_ request: RunRequest) async -> RunSummary? {
