@@ -80,7 +80,7 @@ package struct NewFileJobs {
             var record = FileRecord(pairId: pairId, path: path, queue: classifier.queue(forPath: path, size: meta.size),
                                     status: .needsUpload, updatedAt: now)
             record.local = version
-            record.action = .upload
+            record.plan(.upload)
             result.jobs.append(record)
         }
         return result

@@ -238,7 +238,7 @@ extension TransferEngine {
             case let .park(job):
                 // The attempt may have got through before the connection failed: the next
                 // one looks at the target first.
-                jobs.records[job.path]?.lastError = jobs.errors[job.path]?.description
+                jobs.records[job.path]?.parkAfterLostConnection(error: jobs.errors[job.path]?.description)
             case .probe:
                 let backend = engine.executor.pair.backend
                 group.addTask {

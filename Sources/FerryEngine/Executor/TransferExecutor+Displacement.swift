@@ -156,8 +156,7 @@ extension TransferExecutor {
         let options = redecisionOptions(tries: tries)
         record = Planner.applying(Planner.decideAgain(record, options: options), to: record, options: options, now: currentTime())
         if record.action != nil {
-            record.attempts = tries
-            record.lastError = RemoteChangedSincePlan.note + change.message
+            record.noteRedecision(tries, reason: RemoteChangedSincePlan.note + change.message)
         }
         return record
     }

@@ -62,7 +62,7 @@ extension TransferExecutor {
         winner.local = nil
         winner.startOver(waitingFor: .download, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsUpload, updatedAt: now)
-        loser.action = .upload
+        loser.plan(.upload)
         loser.local = LocalVersion(size: renamed.size, modifiedNanos: renamed.modifiedNanos, inode: Int64(bitPattern: renamed.inode))
         // A pull sends nothing: the kept copy stays on this device.
         if planOptions.mode == .pull {
@@ -83,7 +83,7 @@ extension TransferExecutor {
         winner.remote = nil
         winner.startOver(waitingFor: .upload, at: now)
         var loser = FileRecord(pairId: planned.pairId, path: target, queue: planned.queue, status: .needsDownload, updatedAt: now)
-        loser.action = .download
+        loser.plan(.download)
         loser.remote = RemoteVersion(entry)
         return .moved(saved: [winner, loser], removed: [], next: [winner, loser])
     }

@@ -80,10 +80,12 @@ extension FileRecord {
             throw DatabaseError(message: "unknown file status '\(statusText)' in the journal")
         }
         self.init(pairId: row[0], path: row[1], queue: row[2], status: status, updatedAt: row[26])
+        var action: FileAction?
         if let text: String = row[4] {
-            guard let action = FileAction(rawValue: text) else { throw DatabaseError(message: "unknown file action '\(text)' in the journal") }
-            self.action = action
+            guard let known = FileAction(rawValue: text) else { throw DatabaseError(message: "unknown file action '\(text)' in the journal") }
+            action = known
         }
+        restoreJob(action: action, attempts: row[19], nextAttemptAt: row[20], lastError: row[21])
         localSize = row[5]
         localModifiedNanos = row[6]
         localInode = row[7]
@@ -98,9 +100,6 @@ extension FileRecord {
         syncedRemoteModifiedNanos = row[16]
         syncedRemoteETag = row[17]
         syncedAt = row[18]
-        attempts = row[19]
-        nextAttemptAt = row[20]
-        lastError = row[21]
         transferSize = row[22]
         transferModifiedNanos = row[23]
         transferInode = row[24]

@@ -131,8 +131,7 @@ public enum Planner {
                 adopted += 1
             case let .transfer(action), let .delete(action), let .move(action, _):
                 let wasSameJob = original?.action == action && (original?.status.isPending ?? false)
-                record.plan(action)
-                if !wasSameJob { record.lastError = nil }
+                record.plan(action, sameJob: wasSameJob)
                 // A resumed job keeps the place it was moving to.
                 if !(wasSameJob && original?.moveTarget != nil) {
                     record.moveTarget = moveTarget(for: decision, record: record, options: options)

@@ -14,7 +14,9 @@ public struct FileRecord: Codable, Sendable, Equatable {
     /// Changed only by the transitions below (`plan`, `beginUpload`, `scheduleRetry`, …):
     /// every rule of the status table in DESIGN.md lives in this file.
     public private(set) var status: FileStatus
-    public var action: FileAction?
+    /// The job and its attempts change only by the transitions below too; the setters are
+    /// internal for the planner's hypotheticals and for tests.
+    public internal(set) var action: FileAction?
 
     public var localSize: Int64?
     public var localModifiedNanos: Int64?
@@ -39,9 +41,9 @@ public struct FileRecord: Codable, Sendable, Equatable {
     public var syncedRemoteETag: String?
     public var syncedAt: Double?
 
-    public var attempts: Int
-    public var nextAttemptAt: Double?
-    public var lastError: String?
+    public internal(set) var attempts: Int
+    public internal(set) var nextAttemptAt: Double?
+    public internal(set) var lastError: String?
 
     /// The version of the source that a partial transfer was made from, so that the next
     /// attempt continues it only when the source is still that version.
@@ -161,15 +163,41 @@ public struct FileRecord: Codable, Sendable, Equatable {
         }
     }
 
+    /// The job as the journal's row stored it: for the row mapping only.
+    package mutating func restoreJob(action: FileAction?, attempts: Int, nextAttemptAt: Double?, lastError: String?) {
+        self.action = action
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+    }
+
     // MARK: Status transitions (the only place `status` changes)
 
     /// A job is planned (or planned again): the file waits with the pending status of its
     /// action, with every attempt still ahead of it.
-    public mutating func plan(_ action: FileAction) {
+    /// `sameJob`: the file already waited for this very job, whose last error still says
+    /// why it waits; a new job starts with none.
+    public mutating func plan(_ action: FileAction, sameJob: Bool = true) {
         status = action.pendingStatus
         self.action = action
         attempts = 0
         nextAttemptAt = nil
+        if !sameJob { lastError = nil }
+    }
+
+    /// The remote changed while this file's job ran, and the job was decided again: the
+    /// redecision counts as the job's attempt, and the reason is kept (the count is read
+    /// back from it, to stop deciding again and again).
+    public mutating func noteRedecision(_ count: Int, reason: String) {
+        attempts = count
+        lastError = reason
+    }
+
+    /// The attempt's connection failed while the remote was going away: the job waits for
+    /// it to come back, and its error says the attempt may have got through, so the next
+    /// one looks at the target first.
+    public mutating func parkAfterLostConnection(error: String?) {
+        lastError = error
     }
 
     /// A local rename was found: this new name's upload is dropped, the MOVE of the old
