@@ -19,18 +19,13 @@ enum FolderRunCommand {
             try await OnDemandFetch.request(folder: folder, paths: fetch, context: context, json: global.json,
                                             dryRun: transfer.dryRun)
         }
-        // A named folder whose run conditions do not hold waits, even when the daemon owns it.
-        if let folder, remote == nil, !transfer.now, let configured = context.config.folder(named: folder),
-           let waiting = await RunConditionGate.waiting(configured.conditions) {
-            let summary = RunConditionGate.waitingSummary(folder: folder, mode: mode, reason: waiting)
-            (global.json ? JSONEventPrinter(folder: folder) as any RunEventSink
-                         : TextEventPrinter(verbose: false, display: nil, folder: nil)).emit(.summary(summary))
-            return
-        }
-        if let folder, remote == nil, loaded == nil,
-           try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer, mirror: mirror,
-                                                 json: global.json, verbose: global.verbose > 0) {
-            return
+        if let folder, remote == nil {
+            // A named folder whose run conditions do not hold waits, even when the daemon owns it.
+            if !transfer.now, await reportWaiting(folder: folder, mode: mode, config: context.config, json: global.json) { return }
+            if loaded == nil, try await DaemonDelegation.runIfOwned(folder: folder, mode: mode, context: context, transfer: transfer,
+                                                                   mirror: mirror, json: global.json, verbose: global.verbose > 0) {
+                return
+            }
         }
         let selection = FolderSelection(config: context.config, registry: context.registry,
                                         currentDirectory: context.currentDirectory)
@@ -40,11 +35,33 @@ enum FolderRunCommand {
         } catch {
             throw CommandFailure.usage(error.message)
         }
-        let options = try transfer.runOptions(mirror: mirror)
+        let groups = groupedByRemote(pairs)
+        let shared = try SharedRun(mode: mode, pairs: pairs, typedFolder: folder, typedRemote: remote, context: context,
+                                   global: global, transfer: transfer, mirror: mirror, concurrent: groups.count > 1)
+        let (outcome, interrupted) = await runStoppingOnInterrupt(groups, shared: shared)
+        if interrupted {
+            let left = shared.progresses.values.flatMap { $0.snapshot() }
+                .reduce(0) { $0 + max(0, $1.filesTotal - $1.filesDone - $1.filesFailed) }
+            throw CommandFailure(exitCode: 130, message: "stopped; \(Plural.count(left, "file")) left, run the same command to continue")
+        }
+        if outcome == .configuration { throw ExitCode(2) }
+        if outcome == .failed { throw ExitCodeFailure.someFilesFailed }
+    }
 
-        // Folders on different remotes run side by side, so one remote that is offline
-        // (and waited for, up to retry.offline_wait) does not hold up the others; folders
-        // on the same remote run one after another, in config order.
+    /// Reports a configured folder whose run conditions do not hold; true when it did.
+    private static func reportWaiting(folder: String, mode: SyncMode, config: Config, json: Bool) async -> Bool {
+        guard let configured = config.folder(named: folder),
+              let waiting = await RunConditionGate.waiting(configured.conditions) else { return false }
+        let summary = RunConditionGate.waitingSummary(folder: folder, mode: mode, reason: waiting)
+        (json ? JSONEventPrinter(folder: folder) as any RunEventSink
+              : TextEventPrinter(verbose: false, display: nil, folder: nil)).emit(.summary(summary))
+        return true
+    }
+
+    /// Folders on different remotes run side by side, so one remote that is offline (and
+    /// waited for, up to retry.offline_wait) does not hold up the others; folders on the
+    /// same remote run one after another, in config order.
+    static func groupedByRemote(_ pairs: [FolderPair]) -> [[FolderPair]] {
         var groups: [[FolderPair]] = []
         var groupOfRemote: [String: Int] = [:]
         for pair in pairs {
@@ -55,26 +72,58 @@ enum FolderRunCommand {
                 groups.append([pair])
             }
         }
-        let concurrent = groups.count > 1
-        let single = pairs.count == 1
-        let config = context.config, state = context.state
-        let json = global.json, verbose = global.verbose > 0, dryRun = transfer.dryRun
-        let ignoresConditions = transfer.now
-        let destinations = Dictionary(pairs.map { ($0.name, destination($0, typedFolder: folder, typedRemote: remote, config: config)) },
+        return groups
+    }
+
+    /// What every pair's run of one command shares.
+    struct SharedRun: Sendable {
+        let mode: SyncMode
+        let config: Config
+        let state: StateFolder
+        let options: RunOptions
+        let ignoresConditions: Bool
+        let json: Bool
+        let verbose: Bool
+        let dryRun: Bool
+        /// Several groups run at once: no progress bar, and each line names its folder.
+        let concurrent: Bool
+        /// A single pair's run error is the command's error; with several, it is reported
+        /// and the others go on.
+        let single: Bool
+        let destinations: [String: Destination]
+        let progresses: [String: RunProgress]
+
+        init(mode: SyncMode, pairs: [FolderPair], typedFolder: String?, typedRemote: String?, context: CommandContext,
+             global: GlobalOptions, transfer: TransferOptions, mirror: Bool, concurrent: Bool) throws {
+            self.mode = mode
+            config = context.config
+            state = context.state
+            options = try transfer.runOptions(mirror: mirror)
+            ignoresConditions = transfer.now
+            json = global.json
+            verbose = global.verbose > 0
+            dryRun = transfer.dryRun
+            self.concurrent = concurrent
+            single = pairs.count == 1
+            let config = context.config
+            destinations = Dictionary(pairs.map { ($0.name, destination($0, typedFolder: typedFolder, typedRemote: typedRemote, config: config)) },
                                       uniquingKeysWith: { first, _ in first })
-        let progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
+            progresses = Dictionary(pairs.map { ($0.name, RunProgress()) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// Runs the groups side by side. Ctrl-C stops them at a resumable point (transfers under
+    /// way keep what they sent, the journal is committed); a second Ctrl-C exits at once.
+    private static func runStoppingOnInterrupt(_ groups: [[FolderPair]], shared: SharedRun) async -> (RunOutcome, interrupted: Bool) {
+        // Unstructured: the first Ctrl-C cancels the runs, and the signal watcher must go on
+        // to hear a second one.
         let work = Task {
             await withTaskGroup(of: RunOutcome.self) { tasks in
                 for group in groups {
                     tasks.addTask {
                         var worst = RunOutcome.succeeded
                         for pair in group where !Task.isCancelled {
-                            worst = max(worst, await runOne(pair, mode: mode, config: config, state: state,
-                                             ignoresConditions: ignoresConditions,
-                                             options: options, progress: progresses[pair.name] ?? RunProgress(),
-                                             destination: destinations[pair.name] ?? Destination(local: pair.name, remote: ""),
-                                             json: json, verbose: verbose, dryRun: dryRun,
-                                             showsProgress: !concurrent, namesFolder: concurrent, throwsOnError: single))
+                            worst = max(worst, await runOne(pair, shared: shared))
                         }
                         return worst
                     }
@@ -82,8 +131,6 @@ enum FolderRunCommand {
                 return await tasks.reduce(.succeeded) { max($0, $1) }
             }
         }
-        // Ctrl-C stops the run at a resumable point (transfers under way keep what they
-        // sent, the journal is committed); a second Ctrl-C exits at once.
         let interrupted = InterruptFlag()
         let signals = await UnixSignalsSequence(trapping: .sigint)
         let watcher = Task {
@@ -94,13 +141,7 @@ enum FolderRunCommand {
         }
         let outcome = await work.value
         watcher.cancel()
-        if interrupted.isSet {
-            let left = progresses.values.flatMap { $0.snapshot() }
-                .reduce(0) { $0 + max(0, $1.filesTotal - $1.filesDone - $1.filesFailed) }
-            throw CommandFailure(exitCode: 130, message: "stopped; \(Plural.count(left, "file")) left, run the same command to continue")
-        }
-        if outcome == .configuration { throw ExitCode(2) }
-        if outcome == .failed { throw ExitCodeFailure.someFilesFailed }
+        return (outcome, interrupted.isSet)
     }
 
     /// Where a run's files go, as the person named the two ends: `photos → nas:photos`, or
@@ -144,18 +185,18 @@ enum FolderRunCommand {
     }
 
     /// Runs one pair and reports it.
-    /// A single pair's run error is the command's error (`throwsOnError`); with several,
-    /// it is reported and the others go on.
-    private static func runOne(_ pair: FolderPair, mode: SyncMode, config: Config, state: StateFolder, ignoresConditions: Bool,
-                               options: RunOptions, progress: RunProgress, destination: Destination, json: Bool, verbose: Bool, dryRun: Bool,
-                               showsProgress: Bool, namesFolder: Bool, throwsOnError: Bool) async -> RunOutcome {
-        let display = (showsProgress && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
+    private static func runOne(_ pair: FolderPair, shared: SharedRun) async -> RunOutcome {
+        let mode = shared.mode, config = shared.config, state = shared.state, options = shared.options
+        let json = shared.json, dryRun = shared.dryRun, throwsOnError = shared.single
+        let progress = shared.progresses[pair.name] ?? RunProgress()
+        let destination = shared.destinations[pair.name] ?? Destination(local: pair.name, remote: "")
+        let display = (!shared.concurrent && !json && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal && !dryRun)
             ? ProgressDisplay(progress: progress, title: "\(mode.rawValue) \(destination.local)") : nil
         let sink: any RunEventSink = json
             ? JSONEventPrinter(folder: pair.name, destination: destination)
-            : TextEventPrinter(verbose: verbose, display: display, folder: namesFolder ? pair.name : nil,
+            : TextEventPrinter(verbose: shared.verbose, display: display, folder: shared.concurrent ? pair.name : nil,
                                destination: destination.text, naming: destination.naming)
-        if !ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
+        if !shared.ignoresConditions, let waiting = await RunConditionGate.waiting(pair.conditions) {
             sink.emit(.summary(RunConditionGate.waitingSummary(folder: pair.name, mode: mode, reason: waiting)))
             return .succeeded
         }
