@@ -25,12 +25,9 @@ enum DaemonDelegation {
             throw CommandFailure.runtime("\(folder) is paused in the running daemon; resume it from its status page or with POST /v1/folders/\(folder)/resume")
         }
 
-        var skipRuns = 0
-        var asked = false
-        var started = false
-        var summary: [String: Any]?
-        /// Asks the daemon to run the folder; the runs to let pass first (one under way).
-        func ask() async throws -> Int {
+        /// Asks the daemon to run the folder; true when a run of it is under way (ours is
+        /// the one after it).
+        func ask() async throws -> Bool {
             let (_, now) = try await client.request("GET", "/v1/folders/" + Self.escape(folder))
             var body: [String: Any] = ["mode": mode.rawValue]
             if transfer.acceptChanges { body["accept_changes"] = true }
@@ -38,50 +35,33 @@ enum DaemonDelegation {
             guard status == 202 else {
                 throw CommandFailure.runtime("the daemon did not take the run: \(answer["error"] as? String ?? "HTTP \(status)")")
             }
-            // The run under way ends first; ours is the one after it.
-            return now["state"] as? String == "running" ? 1 : 0
+            return now["state"] as? String == "running"
         }
+        var follower = DelegatedRunFollower(folder: folder)
         for try await event in client.events() {
             let object = (try? JSONSerialization.jsonObject(with: Data(event.json.utf8)) as? [String: Any]) ?? [:]
-            if !asked {
-                // The stream is open (its first event is the status): now ask, so no event is missed.
-                guard event.name == "status" else { continue }
-                skipRuns = try await ask()
-                asked = true
-                if !json {
+            switch follower.handle(event.name, object) {
+            case .ignore:
+                continue
+            case let .ask(afterReload):
+                follower.askedDaemon(whileRunning: try await ask())
+                guard !json else { continue }
+                if afterReload {
+                    StandardStreams.error("the daemon reloaded its config; \(folder) runs again under it")
+                } else {
                     let pid = (object["daemon"] as? [String: Any])?["pid"] as? Int
                     StandardStreams.error("\(folder) belongs to the running daemon\(pid.map { " (pid \($0))" } ?? ""); it runs it now, following")
                 }
-                continue
-            }
-            if event.name == "reload" {
-                // The daemon read its config again: runs under way stopped at a resumable
-                // point, and the runtime that asked for ours is gone. Ask the new one.
-                guard object["folders"].map({ ($0 as? [String])?.contains(folder) ?? false }) ?? true else {
-                    throw CommandFailure.runtime("the daemon reloaded its config and \(folder) is no longer in it")
+            case .show:
+                if json {
+                    StandardStreams.output(event.json)
+                } else if let line = Self.line(event.name, object, verbose: verbose) {
+                    StandardStreams.output(line)
                 }
-                started = false
-                summary = nil
-                skipRuns = try await ask()
-                if !json { StandardStreams.error("the daemon reloaded its config; \(folder) runs again under it") }
-                continue
-            }
-            guard object["folder"] as? String == folder else { continue }
-            switch event.name {
-            case "paused":
-                throw CommandFailure.runtime("\(folder) was paused in the daemon before the run ended; resume it (POST /v1/folders/\(folder)/resume) and run the command again")
-            case "run_started":
-                if skipRuns == 0 { started = true }
-            case "run_ended":
-                // A run cut short by a reload is followed by the `reload` event, or by the
-                // end of the stream when the daemon stops: neither is the end of ours.
-                if object["stopped"] as? Bool == true { continue }
-                if skipRuns > 0 {
-                    skipRuns -= 1
-                    continue
-                }
-                guard started else { continue }
-                if let error = object["error"] as? String { throw CommandFailure.runtime(error) }
+            case let .failed(message):
+                throw CommandFailure.runtime(message)
+            case .ended:
+                let summary = follower.summary
                 if !json, let summary {
                     let remote = configured.remotePath.isRoot ? configured.remote : configured.remote + ":" + configured.remotePath.string
                     StandardStreams.output(Self.summaryLine(summary, mode: mode,
@@ -90,14 +70,6 @@ enum DaemonDelegation {
                 let failed = (summary?["failed"] as? Int ?? 0) + (summary?["conflicts"] as? Int ?? 0)
                 if failed > 0 { throw ExitCodeFailure.someFilesFailed }
                 return true
-            default:
-                guard started, skipRuns == 0 else { continue }
-                if event.name == "summary" { summary = object }
-                if json {
-                    StandardStreams.output(event.json)
-                } else if let line = Self.line(event.name, object, verbose: verbose) {
-                    StandardStreams.output(line)
-                }
             }
         }
         throw CommandFailure.runtime("the daemon stopped before the run ended; run the same command again")
