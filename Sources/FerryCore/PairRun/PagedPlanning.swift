@@ -91,24 +91,13 @@ struct PagedPlanning {
 
     /// Merges the local stream, the remote side and the journal's rows part by part.
     func plan(local: LocalScanStream, remote side: consuming RemoteSide) async throws(Failure) -> Plan {
-        var listing: RemoteListingStream?
-        var fromJournal = false
-        var relisted: Set<String> = []
-        switch consume side {
-        case let .listed(remote): listing = RemoteListingStream(files: remote)
-        case let .stream(stream): listing = stream
-        case .journal: fromJournal = true
-        case let .journalExcept(folders, listed):
-            fromJournal = true
-            relisted = folders
-            listing = RemoteListingStream(files: listed)
-        }
+        let source = RemoteSource(side)
         // The quick check settles rows by their local version only: the remote side must be
         // the rows' own, and an unchanged file must keep its queue (`ScanReconciler`).
-        let quickCheck = usesQuickCheck && fromJournal && queuesCurrent && options.mode == .push
+        let quickCheck = usesQuickCheck && source.fromJournal && queuesCurrent && options.mode == .push
         // Each side is read a batch ahead (`ReadAhead`); what was read and is past the part
         // being planned waits in `sides` (at most a batch each).
-        var sides = Sides(batchSize: pageSize, readers: readers(local: local, listing: listing, quickCheck: quickCheck))
+        var sides = Sides(batchSize: pageSize, readers: readers(local: local, listing: source.listing, quickCheck: quickCheck))
         let streamsJobs = !writesChanges && reportsJobs != nil
         let writer = writesChanges ? journal.map { PartWriter(journal: $0) } : nil
         var tally = PlanTally(mode: options.mode,
@@ -116,55 +105,14 @@ struct PagedPlanning {
         var frozen = FrozenPaths(paths: self.frozen)
         do throws(Failure) {
             while true {
-                try await sides.refill(frozen: &frozen, local: local, listing: listing)
+                try await sides.refill(frozen: &frozen, local: local, listing: source.listing)
                 let cut = sides.cut
                 var part = sides.take(cut, frozen: frozen)
                 if quickCheck, let journal {
                     tally.addSettled(try await settle(&part.rows, scanned: &part.scanned, journal: journal))
                 }
-                var partRemote: [String: RemoteVersion] = [:]
-                partRemote.reserveCapacity(part.listed.count + (fromJournal ? part.rows.count : 0))
-                var listedPaths: [String] = []
-                for (key, value) in part.listed {
-                    partRemote[key] = RemoteVersion(value)
-                    listedPaths.append(key)
-                }
-                tally.remoteCount += part.listedCount
-                var records: [String: FileRecord] = [:]
-                records.reserveCapacity(part.rows.count)
-                var rowPaths: [String] = []
-                rowPaths.reserveCapacity(part.rows.count)
-                for case let .whole(record) in part.rows where !frozen.contains(record.path) {
-                    records[record.path] = record
-                    rowPaths.append(record.path)
-                    if fromJournal, let version = record.remote,
-                       relisted.isEmpty || !relisted.contains(ChangeMarker.folder(of: record.path)) {
-                        // Keyed as the remote spells the name, as a listing would be.
-                        partRemote[record.remoteSpelling ?? record.path] = version
-                        tally.remoteCount += 1
-                    }
-                }
-                let partScan = part.scanned.map(\.entry)
-                let held = records.count + partScan.count + partRemote.count
-                tally.plan.peakPartRows = max(tally.plan.peakPartRows, held + sides.readAhead + (writer?.rowsInFlight ?? 0))
-                let heldBack = unsettled.union(await local.heldBack)
-                let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
-                                                                  pairId: pairId, classifier: classifier, now: now,
-                                                                  unsettled: heldBack, queuesCurrent: queuesCurrent)
-                // A file still being written is left out of this run, but once settled it
-                // replaces its remote version all the same: its new content counts in the
-                // content hold's sample. Otherwise a folder rewritten wholesale, seen by a
-                // watcher in pieces, sends the first settled files in a run too small to
-                // hold, before the rest settle and are held.
-                for path in rowPaths where !heldBack.isEmpty && heldBack.contains(path) {
-                    guard let record = records[path], record.status == .inSync, let remote = record.remote else { continue }
-                    tally.replacementSample.offer(path, remote: remote, remoteName: record.remoteSpelling)
-                }
-                // Rows, scanned files and listed files each come in path order: merged, not sorted.
-                let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
-                let planned = Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
-                                               classifier: classifier, now: now, order: order,
-                                               queuesCurrent: queuesCurrent, requeued: requeued)
+                let planned = await planPart(part, remote: source, frozen: frozen, tally: &tally,
+                                         alsoHeld: sides.readAhead + (writer?.rowsInFlight ?? 0), local: local)
                 if streamsJobs { reportsJobs?(planned.jobs) }
                 let changes = tally.add(planned)
                 try await writer?.write(changes.written, forgetting: changes.forgotten.map { (pairId: pairId, path: $0) })
@@ -176,6 +124,85 @@ struct PagedPlanning {
             await writer?.abandon()
             throw error
         }
+        try await finish(&tally, writer: writer, streamsJobs: streamsJobs)
+        var total = tally.plan
+        total.jobs = Planner.ranked(total.jobs, classifier: classifier)
+        return total
+    }
+
+    /// The remote side as planning reads it: a listing stream, the journal's rows' own
+    /// remote versions, or both (the rows except in folders listed again).
+    private struct RemoteSource {
+        var listing: RemoteListingStream?
+        var fromJournal = false
+        var relisted: Set<String> = []
+
+        init(_ side: consuming RemoteSide) {
+            switch consume side {
+            case let .listed(remote): listing = RemoteListingStream(files: remote)
+            case let .stream(stream): listing = stream
+            case .journal: fromJournal = true
+            case let .journalExcept(folders, listed):
+                fromJournal = true
+                relisted = folders
+                listing = RemoteListingStream(files: listed)
+            }
+        }
+    }
+
+    /// Plans one part: its journal rows, scanned files and listed files, all within one
+    /// stretch of paths. `alsoHeld`: rows held elsewhere meanwhile (read ahead, being
+    /// written), for the peak the plan reports.
+    private func planPart(_ part: Sides.Part, remote source: RemoteSource, frozen: FrozenPaths, tally: inout PlanTally,
+                      alsoHeld: Int, local: LocalScanStream) async -> Plan {
+        var partRemote: [String: RemoteVersion] = [:]
+        partRemote.reserveCapacity(part.listed.count + (source.fromJournal ? part.rows.count : 0))
+        var listedPaths: [String] = []
+        for (key, value) in part.listed {
+            partRemote[key] = RemoteVersion(value)
+            listedPaths.append(key)
+        }
+        tally.remoteCount += part.listedCount
+        var records: [String: FileRecord] = [:]
+        records.reserveCapacity(part.rows.count)
+        var rowPaths: [String] = []
+        rowPaths.reserveCapacity(part.rows.count)
+        for case let .whole(record) in part.rows where !frozen.contains(record.path) {
+            records[record.path] = record
+            rowPaths.append(record.path)
+            if source.fromJournal, let version = record.remote,
+               source.relisted.isEmpty || !source.relisted.contains(ChangeMarker.folder(of: record.path)) {
+                // Keyed as the remote spells the name, as a listing would be.
+                partRemote[record.remoteSpelling ?? record.path] = version
+                tally.remoteCount += 1
+            }
+        }
+        let partScan = part.scanned.map(\.entry)
+        let held = records.count + partScan.count + partRemote.count
+        tally.plan.peakPartRows = max(tally.plan.peakPartRows, held + alsoHeld)
+        let heldBack = unsettled.union(await local.heldBack)
+        let (merged, requeued) = ScanReconciler.reconcile(records: records, scan: ScanResult(entries: partScan, notes: []),
+                                                          pairId: pairId, classifier: classifier, now: now,
+                                                          unsettled: heldBack, queuesCurrent: queuesCurrent)
+        // A file still being written is left out of this run, but once settled it
+        // replaces its remote version all the same: its new content counts in the
+        // content hold's sample. Otherwise a folder rewritten wholesale, seen by a
+        // watcher in pieces, sends the first settled files in a run too small to
+        // hold, before the rest settle and are held.
+        for path in rowPaths where !heldBack.isEmpty && heldBack.contains(path) {
+            guard let record = records[path], record.status == .inSync, let remote = record.remote else { continue }
+            tally.replacementSample.offer(path, remote: remote, remoteName: record.remoteSpelling)
+        }
+        // Rows, scanned files and listed files each come in path order: merged, not sorted.
+        let order = SortedPathUnion.of([rowPaths, partScan.map(\.path.string), listedPaths])
+        return Planner.planPart(pairId: pairId, records: merged, remote: partRemote, options: options,
+                                classifier: classifier, now: now, order: order,
+                                queuesCurrent: queuesCurrent, requeued: requeued)
+    }
+
+    /// What needs every part's decisions: renames among the vanished files, the deletion
+    /// and replacement guards, and then the deletions held back until they passed.
+    private func finish(_ tally: inout PlanTally, writer: PartWriter?, streamsJobs: Bool) async throws(Failure) {
         if !tally.vanished.isEmpty {
             let renames = try await findRenames(of: tally.vanished, plannedJobs: tally.plan.jobs,
                                                 resumed: Set(tally.plan.resumedDisplacements))
@@ -210,9 +237,6 @@ struct PagedPlanning {
         } else if !streamsJobs {
             tally.plan.changedRecords += tally.heldDeletions
         }
-        var total = tally.plan
-        total.jobs = Planner.ranked(total.jobs, classifier: classifier)
-        return total
     }
 
     /// What reads each side, a batch at a time.

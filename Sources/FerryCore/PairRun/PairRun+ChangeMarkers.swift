@@ -144,7 +144,7 @@ extension PairRun {
         }
         let incomplete = try await mergeCatalog(catalog.map { RemoteCatalog(entries: $0.entries.filter(inListed)) },
                                                 known: known.filter(inListed), into: &remote, listedAny: true, opened: opened)
-        return RemoteSnapshot(files: remote, relisted: folders, catalog: BundleCatalog(), bundles: bundleStep(opened: opened, rules: rules),
+        return RemoteSnapshot(files: remote, relisted: folders, catalog: BundleCatalog(), bundles: bundleTransfers(opened: opened, rules: rules),
                               incomplete: incomplete, clashes: clashes, markers: markers)
     }
 

@@ -24,7 +24,7 @@ extension PairRun {
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }
-        return RemoteSnapshot(files: [:], fromJournal: true, catalog: BundleCatalog(), bundles: bundleStep(opened: opened, rules: rules),
+        return RemoteSnapshot(files: [:], fromJournal: true, catalog: BundleCatalog(), bundles: bundleTransfers(opened: opened, rules: rules),
                               incomplete: nil)
     }
 }

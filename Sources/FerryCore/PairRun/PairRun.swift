@@ -372,72 +372,32 @@ public struct PairRun: Sendable {
         let markers = try await lookAtChangeMarkers(opened: opened, now: now)
         switch markers?.decision {
         case .unchanged:
-            return RemoteSnapshot(files: [:], fromJournal: true, catalog: BundleCatalog(), bundles: bundleStep(opened: opened, rules: rules),
+            return RemoteSnapshot(files: [:], fromJournal: true, catalog: BundleCatalog(), bundles: bundleTransfers(opened: opened, rules: rules),
                                   incomplete: nil, markers: markers)
         case let .folders(folders):
             if let markers { return try await snapshotChangedFolders(folders, markers: markers, opened: opened, rules: rules) }
         case .listEverything, nil:
             break
         }
-        // The journal is read a page at a time while planning (`PagedPlanning`); here only
-        // its hidden paths, which the listing must be told about, with the local ones.
-        let localHiddenFolders = await LocalScanner(root: pair.localRoot, ignore: rules.ignore,
-                                                    followSymlinks: config.scan.followSymlinks).hiddenFolders()
-        var knownPaths: [String] = []
-        do {
-            knownPaths += try await opened.pairJournal?.hiddenPaths(pairId: opened.pairId) ?? []
-        } catch {
-            throw RunError(.journal, error.description, cause: .journal(error))
-        }
-        // What Ferry put on the remote under hidden names: the remote's catalog (a pull or
-        // sync), and what the journal knows it put there (a push or sync).
-        let remoteCatalog = try await loadCatalog(pairId: opened.pairId, markers: markers)
-        knownPaths += remoteCatalog?.entries.map(\.path) ?? []
-        let knownHidden: [RemoteCatalog.Entry]
-        do {
-            knownHidden = pair.mode == .pull ? [] : try await opened.pairJournal?.catalogEntries(pairId: opened.pairId) ?? []
-        } catch {
-            throw RunError(.journal, error.description, cause: .journal(error))
+        let known = try await knownHiddenNames(opened: opened, rules: rules, markers: markers)
+        let bundles = bundleTransfers(opened: opened, rules: rules)
+        // Nothing to merge into the listing by path (no hidden names from a catalog, no
+        // bundled files): the listing is walked as planning goes, a folder at a time.
+        var bundleCatalog: BundleCatalog?
+        if known.remoteCatalog?.entries.isEmpty ?? true && known.catalogEntries.isEmpty {
+            let catalog = try await listBundleCatalog(bundles)
+            if catalog.members.isEmpty {
+                return streamedSnapshot(catalog: catalog, bundles: bundles, known: known, rules: rules, markers: markers)
+            }
+            bundleCatalog = catalog
         }
         var remote: [String: RemoteEntry] = [:]
         var clashes: [[String]] = []
         // Archive bundles live in a hidden folder that nginx leaves out of listings.
         var bundleListing: [RemoteEntry] = []
-        let bundleFolder = BundleNaming.folder(in: pair.remoteRoot)
-        let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
-            .union(localHiddenFolders.compactMap { try? RelativePath($0) }.map(pair.remoteRoot.appending))
-        let waitToRetry = remoteRetryWait
-        // Nothing to merge into the listing by path (no hidden names from a catalog, no
-        // bundled files): the listing is walked as planning goes, a folder at a time.
-        var bundleCatalog: BundleCatalog?
-        let bundles = bundleStep(opened: opened, rules: rules)
-        if remoteCatalog?.entries.isEmpty ?? true && knownHidden.isEmpty {
-            do {
-                // The bundles' folder holds files only (and its listing alone is read).
-                bundleListing = try await pair.backend.list(bundleFolder, waitToRetry: waitToRetry)
-                    .filter { $0.kind == .file }
-            } catch where error.code == .notFound {
-                bundleListing = []
-            } catch {
-                throw listingFailure(error)
-            }
-            let catalog = try await bundles.loadCatalog(listed: bundleListing, writes: !options.dryRun,
-                                                        maxMembers: config.listingBounds.maxEntries)
-            if catalog.members.isEmpty {
-                let skipped: Set<RelativePath> = [bundleFolder, pair.trash.remoteFolder(root: pair.remoteRoot),
-                                                RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
-                let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: hints, skipped: skipped, bounds: config.listingBounds,
-                                          waitToRetry: waitToRetry)
-                return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
-                                      catalog: catalog, bundles: bundles, incomplete: nil,
-                                      checksCatalogAfterListing: remoteCatalog == nil, markers: markers,
-                                      keptTimes: Self.keptTimes(in: remoteCatalog))
-            }
-            bundleCatalog = catalog
-        }
         do {
-            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: hints.union([bundleFolder]),
-                                                          bounds: config.listingBounds, waitToRetry: waitToRetry)
+            let listing = try await pair.backend.listTree(pair.remoteRoot, hints: known.hints.union([BundleNaming.folder(in: pair.remoteRoot)]),
+                                                          bounds: config.listingBounds, waitToRetry: remoteRetryWait)
             (remote, bundleListing) = Self.remoteContent(of: listing, pair: pair, ignore: rules.ignore)
             // Before the map above merged them: one listed name in two Unicode forms.
             clashes = NormalizationClash.groups(in: listing.lazy.compactMap { entry in
@@ -456,10 +416,72 @@ public struct PairRun: Sendable {
                                                     maxMembers: config.listingBounds.maxEntries)
         }
         catalog.addVirtualEntries(to: &remote, root: pair.remoteRoot, ignore: rules.ignore)
-        let incomplete = try await mergeCatalog(remoteCatalog, known: knownHidden, into: &remote, listedAny: !remote.isEmpty,
-                                                opened: opened)
+        let incomplete = try await mergeCatalog(known.remoteCatalog, known: known.catalogEntries, into: &remote,
+                                                listedAny: !remote.isEmpty, opened: opened)
         return RemoteSnapshot(files: remote, catalog: catalog, bundles: bundles, incomplete: incomplete, clashes: clashes,
-                              markers: markers, keptTimes: Self.keptTimes(in: remoteCatalog))
+                              markers: markers, keptTimes: Self.keptTimes(in: known.remoteCatalog))
+    }
+
+    /// Names below hidden folders that the listing must be told about (some servers leave
+    /// them out) or that are merged into it: what Ferry put on the remote under hidden names.
+    private struct KnownHiddenNames {
+        /// Hidden folders to list although a listing may not show them.
+        var hints: Set<RelativePath>
+        /// The remote's catalog (a pull or sync).
+        var remoteCatalog: RemoteCatalog?
+        /// What the journal knows this device put there (a push or sync).
+        var catalogEntries: [RemoteCatalog.Entry]
+    }
+
+    private func knownHiddenNames(opened: OpenJournal, rules: Rules, markers: MarkerView?) async throws(RunError) -> KnownHiddenNames {
+        // The journal is read a page at a time while planning (`PagedPlanning`); here only
+        // its hidden paths, which the listing must be told about, with the local ones.
+        let localHiddenFolders = await LocalScanner(root: pair.localRoot, ignore: rules.ignore,
+                                                    followSymlinks: config.scan.followSymlinks).hiddenFolders()
+        var knownPaths: [String] = []
+        do {
+            knownPaths += try await opened.pairJournal?.hiddenPaths(pairId: opened.pairId) ?? []
+        } catch {
+            throw RunError(.journal, error.description, cause: .journal(error))
+        }
+        let remoteCatalog = try await loadCatalog(pairId: opened.pairId, markers: markers)
+        knownPaths += remoteCatalog?.entries.map(\.path) ?? []
+        let catalogEntries: [RemoteCatalog.Entry]
+        do {
+            catalogEntries = pair.mode == .pull ? [] : try await opened.pairJournal?.catalogEntries(pairId: opened.pairId) ?? []
+        } catch {
+            throw RunError(.journal, error.description, cause: .journal(error))
+        }
+        let hints = Self.hiddenFolders(in: knownPaths, below: pair.remoteRoot)
+            .union(localHiddenFolders.compactMap { try? RelativePath($0) }.map(pair.remoteRoot.appending))
+        return KnownHiddenNames(hints: hints, remoteCatalog: remoteCatalog, catalogEntries: catalogEntries)
+    }
+
+    /// The bundles' folder listed alone (it holds files only) and its catalog read.
+    private func listBundleCatalog(_ bundles: BundleTransfers) async throws(RunError) -> BundleCatalog {
+        let listed: [RemoteEntry]
+        do {
+            listed = try await pair.backend.list(BundleNaming.folder(in: pair.remoteRoot), waitToRetry: remoteRetryWait)
+                .filter { $0.kind == .file }
+        } catch where error.code == .notFound {
+            listed = []
+        } catch {
+            throw listingFailure(error)
+        }
+        return try await bundles.loadCatalog(listed: listed, writes: !options.dryRun, maxMembers: config.listingBounds.maxEntries)
+    }
+
+    /// A snapshot whose listing is walked while planning reads it, a folder at a time.
+    private func streamedSnapshot(catalog: BundleCatalog, bundles: BundleTransfers, known: KnownHiddenNames, rules: Rules,
+                                  markers: MarkerView?) -> RemoteSnapshot {
+        let skipped: Set<RelativePath> = [BundleNaming.folder(in: pair.remoteRoot), pair.trash.remoteFolder(root: pair.remoteRoot),
+                                          RemoteCatalog.folder(in: pair.remoteRoot), VersionName.folder(root: pair.remoteRoot)]
+        let walk = RemoteTreeWalk(top: pair.remoteRoot, hints: known.hints, skipped: skipped, bounds: config.listingBounds,
+                                  waitToRetry: remoteRetryWait)
+        return RemoteSnapshot(files: [:], stream: RemoteListingStream(walk: walk, backend: pair.backend, ignore: rules.ignore),
+                              catalog: catalog, bundles: bundles, incomplete: nil,
+                              checksCatalogAfterListing: known.remoteCatalog == nil, markers: markers,
+                              keptTimes: Self.keptTimes(in: known.remoteCatalog))
     }
 
     /// The catalog's kept times by path.
@@ -489,7 +511,7 @@ public struct PairRun: Sendable {
     }
 
     /// The archive bundles' step of this run, its work folder emptied (unless a dry run).
-    func bundleStep(opened: OpenJournal, rules: Rules) -> BundleTransfers {
+    func bundleTransfers(opened: OpenJournal, rules: Rules) -> BundleTransfers {
         let bundles = BundleTransfers(
             pair: pair, rule: config.archive, journal: opened.pairJournal, pairId: opened.pairId,
             workDirectory: PairWorkDirectory.path(in: stateDirectory, pairId: opened.pairId), retry: config.retry,
