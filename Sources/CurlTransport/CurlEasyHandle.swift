@@ -36,27 +36,51 @@ final class CurlEasyHandle {
         }
         let retained = Unmanaged.passRetained(context)
         defer { retained.release() }
-        let userdata = retained.toOpaque()
 
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
         }
+        var options = Options(handle: handle)
+        setConnection(request, settings: settings, &options)
+        setCredentials(settings.credentials, &options)
+        setMethodAndBody(request, settings: settings, &options, headers: &headerList)
+        setCallbacks(userdata: retained.toOpaque(), headers: headerList, &options)
+        if let bad = options.refusal {
+            return .failure(BackendError(.io, "libcurl refused an option", cause: String(cString: curl_easy_strerror(bad))))
+        }
+        return outcome(of: curl_easy_perform(handle), context: context, request: request)
+    }
 
-        var codes: [CURLcode] = []
-        func set(_ option: CURLoption, _ value: Int) { codes.append(CCurl_easy_setopt_long(handle, option, value)) }
-        func set(_ option: CURLoption, _ value: String) { codes.append(CCurl_easy_setopt_string(handle, option, value)) }
+    /// The options of one transfer as they are set, and the first libcurl refused.
+    private struct Options {
+        let handle: UnsafeMutableRawPointer
+        private(set) var refusal: CURLcode?
 
-        set(CURLOPT_URL, request.url)
-        set(CURLOPT_NOSIGNAL, 1)
-        set(CURLOPT_NOPROGRESS, 0)
-        set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
-        set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        set(CURLOPT_LOW_SPEED_TIME, settings.stallTimeout)
-        set(CURLOPT_FOLLOWLOCATION, 1)
-        set(CURLOPT_MAXREDIRS, settings.maxRedirects)
-        set(CURLOPT_USERAGENT, settings.userAgent)
+        init(handle: UnsafeMutableRawPointer) {
+            self.handle = handle
+        }
+
+        mutating func set(_ option: CURLoption, _ value: Int) { record(CCurl_easy_setopt_long(handle, option, value)) }
+        mutating func set(_ option: CURLoption, _ value: String) { record(CCurl_easy_setopt_string(handle, option, value)) }
+
+        mutating func record(_ code: CURLcode) {
+            if code != CURLE_OK, refusal == nil { refusal = code }
+        }
+    }
+
+    /// Where to connect and how: the URL, timeouts, redirects, buffers, TLS.
+    private func setConnection(_ request: HTTPRequest, settings: CurlTransportSettings, _ options: inout Options) {
+        options.set(CURLOPT_URL, request.url)
+        options.set(CURLOPT_NOSIGNAL, 1)
+        options.set(CURLOPT_NOPROGRESS, 0)
+        options.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
+        options.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        options.set(CURLOPT_LOW_SPEED_TIME, settings.stallTimeout)
+        options.set(CURLOPT_FOLLOWLOCATION, 1)
+        options.set(CURLOPT_MAXREDIRS, settings.maxRedirects)
+        options.set(CURLOPT_USERAGENT, settings.userAgent)
         // Buffer sizes are a hint: libcurl 7.88 refuses CURLOPT_BUFFERSIZE with
         // CURLE_BAD_FUNCTION_ARGUMENT while it still holds the previous transfer's buffer,
         // which a transfer that failed before connecting (a host name that does not
@@ -65,34 +89,41 @@ final class CurlEasyHandle {
         // resolve host") behind "a libcurl function was given a bad argument".
         _ = CCurl_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 512 * 1024)
         _ = CCurl_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 512 * 1024)
-        set(CURLOPT_TCP_KEEPALIVE, 1)
-        if let caFile = settings.caFile { set(CURLOPT_CAINFO, caFile) }
+        options.set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let caFile = settings.caFile { options.set(CURLOPT_CAINFO, caFile) }
         if settings.insecure {
-            set(CURLOPT_SSL_VERIFYPEER, 0)
-            set(CURLOPT_SSL_VERIFYHOST, 0)
+            options.set(CURLOPT_SSL_VERIFYPEER, 0)
+            options.set(CURLOPT_SSL_VERIFYHOST, 0)
         }
-        switch settings.credentials {
+    }
+
+    private func setCredentials(_ credentials: HTTPCredentials, _ options: inout Options) {
+        switch credentials {
         case .none: break
         case let .basic(user, password):
-            set(CURLOPT_HTTPAUTH, CCurl_auth_basic())
-            set(CURLOPT_USERNAME, user)
-            set(CURLOPT_PASSWORD, password)
+            options.set(CURLOPT_HTTPAUTH, CCurl_auth_basic())
+            options.set(CURLOPT_USERNAME, user)
+            options.set(CURLOPT_PASSWORD, password)
         case let .digest(user, password):
-            set(CURLOPT_HTTPAUTH, CCurl_auth_digest())
-            set(CURLOPT_USERNAME, user)
-            set(CURLOPT_PASSWORD, password)
+            options.set(CURLOPT_HTTPAUTH, CCurl_auth_digest())
+            options.set(CURLOPT_USERNAME, user)
+            options.set(CURLOPT_PASSWORD, password)
         case let .bearer(token):
-            set(CURLOPT_HTTPAUTH, CCurl_auth_bearer())
-            set(CURLOPT_XOAUTH2_BEARER, token)
+            options.set(CURLOPT_HTTPAUTH, CCurl_auth_bearer())
+            options.set(CURLOPT_XOAUTH2_BEARER, token)
         case .netrc:
-            set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-            set(CURLOPT_HTTPAUTH, CCurl_auth_any_safe() | CCurl_auth_basic())
+            options.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            options.set(CURLOPT_HTTPAUTH, CCurl_auth_any_safe() | CCurl_auth_basic())
         case let .awsSigV4(provider, accessKey, secretKey):
-            set(CURLOPT_AWS_SIGV4, provider)
-            set(CURLOPT_USERNAME, accessKey)
-            set(CURLOPT_PASSWORD, secretKey)
+            options.set(CURLOPT_AWS_SIGV4, provider)
+            options.set(CURLOPT_USERNAME, accessKey)
+            options.set(CURLOPT_PASSWORD, secretKey)
         }
+    }
 
+    /// The method, the body's size, and the range or offset asked for.
+    private func setMethodAndBody(_ request: HTTPRequest, settings: CurlTransportSettings, _ options: inout Options,
+                                  headers headerList: inout UnsafeMutablePointer<curl_slist>?) {
         // libcurl 7.88 signs every header given to it, "Expect:" (which removes the header)
         // included, and never sends it: the server computes another signature (403). So
         // with SigV4 no `Expect:` removal header is given. libcurl adds its `Expect:
@@ -105,57 +136,61 @@ final class CurlEasyHandle {
         let mayRemoveExpect = !signsWithSigV4
         switch (request.method, request.body) {
         case ("GET", .none):
-            set(CURLOPT_HTTPGET, 1)
+            options.set(CURLOPT_HTTPGET, 1)
         case ("HEAD", .none):
-            set(CURLOPT_NOBODY, 1)
+            options.set(CURLOPT_NOBODY, 1)
         case (let method, let body) where signsWithSigV4 && body.isPresent && body.length <= Self.largestBodyWithoutExpect:
-            set(CURLOPT_POST, 1)
-            codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.length)))
-            set(CURLOPT_CUSTOMREQUEST, method)
+            options.set(CURLOPT_POST, 1)
+            options.record(CCurl_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.length)))
+            options.set(CURLOPT_CUSTOMREQUEST, method)
             // Else libcurl's POST path adds (unsigned) `application/x-www-form-urlencoded`.
             if !request.headers.contains(where: { $0.0.lowercased() == "content-type" }) {
                 headerList = curl_slist_append(headerList, "Content-Type: application/octet-stream")
             }
         case ("PUT", let body):
-            set(CURLOPT_UPLOAD, 1)
-            set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
+            options.set(CURLOPT_UPLOAD, 1)
+            options.set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
             if body.length < 1 << 20, mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         case (let method, .none):
-            set(CURLOPT_CUSTOMREQUEST, method)
+            options.set(CURLOPT_CUSTOMREQUEST, method)
         case (let method, let body):
-            set(CURLOPT_CUSTOMREQUEST, method)
-            set(CURLOPT_UPLOAD, 1)
-            set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
+            options.set(CURLOPT_CUSTOMREQUEST, method)
+            options.set(CURLOPT_UPLOAD, 1)
+            options.set(CURLOPT_INFILESIZE_LARGE, Int(body.length))
             if mayRemoveExpect { headerList = curl_slist_append(headerList, "Expect:") }
         }
         if let range = request.range {
-            set(CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
+            options.set(CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
         }
         if let offset = request.resumeFrom, offset > 0 {
-            codes.append(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))
+            options.record(CCurl_easy_setopt_off_t(handle, CURLOPT_RESUME_FROM_LARGE, curl_off_t(offset)))
         }
-        codes.append(CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata))
-        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadCallback))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata))
-        codes.append(CCurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata))
-        codes.append(CCurl_easy_setopt_seek_callback(handle, curlSeekCallback))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata))
-        codes.append(CCurl_easy_setopt_xferinfo_callback(handle, curlProgressCallback))
-        codes.append(CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata))
-        if let bad = codes.first(where: { $0 != CURLE_OK }) {
-            return .failure(BackendError(.io, "libcurl refused an option", cause: String(cString: curl_easy_strerror(bad))))
-        }
+    }
 
-        let code = curl_easy_perform(handle)
+    /// The headers, the error buffer, and the callbacks that move the bytes (`userdata` is
+    /// the transfer's context).
+    private func setCallbacks(userdata: UnsafeMutableRawPointer, headers: UnsafeMutablePointer<curl_slist>?,
+                              _ options: inout Options) {
+        options.record(CCurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headers))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        options.record(CCurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, userdata))
+        options.record(CCurl_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadCallback))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_READDATA, userdata))
+        options.record(CCurl_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, userdata))
+        options.record(CCurl_easy_setopt_seek_callback(handle, curlSeekCallback))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, userdata))
+        options.record(CCurl_easy_setopt_xferinfo_callback(handle, curlProgressCallback))
+        options.record(CCurl_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, userdata))
+    }
+
+    /// The response, or what went wrong, once libcurl has returned.
+    private func outcome(of code: CURLcode, context: CurlTransferContext, request: HTTPRequest) -> Result<HTTPResponse, BackendError> {
         var status = 0
         var effectiveURL: UnsafeMutablePointer<CChar>?
-        codes.removeAll()
-        codes.append(CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status))
-        codes.append(CCurl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL))
+        _ = CCurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = CCurl_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effectiveURL)
 
         // Bytes still gathered in memory go to the file whatever the outcome: an
         // interrupted download continues from what its file holds.
