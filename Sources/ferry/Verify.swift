@@ -58,42 +58,46 @@ extension Ferry {
                     throw CommandFailure.runtime(error.message)
                 }
                 if !report.findings.isEmpty { anyFindings = true }
-                if global.json {
-                    for finding in report.findings {
-                        var object = JSONObject()
-                        object.add("event", "finding")
-                        object.add("folder", report.folder)
-                        object.add("path", finding.path)
-                        object.add("kind", finding.kind.rawValue)
-                        object.add("detail", finding.detail)
-                        StandardStreams.output(object.text)
-                    }
-                    var summary = JSONObject()
-                    summary.add("event", "verified")
-                    summary.add("folder", report.folder)
-                    summary.add("files", report.checkedFiles)
-                    summary.add("hashed", report.hashedFiles)
-                    summary.add("findings", report.findings.count)
-                    summary.add("repaired_rows", report.repairedRows)
-                    summary.add("removed_rows", report.removedRows)
-                    StandardStreams.output(summary.text)
-                } else {
-                    for finding in report.findings {
-                        StandardStreams.output("\(finding.kind.rawValue): \(finding.path): \(finding.detail)")
-                    }
-                    // An ad-hoc pair by the path and remote as typed, never "ad-hoc".
-                    let label = report.folder == "ad-hoc" && to != nil ? "\(folder ?? "") – \(SecretRedaction.redactingPassword(to ?? ""))"
-                        : report.folder
-                    var line = "verify \(label): \(Plural.count(report.checkedFiles, "file")), "
-                        + Plural.count(report.findings.count, "difference")
-                    if hash { line += ", \(report.hashedFiles) hashed" }
-                    if repair {
-                        line += "; journal repaired (\(Plural.count(report.repairedRows, "row")) updated, \(report.removedRows) removed)"
-                    }
-                    StandardStreams.output(line)
-                }
+                if global.json { printJSON(report) } else { printText(report) }
             }
             if anyFindings && !repair { throw ExitCodeFailure.someFilesFailed }
+        }
+
+        private func printJSON(_ report: VerifyRun.Report) {
+            for finding in report.findings {
+                var object = JSONObject()
+                object.add("event", "finding")
+                object.add("folder", report.folder)
+                object.add("path", finding.path)
+                object.add("kind", finding.kind.rawValue)
+                object.add("detail", finding.detail)
+                StandardStreams.output(object.text)
+            }
+            var summary = JSONObject()
+            summary.add("event", "verified")
+            summary.add("folder", report.folder)
+            summary.add("files", report.checkedFiles)
+            summary.add("hashed", report.hashedFiles)
+            summary.add("findings", report.findings.count)
+            summary.add("repaired_rows", report.repairedRows)
+            summary.add("removed_rows", report.removedRows)
+            StandardStreams.output(summary.text)
+        }
+
+        private func printText(_ report: VerifyRun.Report) {
+            for finding in report.findings {
+                StandardStreams.output("\(finding.kind.rawValue): \(finding.path): \(finding.detail)")
+            }
+            // An ad-hoc pair by the path and remote as typed, never "ad-hoc".
+            let label = report.folder == "ad-hoc" && to != nil ? "\(folder ?? "") – \(SecretRedaction.redactingPassword(to ?? ""))"
+                : report.folder
+            var line = "verify \(label): \(Plural.count(report.checkedFiles, "file")), "
+                + Plural.count(report.findings.count, "difference")
+            if hash { line += ", \(report.hashedFiles) hashed" }
+            if repair {
+                line += "; journal repaired (\(Plural.count(report.repairedRows, "row")) updated, \(report.removedRows) removed)"
+            }
+            StandardStreams.output(line)
         }
     }
 }
