@@ -45,10 +45,7 @@ extension Ferry {
             let configPath = context.config.sourceFile
             let announces = !global.json && process.logFormat == .text
             if announces {
-                for pair in runtime.pairs {
-                    let label = PairLabel.describe(pair, config: context.config, currentDirectory: context.currentDirectory)
-                    StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
-                }
+                LongRunningCommand.announce(runtime.pairs, context: context)
                 let schedules = context.config.schedules.count
                 StandardStreams.error("daemon running, \(Plural.count(schedules, "schedule")); ferry status shows it; Ctrl-C stops it")
             }

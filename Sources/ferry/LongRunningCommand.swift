@@ -30,6 +30,15 @@ enum LongRunningCommand {
 
     /// A live table of the run under way, for a person at a terminal: not with `--json`
     /// or JSON logs (a program reads those), nor when either stream goes elsewhere.
+    /// One line per folder on the terminal: what the process watches or polls.
+    static func announce(_ pairs: [FolderPair], context: CommandContext, typedRemote: String? = nil) {
+        for pair in pairs {
+            let label = PairLabel.describe(pair, config: context.config, currentDirectory: context.currentDirectory,
+                                           typedRemote: typedRemote)
+            StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
+        }
+    }
+
     static func liveTable(json: Bool, textLogs: Bool) -> Bool {
         !json && textLogs && StandardStreams.outputIsTerminal && StandardStreams.errorIsTerminal
     }

@@ -46,47 +46,58 @@ extension Ferry {
             defer { if let scratchRoot { try? FileManager.default.removeItem(atPath: scratchRoot) } }
             let backend: any Backend
             if let remote {
-                guard let configured = context.config.remote(named: remote) else {
-                    let known = context.config.remotes.map(\.name)
-                    throw CommandFailure.usage("no remote named '\(remote)'" + (known.isEmpty ? "" : " (remotes: \(known.joined(separator: ", ")))"))
-                }
-                let selection = FolderSelection(config: context.config, registry: context.registry,
-                                                currentDirectory: context.currentDirectory)
-                do {
-                    backend = try selection.backend(for: configured)
-                } catch {
-                    throw CommandFailure.usage(error.message)
-                }
+                backend = try configuredBackend(remote, context: context)
             } else {
-                let requested = name ?? ""
-                guard let plugin = context.registry.plugin(forType: requested)
-                    ?? context.registry.plugin(forType: "exec:" + requested) else {
-                    throw CommandFailure.usage("no plugin '\(requested)': give NAME for ferry-backend-NAME, or one of "
-                        + context.registry.plugins.map(\.type).joined(separator: ", "))
-                }
-                var options: [String: String] = [:]
-                for item in option {
-                    let parts = item.split(separator: "=", maxSplits: 1)
-                    options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
-                }
-                for declared in plugin.options where declared.kind == .path {
-                    if let value = options[declared.name] {
-                        options[declared.name] = LocalFileSystem.absolute(value, relativeTo: context.currentDirectory)
-                    }
-                }
-                if options["path"] == nil, plugin.options.contains(where: { $0.name == "path" }) {
-                    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-plugin-test-\(UUID().uuidString)").path
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                    scratchRoot = folder
-                    options["path"] = folder
-                }
-                do {
-                    backend = try plugin.make(BackendSettings(remoteName: "plugin-test", options: options))
-                } catch {
-                    throw CommandFailure.usage("\(plugin.type): \(error.description)")
-                }
+                backend = try pluginBackend(context: context, scratchRoot: &scratchRoot)
             }
             try await test(backend)
+        }
+
+        /// The backend of a remote in config.yml.
+        private func configuredBackend(_ remote: String, context: CommandContext) throws -> any Backend {
+            guard let configured = context.config.remote(named: remote) else {
+                let known = context.config.remotes.map(\.name)
+                throw CommandFailure.usage("no remote named '\(remote)'" + (known.isEmpty ? "" : " (remotes: \(known.joined(separator: ", ")))"))
+            }
+            let selection = FolderSelection(config: context.config, registry: context.registry,
+                                            currentDirectory: context.currentDirectory)
+            do {
+                return try selection.backend(for: configured)
+            } catch {
+                throw CommandFailure.usage(error.message)
+            }
+        }
+
+        /// The plugin NAME with the `--option`s given; a `path` it takes and was not given is
+        /// a scratch folder, removed after the test (`scratchRoot`).
+        private func pluginBackend(context: CommandContext, scratchRoot: inout String?) throws -> any Backend {
+            let requested = name ?? ""
+            guard let plugin = context.registry.plugin(forType: requested)
+                ?? context.registry.plugin(forType: "exec:" + requested) else {
+                throw CommandFailure.usage("no plugin '\(requested)': give NAME for ferry-backend-NAME, or one of "
+                    + context.registry.plugins.map(\.type).joined(separator: ", "))
+            }
+            var options: [String: String] = [:]
+            for item in option {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            }
+            for declared in plugin.options where declared.kind == .path {
+                if let value = options[declared.name] {
+                    options[declared.name] = LocalFileSystem.absolute(value, relativeTo: context.currentDirectory)
+                }
+            }
+            if options["path"] == nil, plugin.options.contains(where: { $0.name == "path" }) {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-plugin-test-\(UUID().uuidString)").path
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                scratchRoot = folder
+                options["path"] = folder
+            }
+            do {
+                return try plugin.make(BackendSettings(remoteName: "plugin-test", options: options))
+            } catch {
+                throw CommandFailure.usage("\(plugin.type): \(error.description)")
+            }
         }
 
         private func test(_ backend: any Backend) async throws {

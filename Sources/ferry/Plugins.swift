@@ -37,44 +37,51 @@ extension Ferry {
                 return
             }
             for plugin in BuiltinBackends.registry.plugins {
-                if json {
-                    var object = JSONObject()
-                    object.add("type", plugin.type)
-                    object.add("kind", "built-in")
-                    object.add("summary", plugin.summary)
-                    object.add("url_schemes", plugin.urlSchemes)
-                    object.add("capabilities", plugin.capabilities.enabledNames)
-                    object.add("options", plugin.options.map { option in
-                        var item = JSONObject()
-                        item.add("name", option.name)
-                        item.add("kind", option.kind.rawValue)
-                        item.add("required", option.isRequired)
-                        item.add("summary", option.summary)
-                        return item
-                    })
-                    StandardStreams.output(object.text)
-                } else {
-                    StandardStreams.output("\(plugin.type) (built-in): \(plugin.summary)")
-                    if !plugin.urlSchemes.isEmpty {
-                        StandardStreams.output("  ad-hoc: " + plugin.urlSchemes.map { "\($0)://" }.joined(separator: ", ")
-                            + (plugin.acceptsBarePaths ? ", bare paths" : ""))
-                    }
-                    StandardStreams.output("  capabilities: \(plugin.capabilities.enabledNames.joined(separator: ", "))")
-                    for option in plugin.options {
-                        StandardStreams.output("  \(option.name)\(option.isRequired ? " (required)" : ""): \(option.summary)")
-                    }
-                }
+                if json { printJSON(plugin) } else { printText(plugin) }
             }
-            if !json {
-                for family in BuiltinBackends.registry.families {
-                    StandardStreams.output("\(family.prefix)NAME: \(family.summary)")
-                    if let example = family.plugin("NAME") {
-                        for option in example.options { StandardStreams.output("  \(option.name): \(option.summary)") }
-                        if example.acceptsOtherOptions { StandardStreams.output("  (any other key goes to the plugin)") }
-                    }
-                }
-            }
+            if !json { printFamilies() }
             await listExternalPlugins()
+        }
+
+        private func printJSON(_ plugin: BackendPlugin) {
+            var object = JSONObject()
+            object.add("type", plugin.type)
+            object.add("kind", "built-in")
+            object.add("summary", plugin.summary)
+            object.add("url_schemes", plugin.urlSchemes)
+            object.add("capabilities", plugin.capabilities.enabledNames)
+            object.add("options", plugin.options.map { option in
+                var item = JSONObject()
+                item.add("name", option.name)
+                item.add("kind", option.kind.rawValue)
+                item.add("required", option.isRequired)
+                item.add("summary", option.summary)
+                return item
+            })
+            StandardStreams.output(object.text)
+        }
+
+        private func printText(_ plugin: BackendPlugin) {
+            StandardStreams.output("\(plugin.type) (built-in): \(plugin.summary)")
+            if !plugin.urlSchemes.isEmpty {
+                StandardStreams.output("  ad-hoc: " + plugin.urlSchemes.map { "\($0)://" }.joined(separator: ", ")
+                    + (plugin.acceptsBarePaths ? ", bare paths" : ""))
+            }
+            StandardStreams.output("  capabilities: \(plugin.capabilities.enabledNames.joined(separator: ", "))")
+            for option in plugin.options {
+                StandardStreams.output("  \(option.name)\(option.isRequired ? " (required)" : ""): \(option.summary)")
+            }
+        }
+
+        /// Plugin families (`exec:NAME`): one entry for every name.
+        private func printFamilies() {
+            for family in BuiltinBackends.registry.families {
+                StandardStreams.output("\(family.prefix)NAME: \(family.summary)")
+                if let example = family.plugin("NAME") {
+                    for option in example.options { StandardStreams.output("  \(option.name): \(option.summary)") }
+                    if example.acceptsOtherOptions { StandardStreams.output("  (any other key goes to the plugin)") }
+                }
+            }
         }
 
         /// Every `ferry-backend-NAME` found, with what its hello says (or why it has none).

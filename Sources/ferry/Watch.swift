@@ -33,28 +33,9 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global, logFormat: process.logFormat, quietLevel: process.logLevel.level)
             let options = try LongRunningCommand.options(transfer, mirror: mirror.delete, command: "watch")
-            let selection = FolderSelection(config: context.config, registry: context.registry,
-                                            currentDirectory: context.currentDirectory)
-            var pairs: [FolderPair] = []
+            let pairs: [FolderPair]
             do {
-                if to != nil {
-                    guard folders.count == 1 else {
-                        throw CommandFailure.usage("--to goes with exactly one local folder: ferry watch PATH --to REMOTE")
-                    }
-                    pairs = try selection.resolve(folder: folders[0], remote: to, mode: .push)
-                } else if folders.isEmpty {
-                    guard !context.config.folders.isEmpty else {
-                        throw CommandFailure.usage("no folder is configured; name one, or give a pair: ferry watch PATH --to REMOTE")
-                    }
-                    for folder in context.config.folders {
-                        pairs += try selection.resolve(folder: folder.name, remote: nil, mode: folder.mode)
-                    }
-                } else {
-                    for name in folders {
-                        let mode = context.config.folder(named: name)?.mode ?? .push
-                        pairs += try selection.resolve(folder: name, remote: nil, mode: mode)
-                    }
-                }
+                pairs = try watchedPairs(context: context)
             } catch let error as SelectionError {
                 throw CommandFailure.usage(error.message)
             }
@@ -65,15 +46,31 @@ extension Ferry {
             let runtime = LongRunningCommand.runtime(context: context, pairs: pairs, options: options, command: "watch",
                                                      json: global.json, textLogs: process.logFormat == .text, schedules: false)
             let announces = !global.json && process.logFormat == .text
-            if announces {
-                for pair in pairs {
-                    let label = PairLabel.describe(pair, config: context.config, currentDirectory: context.currentDirectory,
-                                                       typedRemote: to)
-                    StandardStreams.error("\(pair.mode == .pull ? "polling" : "watching") \(label)")
-                }
-            }
+            if announces { LongRunningCommand.announce(pairs, context: context, typedRemote: to) }
             try await LongRunningProcess.run(runtime, logger: context.logger)
             if announces { StandardStreams.errorAfterInterrupt("stopped watching; files not sent yet go with the next run") }
+        }
+
+        /// The folders named (each in its configured mode; push when not configured), the
+        /// ad-hoc pair of `PATH --to REMOTE`, or every configured folder.
+        private func watchedPairs(context: CommandContext) throws -> [FolderPair] {
+            let selection = FolderSelection(config: context.config, registry: context.registry,
+                                            currentDirectory: context.currentDirectory)
+            if to != nil {
+                guard folders.count == 1 else {
+                    throw CommandFailure.usage("--to goes with exactly one local folder: ferry watch PATH --to REMOTE")
+                }
+                return try selection.resolve(folder: folders[0], remote: to, mode: .push)
+            }
+            if folders.isEmpty {
+                guard !context.config.folders.isEmpty else {
+                    throw CommandFailure.usage("no folder is configured; name one, or give a pair: ferry watch PATH --to REMOTE")
+                }
+                return try context.config.folders.flatMap { try selection.resolve(folder: $0.name, remote: nil, mode: $0.mode) }
+            }
+            return try folders.flatMap { name in
+                try selection.resolve(folder: name, remote: nil, mode: context.config.folder(named: name)?.mode ?? .push)
+            }
         }
     }
 }
