@@ -9,14 +9,32 @@ import Testing
 /// event sinks that cannot wait: the writes must land in the order of the reports.
 @Suite("Outage history order")
 struct OutageHistoryOrderTests {
+    /// A state folder, and the sink a runtime gives its runs: the board and the recorder
+    /// behind it.
+    struct Harness {
+        let folder = TemporaryDirectory("outage-history")
+        let state: StateFolder
+        let outages: OutageRecorder
+        let sink: BoardEventSink
+
+        init() {
+            state = StateFolder(directory: folder.path)
+            let clock = SystemClock()
+            let board = DaemonStatusBoard(stateFolder: state, command: "test", clock: clock)
+            outages = OutageRecorder(state: state)
+            sink = BoardEventSink(inner: DiscardingEventSink(), board: board, outages: outages, clock: clock)
+        }
+
+        func recorded(since: Double = 0) async throws -> [OutageRecord] {
+            defer { withExtendedLifetime(folder) {} }
+            return try await state.history().outages(since: since)
+        }
+    }
+
     @Test("a remote that goes offline and comes back at once, many times over, leaves every outage closed")
     func beginningsBeforeEnds() async throws {
-        let folder = TemporaryDirectory("outage-order")
-        let state = StateFolder(directory: folder.path)
-        let clock = SystemClock()
-        let board = DaemonStatusBoard(stateFolder: state, command: "test", clock: clock)
-        let outages = OutageRecorder(state: state)
-        let sink = BoardEventSink(inner: DiscardingEventSink(), board: board, outages: outages, clock: clock)
+        let harness = Harness()
+        let outages = harness.outages, sink = harness.sink
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await outages.run() }
             for _ in 0..<40 {
@@ -28,27 +46,23 @@ struct OutageHistoryOrderTests {
             group.cancelAll()
         }
         await outages.writeQueued()
-        let outages40 = try await state.history().outages(since: 0)
+        let outages40 = try await harness.recorded()
         #expect(outages40.count == 40, "every outage reported is written once")
         #expect(outages40.allSatisfy { $0.endedAt != nil }, "an end written before its beginning leaves the outage open")
     }
 
     @Test("an offline report for a remote already offline begins no second outage")
     func repeatedOfflineIsOneOutage() async throws {
-        let folder = TemporaryDirectory("outage-once")
-        let state = StateFolder(directory: folder.path)
-        let clock = SystemClock()
-        let board = DaemonStatusBoard(stateFolder: state, command: "test", clock: clock)
-        let outages = OutageRecorder(state: state)
-        let sink = BoardEventSink(inner: DiscardingEventSink(), board: board, outages: outages, clock: clock)
+        let harness = Harness()
+        let outages = harness.outages, sink = harness.sink
         for _ in 0..<3 { sink.emit(.remoteOffline(remote: "nas", message: "refused", nextProbeSeconds: 1)) }
         await outages.writeQueued()
-        let open = try await state.history().outages(since: 0)
+        let open = try await harness.recorded()
         #expect(open.count == 1 && open[0].endedAt == nil)
         sink.emit(.remoteOnline(remote: "nas", offlineSeconds: 3))
         sink.emit(.remoteOnline(remote: "nas", offlineSeconds: 3))
         await outages.writeQueued()
-        let closed = try await state.history().outages(since: 0)
+        let closed = try await harness.recorded()
         #expect(closed.count == 1 && closed[0].endedAt != nil)
     }
 }
