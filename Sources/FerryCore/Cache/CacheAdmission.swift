@@ -114,11 +114,13 @@ struct CacheAdmissionStep: Sendable {
             }
         }
         for path in outcome.leaveRemote {
-            guard var record = try await journal.record(pairId: pairId, path: path), record.local == nil,
-                  record.action == .download else { continue }
-            record.keepRemoteOnly()
-            record.updatedAt = now
-            try await journal.save(record)
+            let left = try await journal.change(pairId: pairId, path: path) { record in
+                guard record.local == nil, record.action == .download else { return false }
+                record.keepRemoteOnly()
+                record.updatedAt = now
+                return true
+            }
+            guard left != nil else { continue }
             result.leftRemote.insert(path)
             sink.emit(.skipped(path: path, reason: "left on the remote: local_limit is full with newer files "
                 + "(ferry pull \(folderName) \(path) fetches it)"))

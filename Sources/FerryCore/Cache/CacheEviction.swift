@@ -70,8 +70,13 @@ struct CacheEviction: Sendable {
     /// Evicts one file if it is still the in-sync version the journal knows; its size, or
     /// nil when it was left in place.
     func evict(_ path: String, now: Double) async throws(JournalError) -> Int64? {
-        guard var record = try await journal.record(pairId: pairId, path: path),
+        guard let record = try await journal.record(pairId: pairId, path: path),
               EvictionChoice.isCandidate(record, limit: limit), let version = record.local else { return nil }
+        let limit = self.limit
+        /// The row is still the one looked at: no run changed it meanwhile.
+        @Sendable func unchanged(_ current: FileRecord) -> Bool {
+            current.local == version && current.syncedLocal == record.syncedLocal && EvictionChoice.isCandidate(current, limit: limit)
+        }
         // The file as it is now, against the version last known in sync: removing anything
         // else could remove the only copy of an edit.
         guard let metadata = try? folder.metadata(path) else { return nil }
@@ -83,22 +88,31 @@ struct CacheEviction: Sendable {
             // The next scan finds the change; until then it is not known to be on the remote.
             return nil
         case .mayBeEdited:
-            record.suspectEditInPlace(current: LocalVersion(size: metadata.size, modifiedNanos: metadata.modifiedNanos,
-                                                            inode: Int64(bitPattern: metadata.inode)), at: now)
-            try await journal.save(record)
+            let current = LocalVersion(size: metadata.size, modifiedNanos: metadata.modifiedNanos, inode: Int64(bitPattern: metadata.inode))
+            try await journal.change(pairId: pairId, path: path) { record in
+                guard unchanged(record) else { return false }
+                record.suspectEditInPlace(current: current, at: now)
+                return true
+            }
             sink.emit(.skipped(path: path, reason: "not evicted: changed in place since the last sync (same size and "
                 + "time, another status-change time or inode); the next run compares it with the remote copy"))
             return nil
         }
         let queue = record.queue
-        record.evictLocally(at: now)
-        try await journal.save(record)
+        let evicted = try await journal.change(pairId: pairId, path: path) { record in
+            guard unchanged(record) else { return false }
+            record.evictLocally(at: now)
+            return true
+        }
+        guard evicted != nil else { return nil }
         do {
             try folder.removeFile(path)
         } catch {
-            record.local = version
-            record.confirmInSync()
-            try await journal.save(record)
+            try await journal.change(pairId: pairId, path: path) { record in
+                record.local = version
+                record.confirmInSync()
+                return true
+            }
             sink.emit(.skipped(path: path, reason: "cannot evict: \(error.description)"))
             return nil
         }

@@ -268,6 +268,21 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Reads one file's row, hands it to `transition`, and writes it back if the transition
+    /// took place (returned true), in one transaction: nothing another writer puts between
+    /// the read and the write is lost. Returns the row as written; nil when there is no
+    /// such row or the transition did not take place.
+    @discardableResult
+    public func change(pairId: Int64, path: String,
+                       _ transition: @escaping @Sendable (inout FileRecord) -> Bool) async throws(JournalError) -> FileRecord? {
+        try await write { db in
+            guard var record = try FileRecord.filter(Column("pairId") == pairId && Column("path") == path).fetchOne(db),
+                  transition(&record) else { return nil }
+            try record.write(db)
+            return record
+        }
+    }
+
     /// Writes one row: a job's status change.
     public func save(_ record: FileRecord) async throws(JournalError) {
         try await write { db in try record.write(db) }
