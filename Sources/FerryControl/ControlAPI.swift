@@ -1,3 +1,4 @@
+import FerryConfig
 import FerryCore
 import FerryDaemon
 import FerryJournal
@@ -250,15 +251,7 @@ struct ControlAPI: Sendable {
             // Run conditions (`when:`) that do not hold; null when none holds the folder back.
             object.add("waiting_for", live?.waitingFor)
             // A run held before its first write (too much would change); null when not held.
-            if let hold = live?.hold {
-                var held = JSONObject()
-                held.add("reason", hold.reason)
-                held.add("message", hold.message)
-                held.add("since", Self.time(hold.since))
-                object.add("hold", held)
-            } else {
-                object.add("hold", nil as String?)
-            }
+            if let hold = live?.hold { object.add("hold", Self.holdObject(hold)) } else { object.add("hold", nil as String?) }
             object.add("reason", running ? live?.reason : nil)
             object.add("run_started_at", running ? live?.runStartedAt.map(Self.time) : nil)
             object.add("last_run_ended_at", live?.lastRunEndedAt.map(Self.time))
@@ -276,42 +269,59 @@ struct ControlAPI: Sendable {
                 object.add("eta_seconds", nil as String?)
             }
             let order = control.config.queues.map(\.name)
-            object.add("queues", queues.sorted { (order.firstIndex(of: $0.queue) ?? 99) < (order.firstIndex(of: $1.queue) ?? 99) }.map { queue in
-                var item = JSONObject()
-                item.add("queue", queue.queue)
-                item.add("files_total", queue.filesTotal)
-                item.add("files_done", queue.filesDone)
-                item.add("files_failed", queue.filesFailed)
-                item.add("files_left", max(0, queue.filesTotal - queue.filesDone - queue.filesFailed))
-                item.add("bytes_total", queue.bytesTotal)
-                item.add("bytes_done", queue.bytesDone)
-                item.add("bytes_left", max(0, queue.bytesTotal - queue.bytesDone))
-                item.add("active", queue.active)
-                item.add("current", queue.current ?? [])
-                return item
-            })
-            var counts = JSONObject()
-            var failed = 0, conflicts = 0
-            if let (journal, pairId) = try? await control.pairRecord(folder),
-               let rows = try? await journal.statusCounts(pairId: pairId) {
-                for status in FileStatus.allCases {
-                    let matching = rows.filter { $0.status == status }
-                    guard !matching.isEmpty else { continue }
-                    var entry = JSONObject()
-                    let files = matching.reduce(0) { $0 + $1.files }
-                    entry.add("files", files)
-                    entry.add("bytes", matching.reduce(Int64(0)) { $0 + $1.bytes })
-                    counts.add(status.rawValue, entry)
-                    if status == .syncError { failed = files }
-                    if status == .conflict { conflicts = files }
-                }
-            }
+            object.add("queues", queues.sorted { (order.firstIndex(of: $0.queue) ?? 99) < (order.firstIndex(of: $1.queue) ?? 99) }
+                .map(Self.queueObject))
+            let (counts, failed, conflicts) = await countsObject(folder)
             object.add("counts", counts)
             object.add("failed_files", failed)
             object.add("conflict_files", conflicts)
             objects.append(object)
         }
         return objects
+    }
+
+    static func holdObject(_ hold: DaemonSnapshot.HoldState) -> JSONObject {
+        var held = JSONObject()
+        held.add("reason", hold.reason)
+        held.add("message", hold.message)
+        held.add("since", time(hold.since))
+        return held
+    }
+
+    static func queueObject(_ queue: DaemonSnapshot.QueueState) -> JSONObject {
+        var item = JSONObject()
+        item.add("queue", queue.queue)
+        item.add("files_total", queue.filesTotal)
+        item.add("files_done", queue.filesDone)
+        item.add("files_failed", queue.filesFailed)
+        item.add("files_left", max(0, queue.filesTotal - queue.filesDone - queue.filesFailed))
+        item.add("bytes_total", queue.bytesTotal)
+        item.add("bytes_done", queue.bytesDone)
+        item.add("bytes_left", max(0, queue.bytesTotal - queue.bytesDone))
+        item.add("active", queue.active)
+        item.add("current", queue.current ?? [])
+        return item
+    }
+
+    /// Files and bytes per status from the journal (empty when the folder never ran), and
+    /// how many failed or are in conflict.
+    private func countsObject(_ folder: FolderConfig) async -> (counts: JSONObject, failed: Int, conflicts: Int) {
+        var counts = JSONObject()
+        var failed = 0, conflicts = 0
+        guard let (journal, pairId) = try? await control.pairRecord(folder),
+              let rows = try? await journal.statusCounts(pairId: pairId) else { return (counts, 0, 0) }
+        for status in FileStatus.allCases {
+            let matching = rows.filter { $0.status == status }
+            guard !matching.isEmpty else { continue }
+            var entry = JSONObject()
+            let files = matching.reduce(0) { $0 + $1.files }
+            entry.add("files", files)
+            entry.add("bytes", matching.reduce(Int64(0)) { $0 + $1.bytes })
+            counts.add(status.rawValue, entry)
+            if status == .syncError { failed = files }
+            if status == .conflict { conflicts = files }
+        }
+        return (counts, failed, conflicts)
     }
 
     static func scheduleObject(_ schedule: DaemonSnapshot.ScheduleState) -> JSONObject {
