@@ -36,28 +36,8 @@ extension BundleTransfers {
         }
         let downloaded = LocalFileSystem.join(workDirectory, TemporaryName.for(bundleName))
         defer { try? LocalFileSystem.removeFile(downloaded) }
-        let observer = JobObserver(queue: Self.queue, progress: progress, throttle: throttle)
         do throws(BackendError) {
-            try BackendError.catching {
-                try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
-                _ = try OpenFile(downloaded, mode: .writeTruncate, permissions: 0o600)
-            }
-            try BackendError.catching { try LocalFileSystem.makeDirectories(pair.localRoot) }
-            // The bundle and the files restored from it, both on the local disk for a while
-            // (the state folder is usually on the same disk; where it is not, this errs on
-            // the safe side).
-            let needed = listed.size + jobs.reduce(0) { $0 + (catalog.members[$1.path]?.size ?? 0) }
-            let space = try BackendError.catching { try LocalFileSystem.filesystemSpace(pair.localRoot) }
-            if let refusal = freeSpaceReserve.refusal(needed: needed, available: space.available, totalBytes: space.total) {
-                throw BackendError(.noSpace, refusal, path: pair.localRoot)
-            }
-            let result = try await withRetries { () async throws(BackendError) -> DownloadResult in
-                try await pair.backend.download(
-                    DownloadRequest(source: listed.path, partialFile: downloaded, offset: 0, expected: listed), observer: observer)
-            }
-            guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(downloaded) }), meta.size == result.entry.size else {
-                throw BackendError(.io, "the downloaded bundle has the wrong size", path: listed.path.string)
-            }
+            try await download(listed, to: downloaded, restoring: jobs, catalog: catalog)
         } catch {
             try await fail(jobs, message: "cannot restore from bundle \(bundleName): \(error.description)",
                            outage: error.suggestsOutage, summary: &summary)
@@ -89,7 +69,39 @@ extension BundleTransfers {
         let results = await BlockingIO.run { () -> [String: Result<FileMetadata, BackendError>] in
             extractor.extract(downloaded, bundleName: bundleName, targets: targetList)
         }
+        try await book(results, of: jobs, catalog: catalog, summary: &summary)
+    }
 
+    /// The bundle downloaded whole into the work folder, once there is room for it and the
+    /// files restored from it.
+    private func download(_ listed: RemoteEntry, to downloaded: String, restoring jobs: [FileRecord],
+                          catalog: BundleCatalog) async throws(BackendError) {
+        let observer = JobObserver(queue: Self.queue, progress: progress, throttle: throttle)
+        try BackendError.catching {
+            try LocalFileSystem.makeDirectories(workDirectory, permissions: 0o700)
+            _ = try OpenFile(downloaded, mode: .writeTruncate, permissions: 0o600)
+        }
+        try BackendError.catching { try LocalFileSystem.makeDirectories(pair.localRoot) }
+        // The bundle and the files restored from it, both on the local disk for a while
+        // (the state folder is usually on the same disk; where it is not, this errs on
+        // the safe side).
+        let needed = listed.size + jobs.reduce(0) { $0 + (catalog.members[$1.path]?.size ?? 0) }
+        let space = try BackendError.catching { try LocalFileSystem.filesystemSpace(pair.localRoot) }
+        if let refusal = freeSpaceReserve.refusal(needed: needed, available: space.available, totalBytes: space.total) {
+            throw BackendError(.noSpace, refusal, path: pair.localRoot)
+        }
+        let result = try await withRetries { () async throws(BackendError) -> DownloadResult in
+            try await pair.backend.download(
+                DownloadRequest(source: listed.path, partialFile: downloaded, offset: 0, expected: listed), observer: observer)
+        }
+        guard let meta = try BackendError.catching({ try LocalFileSystem.metadata(downloaded) }), meta.size == result.entry.size else {
+            throw BackendError(.io, "the downloaded bundle has the wrong size", path: listed.path.string)
+        }
+    }
+
+    /// The files extracted are in sync (booked in the journal, reported); the others failed.
+    private func book(_ results: [String: Result<FileMetadata, BackendError>], of jobs: [FileRecord], catalog: BundleCatalog,
+                      summary: inout RunSummary) async throws(JournalError) {
         var restored: [FileRecord] = []
         var failures: [(FileRecord, BackendError)] = []
         let now = clock.wallTime()
