@@ -583,10 +583,11 @@ struct ConfigReader {
         switch option.kind {
         case .string where !option.values.isEmpty:
             let text = try string(node, key: key)
-            guard option.values.contains(text) else {
+            // In any case (`JSON` for `json`), handed on as the plugin spells it.
+            guard let value = option.values.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) else {
                 throw error(node, key, "unknown value '\(text)' (expected \(Self.alternatives(option.values)))")
             }
-            return text
+            return value
         case .string, .url: return try string(node, key: key)
         case .path: return try path(node, key: key)
         case .integer: return String(try integer(node, key: key, range: Int.min...Int.max))

@@ -247,6 +247,12 @@ struct ConfigLoaderTests {
         #expect(config.folder(named: "f")?.remote == "r")
     }
 
+    @Test("an option with fixed words takes them in any case and hands on the plugin's spelling")
+    func fixedWordsInAnyCase() throws {
+        let config = try Self.parse("remotes:\n  r:\n    type: local\n    path: /r\n    flavour: FANCY\n")
+        #expect(config.remote(named: "r")?.options["flavour"] == "fancy")
+    }
+
     // MARK: Errors
 
     static let errorCases: [ConfigErrorCase] = [

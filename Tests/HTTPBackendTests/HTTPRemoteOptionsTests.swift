@@ -48,4 +48,19 @@ struct HTTPRemoteOptionsTests {
             #expect(error.message.contains(message), "\(error.message)")
         }
     }
+
+    @Test("config.yml's reader knows the words of listing, upload and rename, so a wrong one is refused at its line and column")
+    func pluginDeclaresTheWords() throws {
+        for (name, words) in [("listing", ["auto", "json", "html", "none"]), ("upload", ["put", "post", "none"]),
+                              ("rename", ["auto", "move", "none"])] {
+            let declared = try #require(HTTPBackend.plugin.options.first { $0.name == name })
+            #expect(Set(declared.values) == Set(words), "\(name)")
+            // Every declared word is one the options accept (post needs its endpoint).
+            for word in declared.values {
+                var options = [name: word]
+                if word == "post" { options["upload_url"] = "http://h/upload" }
+                #expect(throws: Never.self) { try HTTPRemoteOptions(options: options) }
+            }
+        }
+    }
 }
