@@ -128,6 +128,7 @@ public final class DaemonEventLog: Sendable {
         case .skipped: "skipped"
         case .remoteOffline: "remote_offline"
         case .remoteOnline: "remote_online"
+        case .waitingForWriteLease: "waiting_for_lease"
         case .summary: "summary"
         }
     }

@@ -50,6 +50,9 @@ struct LogEventSink: RunEventSink {
                                                         "next_probe_seconds": "\(Int(nextProbe))"])
         case let .remoteOnline(remote, seconds):
             logger.notice("remote back online", metadata: ["remote": "\(naming(remote))", "offline_seconds": "\(Int(seconds))"])
+        case let .waitingForWriteLease(remote, holder, maxWait):
+            logger.notice("waiting for the write lease", metadata: ["remote": "\(naming(remote))", "holder": "\(holder ?? "")",
+                                                                    "max_wait_seconds": "\(Int(maxWait))"])
         case let .summary(summary):
             guard summary.uploadedFiles + summary.downloadedFiles + summary.deletedFiles + summary.failedFiles
                 + summary.conflictFiles > 0 else { return }

@@ -84,6 +84,9 @@ struct TextEventPrinter: RunEventSink {
         case let .remoteOnline(remote, seconds):
             display?.offline(nextCheck: nil)
             report(naming("remote \(remote)") + " is back after \(String(format: "%.0f", seconds)) s offline; continuing")
+        case let .waitingForWriteLease(remote, holder, maxWait):
+            let who = holder.map { "another device (\($0))" } ?? "another device"
+            report(naming("\(who) is writing to \(remote); waiting for its write lease (up to \(String(format: "%.0f", maxWait)) s)"))
         case let .summary(summary):
             display?.stop()
             for note in summary.incomplete { StandardStreams.error("ferry: \(naming(note))") }

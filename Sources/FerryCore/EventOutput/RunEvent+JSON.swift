@@ -60,6 +60,11 @@ extension RunEvent {
             object.add("event", "remote_online")
             object.add("remote", remote)
             object.add("offline_seconds", seconds)
+        case let .waitingForWriteLease(remote, holder, maxWait):
+            object.add("event", "waiting_for_lease")
+            object.add("remote", remote)
+            object.add("holder", holder)
+            object.add("max_wait_seconds", maxWait)
         case let .summary(summary):
             object = Self.summaryObject(summary)
         }

@@ -45,7 +45,7 @@ public struct RunTally: Sendable {
         case let .remoteOnline(_, seconds):
             offlineSeconds += offlineSince.map { max(0, time - $0) } ?? seconds
             offlineSince = nil
-        case .planned, .moved, .skipped, .evicted, .summary:
+        case .planned, .moved, .skipped, .evicted, .waitingForWriteLease, .summary:
             break
         }
     }

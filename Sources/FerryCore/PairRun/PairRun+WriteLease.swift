@@ -32,7 +32,11 @@ extension PairRun {
     /// holding it.
     func take(_ keeper: WriteLeaseKeeper) async throws(RunError) -> [RemoteEntry] {
         do {
-            return try await keeper.take(maxWait: keeper.duration * 2.5)
+            let maxWait = await keeper.duration * 2.5
+            let sink = self.sink, remote = pair.remoteLocation
+            return try await keeper.take(maxWait: maxWait) { holder in
+                sink.emit(.waitingForWriteLease(remote: remote, holder: holder, maxWaitSeconds: maxWait))
+            }
         } catch let refusal as WriteLeaseKeeper.Refusal {
             let holder = refusal.holder.map { "another device (\($0))" } ?? "another device"
             throw RunError(.execute, "\(holder) is writing to \(pair.remoteLocation) and holds its write lease; "

@@ -34,8 +34,11 @@ package actor WriteLeaseKeeper {
     /// Takes the lease, waiting while another writer holds it for at most `maxWait`
     /// seconds (and at least one lease's duration, so that a crashed device's file is
     /// outlived). Returns the catalog folder as listed by the look that found it free.
-    package func take(maxWait: Double) async throws -> [RemoteEntry] {
+    /// `whenHeld` hears once, the first time another writer is found holding the lease,
+    /// that writer's name (nil when it cannot be read), so a person knows why nothing moves.
+    package func take(maxWait: Double, whenHeld: @Sendable (String?) -> Void = { _ in }) async throws -> [RemoteEntry] {
         let started = clock.now()
+        var told = false
         let giveUpAfter = max(maxWait, duration * 1.25)
         var firstSeen: [String: Double] = [:]
         var tries = 0
@@ -69,6 +72,10 @@ package actor WriteLeaseKeeper {
             // Another writer holds it (or takes it at this moment): step back, so that it
             // can go on, and try again after a random while.
             try? await store.vacate(named: WriteLease.fileName(writer: writer), now: clock.wallTime())
+            if !told, !look.live.isEmpty {
+                told = true
+                whenHeld(await holderName(look, in: listing))
+            }
             if now - started >= giveUpAfter {
                 throw Refusal(holder: await holderName(look, in: listing), waited: now - started)
             }

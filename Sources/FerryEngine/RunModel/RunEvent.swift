@@ -24,6 +24,9 @@ public enum RunEvent: Sendable {
     case remoteOffline(remote: String, message: String, nextProbeSeconds: Double)
     /// The remote answers again after being offline; waiting jobs start again.
     case remoteOnline(remote: String, offlineSeconds: Double)
+    /// Another device holds the remote's write lease (`WriteLease`): the run waits for it,
+    /// up to `maxWaitSeconds`, before it writes anything.
+    case waitingForWriteLease(remote: String, holder: String?, maxWaitSeconds: Double)
     /// The run is over.
     case summary(RunSummary)
 }
