@@ -152,7 +152,7 @@ def main():
                             rel = os.path.relpath(os.path.join(root, name), src)
                             f.write(f'upload-file = "{os.path.join(root, name)}"\n')
                             f.write(f'url = "{origin}/dav/{target}/{rel}"\n')
-                return ["curl", "-s", "-Z", "--parallel-max", "4", "-K", config], None
+                return ["curl", "-s", "-S", "--fail", "-Z", "--parallel-max", "4", "-K", config], None
             return make
 
         os.sync()
@@ -390,7 +390,7 @@ def delayed_small_files(work, server, origin, kind="nginx"):
                             rel = os.path.relpath(os.path.join(root, file), src)
                             f.write(f'upload-file = "{os.path.join(root, file)}"\n')
                             f.write(f'url = "{delayed}/dav/{name}/{rel}"\n')
-                return ["curl", "-s", "-Z", "--parallel-max", "4", "-K", config], None
+                return ["curl", "-s", "-S", "--fail", "-Z", "--parallel-max", "4", "-K", config], None
             return make
 
         rows = []
