@@ -127,14 +127,14 @@ struct WriteLeaseTests {
     func heldWhileRenewed() async throws {
         let setup = Setup()
         let (a, b) = try await setup.holderAndWaiter()
-        let told = HeardHolders()
+        let told = LockedValue<[String?]>([])
         await #expect {
-            _ = try await b.take(maxWait: 0) { told.add($0) }
+            _ = try await b.take(maxWait: 0) { name in told.withLock { $0.append(name) } }
         } throws: { error in
             (error as? WriteLeaseKeeper.Refusal)?.holder == "device a"
         }
         // The waiter said who holds it, once, before it gave up.
-        #expect(told.names == ["device a"])
+        #expect(told.value == ["device a"])
         await a.renew()
         #expect(await a.loss() == nil, "the holder still holds it")
         #expect(setup.leaseFiles == [".ferry-catalog/a.lease"])
@@ -279,11 +279,4 @@ private final class FailsFirstListing: WrapsBackend {
         }
         return try await inner.list(path)
     }
-}
-
-/// The holders a waiting keeper said it was waiting for.
-final class HeardHolders: Sendable {
-    private let heard = Mutex<[String?]>([])
-    func add(_ name: String?) { heard.withLock { $0.append(name) } }
-    var names: [String?] { heard.withLock { $0 } }
 }

@@ -1,21 +1,14 @@
 @testable import FerryDaemon
-import Synchronization
+import FerryTestSupport
 import Testing
 
 /// The daemon's parts start their work as children of their `run()`: these check that such
 /// work runs, can be cancelled alone, is cancelled with the part, and never outlives it.
 @Suite("ChildTasks")
 struct ChildTasksTests {
-    /// What the work did, shared with the test.
-    final class Record<Value: Sendable>: Sendable {
-        let value: Mutex<Value>
-        init(_ initial: Value) { value = Mutex(initial) }
-        func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
-    }
-
     /// Work that says when it started and waits until cancelled.
     static func waitsUntilCancelled(started: AsyncStream<String>.Continuation, name: String,
-                                    ended: Record<[String]>) -> ChildTasks.Work {
+                                    ended: LockedValue<[String]>) -> ChildTasks.Work {
         return {
             started.yield(name)
             let (never, _) = AsyncStream<Void>.makeStream()
@@ -28,7 +21,7 @@ struct ChildTasksTests {
     func handleCancelsOne() async {
         let tasks = ChildTasks()
         let (started, starter) = AsyncStream<String>.makeStream()
-        let ended = Record<[String]>([])
+        let ended = LockedValue<[String]>([])
         let first = tasks.start(Self.waitsUntilCancelled(started: starter, name: "first", ended: ended))
         let second = tasks.start(Self.waitsUntilCancelled(started: starter, name: "second", ended: ended))
         await withTaskGroup(of: Void.self) { group in
@@ -52,7 +45,7 @@ struct ChildTasksTests {
     @Test("work that ends by itself finishes its handle, and run() keeps taking more")
     func workEndsByItself() async {
         let tasks = ChildTasks()
-        let count = Record(0)
+        let count = LockedValue(0)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await tasks.run() }
             for _ in 0..<50 {
@@ -71,7 +64,7 @@ struct ChildTasksTests {
             group.addTask { await tasks.run() }
             group.cancelAll()
         }
-        let ran = Record(false)
+        let ran = LockedValue(false)
         let handle = tasks.start { ran.withLock { $0 = true } }
         #expect(handle.isFinished)
         await handle.finished()
@@ -81,7 +74,7 @@ struct ChildTasksTests {
     @Test("a handle cancelled before its work begins: the work never runs")
     func cancelBeforeStart() async {
         let tasks = ChildTasks()
-        let sawCancel = Record<Bool?>(nil)
+        let sawCancel = LockedValue<Bool?>(nil)
         let handle = tasks.start { sawCancel.withLock { $0 = Task.isCancelled } }
         handle.cancel()
         await withTaskGroup(of: Void.self) { group in
