@@ -24,25 +24,33 @@ struct LongRunningProcess: Service, CustomStringConvertible {
     /// How service-lifecycle's logs name it (the default would print the whole config).
     var description: String { "ferry \(initial.command)" }
 
-    /// The runtime's task, reachable from the cancellation handler.
+    /// The runtime that runs now and its task, reachable from the cancellation handler.
     private final class Current: Sendable {
-        private let task: Mutex<Task<Void, Never>?>
+        private let running: Mutex<(runtime: DaemonRuntime, task: Task<Void, Never>)>
 
-        init(_ task: Task<Void, Never>) {
-            self.task = Mutex(task)
+        init(_ runtime: DaemonRuntime) {
+            running = Mutex((runtime, Task { await runtime.run() }))
         }
 
-        func replace(with task: Task<Void, Never>) -> Task<Void, Never>? {
-            self.task.withLock { current in
-                let old = current
-                current = task
-                return old
+        /// Starts `runtime` in place of the one before, which has stopped.
+        func replace(with runtime: DaemonRuntime) {
+            running.withLock { $0 = (runtime, Task { await runtime.run() }) }
+        }
+
+        func cancel() { running.withLock { $0.task.cancel() } }
+
+        /// Cancels the runtime and waits for it to end, at most its `stop_timeout` and two
+        /// seconds for its last history writes: a transfer that does not notice its
+        /// cancellation must not keep the process, or a reload, waiting. The journal
+        /// resumes what it leaves.
+        func stop(logger: Logger) async {
+            let (runtime, task) = running.withLock { ($0.runtime, $0.task) }
+            task.cancel()
+            let limit = runtime.config.watch.stopTimeout + .seconds(2)
+            if !(await DaemonRuntime.within(limit, clock: runtime.options.clock) { await task.value }) {
+                logger.warning("transfers did not stop in time; going on without them (the journal resumes them on the next start)")
             }
         }
-
-        var value: Task<Void, Never>? { task.withLock { $0 } }
-
-        func cancel() { task.withLock { $0?.cancel() } }
     }
 
     func run() async throws {
@@ -56,10 +64,8 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         let companion = beside.map { beside in Task.detached { await beside() } }
         // Every runtime's state folder (a reload may bring another), closed once all is over.
         let states = Mutex([initial.state])
-        // The runtime that runs now, whose `stop_timeout` bounds its stop.
-        let running = Mutex(initial)
         await cancelWhenGracefulShutdown {
-            let current = Current(Task { await initial.run() })
+            let current = Current(initial)
             await withTaskCancellationHandler {
                 if let hangups, let reload {
                     for await _ in hangups {
@@ -76,16 +82,14 @@ struct LongRunningProcess: Service, CustomStringConvertible {
                         states.withLock { $0.append(fresh.state) }
                         // The old runtime stops first: two watchers on one folder would only
                         // queue behind each other's pair locks.
-                        current.cancel()
-                        if let old = current.value { await Self.stopped(old, runtime: running.withLock { $0 }, logger: logger) }
-                        running.withLock { $0 = fresh }
-                        _ = current.replace(with: Task { await fresh.run() })
+                        await current.stop(logger: logger)
+                        current.replace(with: fresh)
                         if Task.isCancelled { current.cancel() }
                     }
                 }
                 // Until the graceful stop (the signals end the loop above at the same point).
                 while !Task.isCancelled { await initial.options.clock.sleep(for: 3600.0) }
-                if let last = current.value { await Self.stopped(last, runtime: running.withLock { $0 }, logger: logger) }
+                await current.stop(logger: logger)
             } onCancel: {
                 current.cancel()
             }
@@ -97,16 +101,6 @@ struct LongRunningProcess: Service, CustomStringConvertible {
         var closed = Set<ObjectIdentifier>()
         for state in states.withLock({ $0 }) where closed.insert(ObjectIdentifier(state)).inserted {
             await state.close()
-        }
-    }
-
-    /// Waits for a cancelled runtime to end, at most `stop_timeout` and two seconds for its
-    /// last history writes: a transfer that does not notice its cancellation must not keep
-    /// the process, or a reload, waiting. The journal resumes what it leaves.
-    private static func stopped(_ runtime: Task<Void, Never>, runtime settings: DaemonRuntime, logger: Logger) async {
-        let limit = settings.config.watch.stopTimeout + .seconds(2)
-        if !(await DaemonRuntime.within(limit, clock: settings.options.clock) { await runtime.value }) {
-            logger.warning("transfers did not stop in time; going on without them (the journal resumes them on the next start)")
         }
     }
 
