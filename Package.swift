@@ -221,6 +221,7 @@ let package = Package(
                 "FerryPluginAPI",
                 "FerrySystem",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 

@@ -3,11 +3,12 @@ import FerryCore
 import FerryEngine
 import FerrySystem
 import Foundation
+import ServiceLifecycle
 
 /// The throttles of the `bandwidth:` timetables, shared by every run of the process, and
 /// the switch that sets their rates by the time of day. Switching changes a throttle's
 /// rate in place: running transfers keep going (and keep their parallelism) at the new rate.
-public final class BandwidthSwitcher: Sendable {
+public final class BandwidthSwitcher: Service {
     public let all: ByteThrottle?
     public let remotes: [String: ByteThrottle]
     public let queues: [String: ByteThrottle]

@@ -6,6 +6,7 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// Everything `ferry watch` and `ferry daemon` run in one process: a runner per folder
 /// pair, a watcher per push folder, a poller per pull folder, the schedules, the bandwidth
@@ -45,9 +46,9 @@ public struct DaemonRuntime: Sendable {
     /// Runners by folder name and mode, made on first use (a schedule may pull a folder
     /// that is watched for push: one pair lock keeps the two apart).
     ///
-    /// Each runner's `run()` is a child of `run()` here, which the runtime runs in its task
-    /// group: stopping the runtime stops every runner's run under way.
-    actor Runners {
+    /// Each runner's `run()` is a child of `run()` here, a service of the runtime's group:
+    /// stopping the runtime stops every runner's run under way.
+    actor Runners: Service {
         private var runners: [String: PairRunner] = [:]
         private nonisolated let hosts = ChildTasks()
         private let make: @Sendable (FolderPair) -> PairRunner
@@ -135,20 +136,27 @@ public struct DaemonRuntime: Sendable {
             event.add("schedules", config.schedules.count)
             control.events.publish(name: "reload", object: event)
         }
+        var parts: [(name: String, service: any Service)] = [
+            ("runners", runners), ("status board", board), ("outage recorder", outages),
+            ("bandwidth switcher", bandwidth), ("schedule", schedule),
+        ]
+        for pair in pairs {
+            let follower = PairFollower(pair: pair, runner: await runners.runner(for: pair), config: config,
+                                        board: board, logger: logger)
+            parts.append((follower.description, follower))
+        }
+        // One part ending (a folder that cannot be watched) does not end the rest; the
+        // runtime's cancellation cancels them all, and the group returns once all have ended.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: parts.map {
+            .init(service: $0.service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
+                  serviceName: $0.name)
+        }, logger: logger))
         await withTaskCancellationHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await runners.run() }
-                group.addTask { await board.run() }
-                group.addTask { await outages.run() }
-                group.addTask { await bandwidth.run() }
-                group.addTask { await schedule.run() }
-                for pair in pairs {
-                    let runner = await runners.runner(for: pair)
-                    group.addTask { await Self.follow(pair, runner: runner, config: config, board: board, logger: logger) }
-                }
-                // The runners wait until cancelled, so one loop ending (a folder that cannot
-                // be watched) does not end the rest.
-                await group.waitForAll()
+            do {
+                try await group.run()
+            } catch {
+                // Only a group run twice throws here (every part's end is ignored).
+                logger.error("daemon parts did not run", metadata: ["error": "\(error)"])
             }
         } onCancel: {
             // Requests from now on wait for the next runtime (a reload) or get none (a stop).
@@ -160,31 +168,6 @@ public struct DaemonRuntime: Sendable {
         _ = await Self.within(.seconds(2), clock: clock) {
             await outages.writeQueued()
             try? await state.history().closeOpenOutages(at: clock.wallTime())
-        }
-    }
-
-    /// What asks for a pair's runs for as long as the runtime runs: the watcher of its
-    /// folder (push), the poller of its remote (pull), or both (sync, where either side
-    /// can change).
-    private static func follow(_ pair: FolderPair, runner: PairRunner, config: Config, board: DaemonStatusBoard,
-                               logger: Logger) async {
-        func watch() async {
-            do {
-                try await FolderWatcher(runner: runner, config: config, board: board, logger: logger).run()
-            } catch {
-                logger.error("cannot watch", metadata: ["folder": "\(pair.name)", "error": "\(error)"])
-            }
-        }
-        switch pair.mode {
-        case .push:
-            await watch()
-        case .pull:
-            await RemotePoller(runner: runner, settings: config.watch, logger: logger).run()
-        case .sync:
-            async let polling: Void = RemotePoller(runner: runner, settings: config.watch, logger: logger,
-                                                    asksForFullRuns: false).run()
-            await watch()
-            await polling
         }
     }
 

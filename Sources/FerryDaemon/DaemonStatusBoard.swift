@@ -6,13 +6,14 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The running process's live state, kept by the runners and the schedule, and written to
 /// `daemon-status.json` for `ferry status` (outages go to the history through
 /// `OutageRecorder`). A lock, not an actor: event sinks report to it
 /// synchronously, in order.
-public final class DaemonStatusBoard: Sendable {
+public final class DaemonStatusBoard: Service {
     private struct Folder {
         var name: String
         var mode: String

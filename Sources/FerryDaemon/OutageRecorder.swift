@@ -1,11 +1,12 @@
 import FerryJournal
+import ServiceLifecycle
 import Synchronization
 
 /// Writes each remote outage's beginning and end to the run history for the health report,
 /// in the order they were reported. Reports come from event sinks, which cannot wait for
 /// a database: they queue here, and `run()` writes them one after another, so a remote
 /// that comes back at once never has its end written before its beginning.
-public final class OutageRecorder: Sendable {
+public final class OutageRecorder: Service {
     private enum Report: Sendable {
         case began(remote: String, at: Double)
         case ended(remote: String, at: Double)

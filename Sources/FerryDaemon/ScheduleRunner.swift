@@ -3,11 +3,12 @@ import FerryPluginAPI
 import FerrySystem
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// Starts the `schedule:` entries' runs when they are due (`ScheduleBook` decides when),
 /// and remembers each entry's last start in `schedule-state.json` in the state folder, so
 /// a run missed while Ferry was stopped happens once at the next start.
-public struct ScheduleRunner: Sendable {
+public struct ScheduleRunner: Service {
     public let entries: [ScheduleEntry]
     private let stateFile: String
     private let runners: @Sendable (ScheduleEntry) async -> [PairRunner]
