@@ -118,7 +118,7 @@ extension BundleTransfers {
                 failures.append((job, error))
             }
         }
-        try await journal?.apply(upserts: restored, deletions: [])
+        try await journal?.bookResults(restored)
         for record in restored {
             progress.ended(queue: Self.queue, succeeded: true)
             summary.downloadedFiles += 1

@@ -25,7 +25,7 @@ extension BundleTransfers {
             stale.append((member.bundle, job.path))
         }
         try await journal.markBundleMembersStale(pairId: pairId, members: stale)
-        try await journal.apply(upserts: [], deletions: deletions.map { (pairId: $0.pairId, path: $0.path) })
+        try await journal.forget(deletions.map { (pairId: $0.pairId, path: $0.path) })
         for job in deletions {
             summary.deletedFiles += 1
             sink.emit(.deleted(path: job.path, queue: job.queue, side: .deleteRemote))

@@ -52,7 +52,7 @@ extension BundleTransfers {
                 sink.emit(.skipped(path: left.record.path, reason: "changed while it was being bundled; the next push sends it"))
             }
         }
-        try await journal?.apply(upserts: [], deletions: vanished)
+        try await journal?.forget(vanished)
         let packed = built.packed
         guard !packed.isEmpty else { return }
 

@@ -194,7 +194,7 @@ package struct BundleTransfers: Sendable {
             sink.emit(.failed(path: record.path, queue: Self.queue, message: text, willRetry: false, attempt: updated.attempts))
             progress.ended(queue: Self.queue, succeeded: false)
         }
-        try await journal?.apply(upserts: failed, deletions: [])
+        try await journal?.bookResults(failed)
     }
 
     /// Uploads a local file to the bundle folder under `name`, replacing what is there.

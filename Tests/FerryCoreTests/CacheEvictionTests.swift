@@ -41,7 +41,7 @@ struct CacheEvictionTests {
                 record.local = local
                 record.plan(.upload)
             }
-            try await journal.save(record)
+            try await journal.applyPlan([record])
         }
 
         func evict(_ limit: LocalLimit) async throws -> CacheEviction.Result {
@@ -84,7 +84,7 @@ struct CacheEvictionTests {
         try Self.setAccessTime(setup.root + "/fetched.jpg", seconds: 600)
         var fetched = try #require(try await setup.journal.record(pairId: setup.pairId, path: "fetched.jpg"))
         fetched.fetchedAt = 10_000
-        try await setup.journal.save(fetched)
+        try await setup.journal.applyPlan([fetched])
         let result = try await setup.evict(LocalLimit(maxFiles: 2, order: .leastRecentlyUsed))
         #expect(result.files == 1)
         #expect(!setup.exists("read-long-ago.jpg") && setup.exists("read-lately.jpg") && setup.exists("fetched.jpg"))

@@ -146,7 +146,7 @@ struct PendingItemCountTests {
                 records.append(FileRecord(pairId: pairId, path: name, queue: "media", status: status, updatedAt: 1))
             }
         }
-        try await journal.apply(upserts: records, deletions: [])
+        try await journal.applyPlan(records)
         #expect(records.count > PendingItemCount.pageSize)
 
         let files = records.map { MediaItem.FileState(path: $0.path, status: $0.status, bytes: 0) }

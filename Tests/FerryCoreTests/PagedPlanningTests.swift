@@ -61,7 +61,7 @@ struct PagedPlanningTests {
         let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         let data = try fixture(pairId)
-        try await journal.apply(upserts: data.records, deletions: [])
+        try await journal.applyPlan(data.records)
         return (journal, pairId, data)
     }
 
@@ -120,7 +120,7 @@ struct PagedPlanningTests {
         second.path = "e/IMG_2.jpg"
         // Written together, the rows after the first are bound in place of the one before
         // (`Statement.rebind`): every field goes from set to unset and back.
-        try await journal.apply(upserts: [full, bare, second], deletions: [])
+        try await journal.applyPlan([full, bare, second])
         let paged = try await journal.records(pairId: pairId, after: nil, limit: 10)
         #expect(paged == [bare, full, second])
         #expect(try await journal.record(pairId: pairId, path: full.path) == full)

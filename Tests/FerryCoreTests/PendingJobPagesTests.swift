@@ -35,7 +35,7 @@ struct PendingJobPagesTests {
             if record.status.isPending { pending.insert(path) }
             rows.append(record)
         }
-        try await journal.apply(upserts: rows, deletions: [])
+        try await journal.applyPlan(rows)
         return (journal, pairId, pending)
     }
 
@@ -57,7 +57,7 @@ struct PendingJobPagesTests {
             // Results written behind the cursors must not come back.
             var done = page.prefix(10).map { $0 }
             for index in done.indices { done[index].confirmInSync() }
-            try await journal.apply(upserts: done, deletions: [])
+            try await journal.bookResults(done)
             rounds += 1
         }
         #expect(pages.isExhausted, "pages still not exhausted after \(rounds) rounds")

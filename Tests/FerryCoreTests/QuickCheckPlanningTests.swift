@@ -77,7 +77,7 @@ struct QuickCheckPlanningTests {
         let pair = try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0)
         let pairId = try #require(pair.id)
         let (records, scan) = try fixture(pairId: pairId, seed: seed)
-        try await journal.apply(upserts: records, deletions: [])
+        try await journal.applyPlan(records)
         return (journal, pairId, scan)
     }
 
@@ -149,7 +149,7 @@ struct QuickCheckPlanningTests {
         var changed = record
         changed.path = "b.jpg"
         Self.change(&changed, kind: kind)
-        try await journal.apply(upserts: [record, changed], deletions: [])
+        try await journal.applyPlan([record, changed])
         let rows = try await journal.quickCheckRows(pairId: pairId, after: nil, limit: 10)
         try #require(rows.count == 2)
         #expect(rows[0] == QuickCheckRow(path: "a.jpg", local: record.local, isSettled: true))
@@ -186,7 +186,7 @@ struct QuickCheckPlanningTests {
             records.append(record)
             scan.append(LocalEntry(path: try RelativePath(path), version: local))
         }
-        try await journal.apply(upserts: records, deletions: [])
+        try await journal.applyPlan(records)
         func push(_ scan: [LocalEntry]) async throws -> Plan {
             var planning = PagedPlanning(journal: journal, pairId: pairId, options: PlanOptions(mode: .push),
                                          classifier: Self.classifier, now: Self.now, writesChanges: true)

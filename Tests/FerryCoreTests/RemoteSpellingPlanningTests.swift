@@ -93,7 +93,7 @@ struct RemoteSpellingPlanningTests {
         var row = P.synced(Self.nfc, size: 1000)
         row.pairId = pairId
         row.remoteSpelling = Self.nfd
-        try await journal.apply(upserts: [row], deletions: [])
+        try await journal.applyPlan([row])
         #expect(Self.bytes(try await journal.record(pairId: pairId, path: Self.nfc)?.remoteSpelling) == Self.bytes(Self.nfd))
 
         // The local file changed; the remote is known from the journal only.

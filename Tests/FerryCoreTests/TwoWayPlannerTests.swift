@@ -302,7 +302,7 @@ struct RenameDetectionTests {
         old.syncedLocal = P.local(100, inode: 9)
         var other = P.synced("m.jpg")
         other.pairId = pairId
-        try await journal.apply(upserts: [old, other], deletions: [])
+        try await journal.applyPlan([old, other])
         let scan = ScanResult(entries: [
             LocalEntry(path: try RelativePath("z/new.jpg"), version: P.local(100, inode: 9)),
             LocalEntry(path: try RelativePath("m.jpg"), version: P.local(100)),

@@ -40,12 +40,12 @@ struct FileRecordRowTests {
         let pair = try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0)
         var record = Self.fullRecord(path: "x/IMG 1.jpg")
         record.pairId = try #require(pair.id)
-        try await journal.save(record)
+        try await journal.applyPlan([record])
         #expect(try await journal.record(pairId: record.pairId, path: record.path) == record)
 
         var cleared = FileRecord(pairId: record.pairId, path: record.path, queue: "thumbnails", status: .inSync, updatedAt: 99)
         cleared.local = LocalVersion(size: 1, modifiedNanos: 2, inode: 3)
-        try await journal.apply(upserts: [cleared], deletions: [])
+        try await journal.applyPlan([cleared])
         #expect(try await journal.record(pairId: record.pairId, path: record.path) == cleared)
         #expect(try await journal.records(pairId: record.pairId).count == 1)
     }

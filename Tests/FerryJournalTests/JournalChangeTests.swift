@@ -11,7 +11,7 @@ struct JournalChangeTests {
         let folder = TemporaryDirectory()
         let journal = try await StateFolder(directory: folder.path).journal()
         let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/a", remoteLocation: "b", at: 0).id)
-        try await journal.save(FileRecord(pairId: pairId, path: "IMG_1.jpg", queue: "media", status: .inSync, updatedAt: 0))
+        try await journal.applyPlan([FileRecord(pairId: pairId, path: "IMG_1.jpg", queue: "media", status: .inSync, updatedAt: 0)])
         // A read, then a save, would lose most of these: each writer read the same row.
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<100 {

@@ -40,7 +40,7 @@ struct JournalPartialIndexTests {
             if partial { record.transferLocal = LocalVersion(size: 5, modifiedNanos: 6, inode: 7) }
             rows.append(record)
         }
-        try await journal.apply(upserts: rows, deletions: [])
+        try await journal.applyPlan(rows)
         #expect(Set(try await journal.pathsWithPartialTransfers(pairId: pairId)) == ["b.jpg", "c.jpg"])
         #expect(Set(try await journal.hiddenPaths(pairId: pairId)) == [".hidden/d.jpg", "e/.f.jpg"])
         #expect(Set(try await journal.syncedHiddenFiles(pairId: pairId).map(\.path)) == [".hidden/d.jpg", "e/.f.jpg"])
@@ -59,12 +59,11 @@ struct JournalPartialIndexTests {
         let synced = pairs.flatMap { pairId in
             ["a.jpg", "b.jpg"].map { FileRecord(pairId: pairId, path: $0, queue: "media", status: .inSync, updatedAt: 1) }
         }
-        try await journal.apply(upserts: synced + [FileRecord(pairId: pairs[1], path: "c.jpg", queue: "media", status: .conflict, updatedAt: 1)],
-                                deletions: [])
+        try await journal.applyPlan(synced + [FileRecord(pairId: pairs[1], path: "c.jpg", queue: "media", status: .conflict,
+                                                         updatedAt: 1)])
         #expect(try await journal.hasPendingFiles() == false)
         for status in FileStatus.allCases where status.isPending {
-            try await journal.apply(upserts: [FileRecord(pairId: pairs[1], path: "d.jpg", queue: "media", status: status, updatedAt: 2)],
-                                    deletions: [])
+            try await journal.applyPlan([FileRecord(pairId: pairs[1], path: "d.jpg", queue: "media", status: status, updatedAt: 2)])
             #expect(try await journal.hasPendingFiles(), "\(status)")
         }
         let plan = try await Self.plan(of: "SELECT EXISTS (SELECT 1 FROM file WHERE pairId = ? AND status IN ('needsUpload', 'uploading'))",

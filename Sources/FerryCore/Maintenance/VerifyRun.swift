@@ -84,7 +84,7 @@ public struct VerifyRun: Sendable {
             if repair {
                 let fix = Verification.repaired(records: records, findings: findings, local: local, remote: remote,
                                                 now: clock.wallTime())
-                try await journal.apply(upserts: fix.upserts, deletions: fix.removed.map { (pairId: pairId, path: $0) })
+                try await journal.applyRepairs(fix.upserts, removing: fix.removed.map { (pairId: pairId, path: $0) })
                 report.repairedRows = fix.upserts.count
                 report.removedRows = fix.removed.count
             }

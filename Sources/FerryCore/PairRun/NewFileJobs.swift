@@ -35,7 +35,7 @@ package struct NewFileJobs {
 
     /// On disk before the engine sees them, as for every planned job.
     func save(in journal: Journal) async throws(JournalError) {
-        if !jobs.isEmpty { try await journal.apply(upserts: jobs, deletions: []) }
+        if !jobs.isEmpty { try await journal.applyPlan(jobs) }
     }
 
     /// What to do with a path the journal holds as a new file's upload that never started:

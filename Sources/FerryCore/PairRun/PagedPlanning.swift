@@ -210,8 +210,7 @@ struct PagedPlanning {
             if !renames.isEmpty, let writer {
                 // The new names wait for the MOVE without an upload job of their own.
                 do {
-                    try await writer.journal.apply(upserts: try await waitingForMove(renames, journal: writer.journal),
-                                                   deletions: [])
+                    try await writer.journal.applyPlan(try await waitingForMove(renames, journal: writer.journal))
                 } catch {
                     throw .journal(error)
                 }
@@ -230,7 +229,7 @@ struct PagedPlanning {
         }
         if let writer {
             do {
-                try await writer.journal.apply(upserts: tally.heldDeletions, deletions: [])
+                try await writer.journal.applyPlan(tally.heldDeletions)
             } catch {
                 throw .journal(error)
             }
@@ -350,7 +349,7 @@ struct PagedPlanning {
             let journal = journal
             writing = (Task { () -> Result<Void, JournalError> in
                 do throws(JournalError) {
-                    return .success(try await journal.apply(upserts: rows, deletions: deletions))
+                    return .success(try await journal.applyPlan(rows, forgetting: deletions))
                 } catch {
                     return .failure(error)
                 }

@@ -45,7 +45,7 @@ extension PairRun {
         if let failure = await opened.check?.failure() { throw failure }
         do {
             try await found.save(in: journal)
-            if !goneBeforeUpload.isEmpty { try await journal.apply(upserts: [], deletions: goneBeforeUpload) }
+            if !goneBeforeUpload.isEmpty { try await journal.forget(goneBeforeUpload) }
         } catch {
             throw RunError(.journal, error.description, cause: .journal(error))
         }

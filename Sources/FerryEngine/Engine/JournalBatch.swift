@@ -37,7 +37,7 @@ struct JournalBatch: Sendable {
         // being cancelled (the daemon stopping), and GRDB starts no work in a cancelled task.
         let outcome: Result<Void, JournalError> = await Task { () async -> Result<Void, JournalError> in
             do throws(JournalError) {
-                try await journal.apply(upserts: pending, deletions: removed)
+                try await journal.bookResults(pending, removing: removed)
                 return .success(())
             } catch {
                 return .failure(error)

@@ -246,8 +246,9 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Writes many rows and removes others, `batchSize` rows per transaction.
-    public func apply(upserts: [FileRecord], deletions: [(pairId: Int64, path: String)]) async throws(JournalError) {
+    /// Writes many rows and removes others, `batchSize` rows per transaction. Callers outside
+    /// the journal say why through the named writes (`Journal+FileWrites.swift`).
+    func writeRows(_ upserts: [FileRecord], removing deletions: [(pairId: Int64, path: String)]) async throws(JournalError) {
         // Upserts first, then deletions, `batchSize` rows per transaction: a small batch
         // of both (a group of results) is one transaction.
         var upsertStart = 0
@@ -280,17 +281,6 @@ public final class Journal: Sendable {
                   transition(&record) else { return nil }
             try record.write(db)
             return record
-        }
-    }
-
-    /// Writes one row: a job's status change.
-    public func save(_ record: FileRecord) async throws(JournalError) {
-        try await write { db in try record.write(db) }
-    }
-
-    public func remove(pairId: Int64, path: String) async throws(JournalError) {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM file WHERE pairId = ? AND path = ?", arguments: [pairId, path])
         }
     }
 
