@@ -35,6 +35,16 @@ def wait_for(condition, what, timeout=GUARD):
         time.sleep(0.02)
 
 
+def read_or_none(path):
+    """A file's bytes, or None while nothing is under that name (a two-way sync moves the
+    remote version aside before it puts the new one in place)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

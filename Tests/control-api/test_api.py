@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import GUARD, Daemon, EventStream, free_port, held_store_remote, wait_for, write
+from conftest import GUARD, Daemon, EventStream, free_port, held_store_remote, read_or_none, wait_for, write
 
 KiB = 1024
 
@@ -233,20 +233,20 @@ def test_resolve_a_conflict(daemon):
     status, answer = daemon.post("/v1/folders/shared/resolve", {"path": "a.txt", "keep": "local"})
     assert status == 200 and answer["resolved"] == ["a.txt"]
     daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
-                          and open(f"{daemon.dir}/remote-shared/a.txt", "rb").read() == b"local edit\n", "the answer carried out")
+                          and read_or_none(f"{daemon.dir}/remote-shared/a.txt") == b"local edit\n", "the answer carried out")
     # The remote's version, on both sides.
     mark = daemon.last_event_id()
     status, answer = daemon.post("/v1/folders/shared/resolve", {"path": "b.txt", "keep": "remote"})
     assert status == 200 and answer["resolved"] == ["b.txt"]
     daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
-                          and open(f"{daemon.dir}/shared/b.txt", "rb").read() == b"remote edit\n", "keep remote carried out")
+                          and read_or_none(f"{daemon.dir}/shared/b.txt") == b"remote edit\n", "keep remote carried out")
     # Both: one keeps the name, the other a conflict name, on both sides; nothing is lost.
     mark = daemon.last_event_id()
     status, answer = daemon.post("/v1/folders/shared/resolve", {"path": "c.txt", "keep": "both"})
     assert status == 200 and answer["resolved"] == ["c.txt"]
 
     def both_versions(folder):
-        contents = {open(os.path.join(folder, n), "rb").read() for n in os.listdir(folder) if n.startswith("c.")}
+        contents = {read_or_none(os.path.join(folder, n)) for n in os.listdir(folder) if n.startswith("c.")}
         return contents == {b"local edit\n", b"remote edit\n"}
     daemon.wait_for_event(mark, lambda e: e["name"] == "run_ended" and e["data"]["folder"] == "shared"
                           and both_versions(f"{daemon.dir}/shared") and both_versions(f"{daemon.dir}/remote-shared"),

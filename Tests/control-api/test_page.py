@@ -10,7 +10,7 @@ whatever the machine's speed (no throttle to outrace)."""
 import os
 import shutil
 
-from conftest import GUARD, ROOT, Daemon, free_port, held_store_remote, wait_for, write
+from conftest import GUARD, ROOT, Daemon, free_port, held_store_remote, read_or_none, wait_for, write
 
 # Installed by scripts/bootstrap.sh test: a missing browser driver is a failure, not a skip.
 from selenium import webdriver  # noqa: E402
@@ -146,7 +146,7 @@ def test_the_status_page(workdir):
         # Answer the conflict from the page: this side's version wins on both.
         press(driver, '#folder-shared .conflicts button[aria-label="Keep local for a.txt"]')
         wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, "#folder-shared .conflicts").is_displayed())
-        wait_for(lambda: open(f"{workdir}/remote-shared/a.txt", "rb").read() == b"kept from this side\n", "the answer carried out")
+        wait_for(lambda: read_or_none(f"{workdir}/remote-shared/a.txt") == b"kept from this side\n", "the answer carried out")
 
         # A remote that does not answer: its folder says so, and why.
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#folder-gone .banner").is_displayed())
