@@ -307,21 +307,16 @@ struct ControlAPI: Sendable {
     /// how many failed or are in conflict.
     private func countsObject(_ folder: FolderConfig) async -> (counts: JSONObject, failed: Int, conflicts: Int) {
         var counts = JSONObject()
-        var failed = 0, conflicts = 0
         guard let (journal, pairId) = try? await control.pairRecord(folder),
-              let rows = try? await journal.statusCounts(pairId: pairId) else { return (counts, 0, 0) }
+              let totals = try? await journal.statusTotals(pairId: pairId) else { return (counts, 0, 0) }
         for status in FileStatus.allCases {
-            let matching = rows.filter { $0.status == status }
-            guard !matching.isEmpty else { continue }
+            guard let total = totals.byStatus[status] else { continue }
             var entry = JSONObject()
-            let files = matching.reduce(0) { $0 + $1.files }
-            entry.add("files", files)
-            entry.add("bytes", matching.reduce(Int64(0)) { $0 + $1.bytes })
+            entry.add("files", total.files)
+            entry.add("bytes", total.bytes)
             counts.add(status.rawValue, entry)
-            if status == .syncError { failed = files }
-            if status == .conflict { conflicts = files }
         }
-        return (counts, failed, conflicts)
+        return (counts, totals.failedFiles, totals.conflictedFiles)
     }
 
     static func scheduleObject(_ schedule: DaemonSnapshot.ScheduleState) -> JSONObject {

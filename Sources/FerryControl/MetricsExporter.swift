@@ -53,13 +53,12 @@ public final class MetricsExporter: Sendable {
                     .set(to: Double(progress.map { max(0, $0.bytesTotal - $0.bytesDone) } ?? 0))
             }
             if let (journal, pairId) = try? await control.pairRecord(folder),
-               let counts = try? await journal.statusCounts(pairId: pairId) {
+               let totals = try? await journal.statusTotals(pairId: pairId) {
                 for status in FileStatus.allCases {
-                    let matching = counts.filter { $0.status == status }
                     gauge("ferry_files", "files in the journal by status", [name, ("status", status.rawValue)])
-                        .set(to: Double(matching.reduce(0) { $0 + $1.files }))
+                        .set(to: Double(totals[status].files))
                     gauge("ferry_bytes", "bytes in the journal by status", [name, ("status", status.rawValue)])
-                        .set(to: Double(matching.reduce(Int64(0)) { $0 + $1.bytes }))
+                        .set(to: Double(totals[status].bytes))
                 }
             }
         }

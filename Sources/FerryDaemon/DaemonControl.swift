@@ -116,12 +116,10 @@ public final class DaemonControl: Sendable {
     /// The journal and the pair's id of a configured folder (nil id: never run yet).
     public func pairRecord(_ folder: FolderConfig) async throws -> (Journal, Int64) {
         do {
-            guard let journal = try await state.existingJournal(),
-                  let pair = try await journal.folderPairs().first(where: { $0.name == folder.name && $0.localRoot == folder.localPath }),
-                  let id = pair.id else {
+            guard let recorded = try await RecordedFolders.read(state), let id = recorded.pair(of: folder)?.id else {
                 throw ControlError(.notFound, "folder '\(folder.name)' has not run yet; nothing in the journal")
             }
-            return (journal, id)
+            return (recorded.journal, id)
         } catch let error as JournalError {
             throw ControlError(.unavailable, error.description)
         } catch let error as ControlError {

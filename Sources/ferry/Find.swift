@@ -32,23 +32,17 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global)
             let keep = try Self.matcher(pattern)
-            let journal: Journal?
+            let read: RecordedFolders?
             do {
-                journal = try await context.state.existingJournal()
+                read = try await RecordedFolders.read(context.state)
             } catch {
                 throw CommandFailure.runtime(error.description)
             }
-            guard let journal else { throw ExitCode(1) }
-            var pairs: [FolderPairRecord]
-            do {
-                pairs = try await journal.folderPairs()
-            } catch {
-                throw CommandFailure.runtime(error.description)
-            }
+            guard let recorded = read else { throw ExitCode(1) }
+            let journal = recorded.journal
+            var pairs = recorded.pairs
             if let folder {
-                let configured = context.config.folder(named: folder)
-                let localRoot = configured?.localPath ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
-                pairs = pairs.filter { $0.localRoot == localRoot && (configured == nil || $0.name == folder) }
+                pairs = recorded.pairs(named: folder, config: context.config, currentDirectory: context.currentDirectory)
                 if pairs.isEmpty { throw CommandFailure.usage("no folder named '\(folder)' in the journal") }
             }
             var found = 0

@@ -19,10 +19,10 @@ enum OnDemandFetch {
             relative.append(inside)
         }
         do {
-            guard let journal = try await context.state.existingJournal(),
-                  let pair = try await journal.folderPairs().first(where: { $0.localRoot == folder.localPath }), let id = pair.id else {
+            guard let recorded = try await RecordedFolders.read(context.state), let id = recorded.pair(of: folder)?.id else {
                 throw CommandFailure.usage("\(name) has not run yet: nothing is evicted; run ferry pull \(name)")
             }
+            let journal = recorded.journal
             if let limit = folder.localLimit {
                 try await refuseOverBudget(journal: journal, pairId: id, paths: relative, folder: name, limit: limit)
             }

@@ -30,23 +30,25 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global)
             do {
-                let journal = try await context.recordedJournal(else: "there is nothing to retry")
-                let pairs = try await journal.folderPairs()
+                let recorded = try await RecordedFolders(journal: context.recordedJournal(else: "there is nothing to retry"))
                 var targets: [(FolderPairRecord, [String]?)] = []
                 if all {
-                    targets = pairs.map { ($0, nil) }
+                    targets = recorded.pairs.map { ($0, nil) }
                 } else {
                     for path in paths {
-                        guard let target = Self.target(path, pairs: pairs, context: context) else {
+                        guard let target = recorded.target(path, config: context.config,
+                                                           currentDirectory: context.currentDirectory) else {
                             throw CommandFailure.usage("\(path) is not inside any synced folder; see ferry status")
                         }
-                        targets.append(target)
+                        targets.append((target.pair, target.inside.map { [$0] }))
                     }
                 }
                 var reset: [(String, String)] = []
                 for (pair, relative) in targets {
                     guard let id = pair.id else { continue }
-                    for path in try await journal.retryFailed(pairId: id, paths: relative, at: context.clock.wallTime()) { reset.append((pair.name, path)) }
+                    for path in try await recorded.journal.retryFailed(pairId: id, paths: relative, at: context.clock.wallTime()) {
+                        reset.append((pair.name, path))
+                    }
                 }
                 if global.json {
                     var object = JSONObject()
@@ -65,22 +67,6 @@ extension Ferry {
             } catch let error as JournalError {
                 throw CommandFailure.runtime(error.description)
             }
-        }
-
-        /// The pair and relative path a command-line path names: a configured folder's name
-        /// (the whole folder), or a local path inside a pair's folder.
-        static func target(_ text: String, pairs: [FolderPairRecord], context: CommandContext) -> (FolderPairRecord, [String]?)? {
-            if let folder = context.config.folder(named: text), let pair = pairs.first(where: { $0.localRoot == folder.localPath }) {
-                return (pair, nil)
-            }
-            let absolute = LocalFileSystem.absolute(text, relativeTo: context.currentDirectory)
-            for pair in pairs.sorted(by: { $0.localRoot.count > $1.localRoot.count }) {
-                if absolute == pair.localRoot { return (pair, nil) }
-                if absolute.hasPrefix(pair.localRoot + "/") {
-                    return (pair, [String(absolute.dropFirst(pair.localRoot.count + 1))])
-                }
-            }
-            return nil
         }
     }
 }

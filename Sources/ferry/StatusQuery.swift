@@ -16,15 +16,15 @@ struct StatusQuery {
 
     /// Whether there is a journal at all, and one report per folder pair that matches.
     func reports(_ context: CommandContext) async throws(CommandFailure) -> (hasJournal: Bool, reports: [FolderReport]) {
-        let journal: Journal?
+        let recorded: RecordedFolders?
         do {
-            journal = try await context.state.existingJournal()
+            recorded = try await RecordedFolders.read(context.state)
         } catch {
             throw CommandFailure.runtime(error.description)
         }
-        let pairs = try await matchingPairs(journal, context)
+        let pairs = try matchingPairs(recorded, context)
         var reports: [FolderReport] = []
-        if let journal {
+        if let journal = recorded?.journal {
             for pair in pairs {
                 guard let id = pair.id else { continue }
                 do {
@@ -47,27 +47,15 @@ struct StatusQuery {
             report.waitingFor = waiting
             reports.append(report)
         }
-        return (journal != nil, reports)
+        return (recorded != nil, reports)
     }
 
     /// The journal's pairs that `folder` names (all of them without one).
-    private func matchingPairs(_ journal: Journal?, _ context: CommandContext) async throws(CommandFailure) -> [FolderPairRecord] {
-        var pairs: [FolderPairRecord] = []
-        if let journal {
-            do {
-                pairs = try await journal.folderPairs()
-            } catch {
-                throw CommandFailure.runtime(error.description)
-            }
-        }
-        guard let folder else { return pairs }
-        let configured = context.config.folder(named: folder)
-        let localRoot = configured?.localPath ?? LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
-        // A configured name shows that folder only, not ad-hoc pairs of the same path.
-        pairs = configured != nil
-            ? pairs.filter { $0.name == folder && $0.localRoot == localRoot }
-            : pairs.filter { $0.localRoot == localRoot }
-        if pairs.isEmpty && configured == nil && (try? LocalFileSystem.metadataFollowingLinks(localRoot)) == nil {
+    private func matchingPairs(_ recorded: RecordedFolders?, _ context: CommandContext) throws(CommandFailure) -> [FolderPairRecord] {
+        guard let folder else { return recorded?.pairs ?? [] }
+        let pairs = recorded?.pairs(named: folder, config: context.config, currentDirectory: context.currentDirectory) ?? []
+        if pairs.isEmpty && context.config.folder(named: folder) == nil,
+           (try? LocalFileSystem.metadataFollowingLinks(LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory))) == nil {
             throw CommandFailure.usage("no folder named '\(folder)' in the config or the journal")
         }
         return pairs
