@@ -20,8 +20,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     public let text: String
     /// One compiled pattern per brace alternative, each anchored or not on its own.
     private let alternatives: [Alternative]
-    /// One per alternative when none is anchored (the pattern looks at names alone).
-    let nameFilters: [GlobNameFilter]?
+    /// One per alternative when each offers a cheap necessary condition (`GlobPrefilter`).
+    let prefilters: [GlobPrefilter]?
 
     struct Alternative: Hashable, Sendable {
         /// Matches the whole relative path (the pattern has a `/`, or is `**`); otherwise
@@ -68,13 +68,16 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                 anchored: anchored, components: components, byteComponents: GlobPattern.byteComponents(components)))
         }
         alternatives = compiled
-        // An alternative without a filter would make the others turn its names away.
-        var filters: [GlobNameFilter]? = []
+        // An alternative without a filter would make the others turn its paths away.
+        var filters: [GlobPrefilter]? = []
         for alternative in compiled {
-            guard !alternative.anchored, case let .segment(tokens) = alternative.components.first else { filters = nil; break }
-            filters?.append(GlobNameFilter(tokens: tokens))
+            guard let filter = GlobPrefilter(anchored: alternative.anchored, first: alternative.components.first) else {
+                filters = nil
+                break
+            }
+            filters?.append(filter)
         }
-        nameFilters = filters
+        prefilters = filters
     }
 
     /// `text` as a pattern that matches exactly it: every character a pattern gives a

@@ -1,24 +1,24 @@
 /// Several globs; a path matches when any one does.
 public struct GlobSet: Sendable {
     public let patterns: [GlobPattern]
-    /// Every pattern's alternatives when all look at names alone (`GlobNameFilter`).
-    private let nameFilters: [GlobNameFilter]?
+    /// Every pattern's alternatives' cheap conditions, when each has one (`GlobPrefilter`).
+    private let prefilters: [GlobPrefilter]?
 
     public init(_ texts: [String]) throws(GlobPattern.SyntaxError) {
         var patterns: [GlobPattern] = []
         for text in texts { patterns.append(try GlobPattern(text)) }
         self.patterns = patterns
-        var filters: [GlobNameFilter]? = []
+        var filters: [GlobPrefilter]? = []
         for pattern in patterns {
-            guard let own = pattern.nameFilters else { filters = nil; break }
+            guard let own = pattern.prefilters else { filters = nil; break }
             filters?.append(contentsOf: own)
         }
-        nameFilters = filters
+        prefilters = filters
     }
 
     public func matches(_ relativePath: String) -> Bool {
         guard !patterns.isEmpty else { return false }
-        if let nameFilters, !GlobNameFilter.anyAdmits(nameFilters, nameOf: relativePath) { return false }
+        if let prefilters, !GlobPrefilter.anyAdmits(prefilters, relativePath) { return false }
         return matches(GlobSubject(relativePath))
     }
 
