@@ -130,8 +130,8 @@ public struct LocalTreeWalk: Sendable {
             }
             let child = stack[top].children[stack[top].next]
             stack[top].next += 1
-            // The name was checked when its folder was listed.
-            guard let path = try? stack[top].folder.appending(child.name) else { continue }
+            // The name was checked when its folder was listed (`enter`).
+            let path = stack[top].folder.appending(checkedName: child.name)
             switch child.found {
             case let .file(version):
                 batch.entries.append(LocalEntry(path: path, version: version))
