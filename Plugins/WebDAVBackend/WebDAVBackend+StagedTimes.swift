@@ -22,8 +22,13 @@ import Foundation
 /// the folder where that is cheaper than a `PROPFIND` each (`FolderSizes`). `PROPPATCH` is
 /// one resource per request (RFC 4918 §9.2), so each file keeps its own.
 extension WebDAVBackend: StagedUploadBackend {
-    /// Requests of one batch in flight at once, beside the transfers' own `PUT`s.
-    static let publishRequestsInFlight = 8
+    /// Requests of one batch in flight at once, beside the transfers' own `PUT`s. Each file
+    /// of a batch costs two round trips here where its `PUT` cost one in a transfer slot:
+    /// with 8 at once beside 4 transfers, publishing only just kept up with the `PUT`s, and
+    /// a push of 600 small files to Apache at 10 ms per answer ended with 0.23 s of
+    /// `PROPFIND`s and `PROPPATCH`es after its last `PUT` (a batch still publishing and the
+    /// last one waiting for it).
+    static let publishRequestsInFlight = 16
 
     /// What publishing needs besides the staged result, which a wrapper (encryption)
     /// rewrites to the stored name and size: the source's modification time.

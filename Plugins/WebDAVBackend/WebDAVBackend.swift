@@ -109,7 +109,13 @@ public struct WebDAVBackend: Backend {
     /// looks for its own file).
     func listIncludingTemporary(_ directory: RelativePath) async throws(BackendError) -> [RemoteEntry] {
         let requestPath = urls.path(directory, isFolder: true)
-        let response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
+        let response: HTTPResponse
+        do {
+            response = try await propfind(url: urls.origin + requestPath, depth: "1", path: directory)
+        } catch where error.code == .notFound && directory.isRoot {
+            knownFolders.noteRootMissing()
+            throw error
+        }
         let listing = try MultistatusParser.parse(response.body, requestPath: requestPath, directory: directory, limits: limits)
         knownFolders.insert(directory)
         folderSizes.record(directory, count: listing.children.count)
@@ -218,6 +224,9 @@ public struct WebDAVBackend: Backend {
     /// on Apache), and 405 means "something is there", which must be a folder.
     private func createFolder(_ folder: RelativePath) async throws(BackendError) {
         let url = urls.url(folder, isFolder: true)
+        // The listing found the remote's own folder missing (a first push): made first,
+        // rather than after this MKCOL's 409, a round trip before the first upload.
+        if folder.components.count == 1 && knownFolders.rootWasMissing { try await ensureRoot() }
         var status = try await mkcol(url)
         if status == 409 && folder.components.count == 1 {
             // The remote's own folder does not exist yet: create it, then try again.
@@ -257,16 +266,24 @@ public struct WebDAVBackend: Backend {
     private func ensureRoot() async throws(BackendError) {
         try await knownFolders.ensure(.root) { () async throws(BackendError) in
             let segments = urls.rootPath.split(separator: "/")
-            var path = "/"
-            for (index, segment) in segments.enumerated() {
-                path += segment + "/"
-                let status = try await mkcol(urls.origin + path)
-                // Parallel first uploads race to create the root; Apache answers the loser with
-                // 403 rather than 405. The folder existing now is success.
-                if index == segments.count - 1, !((200..<300).contains(status) || status == 405),
-                   try await propfindRoot().status != 207 {
-                    throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
+            guard !segments.isEmpty else { return }
+            let rootURL = urls.origin + "/" + segments.joined(separator: "/") + "/"
+            // Mostly only the remote's own folder is missing, in a share that exists: its
+            // MKCOL alone, and the folders above, top down, only when that is refused
+            // (409 for a missing parent, or another answer from a server that words it otherwise).
+            var status = try await mkcol(rootURL)
+            if !((200..<300).contains(status) || status == 405) && segments.count > 1 {
+                var path = "/"
+                for segment in segments.dropLast() {
+                    path += segment + "/"
+                    _ = try await mkcol(urls.origin + path)
                 }
+                status = try await mkcol(rootURL)
+            }
+            // Parallel first uploads race to create the root; Apache answers the loser with
+            // 403 rather than 405. The folder existing now is success.
+            if !((200..<300).contains(status) || status == 405), try await propfindRoot().status != 207 {
+                throw HTTPErrorMapping.error(status: status, method: "MKCOL", path: urls.rootPath)
             }
         }
     }

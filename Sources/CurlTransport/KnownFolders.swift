@@ -10,12 +10,18 @@ public final class KnownFolders: Sendable {
     private struct State {
         var known: Set<RelativePath> = []
         var creating: [RelativePath: Task<Void, any Error>] = [:]
+        var rootWasMissing = false
     }
 
     private let state = Mutex(State())
     public init() {}
     public func contains(_ path: RelativePath) -> Bool { state.withLock { $0.known.contains(path) } }
     public func insert(_ path: RelativePath) { state.withLock { _ = $0.known.insert(path) } }
+    /// A listing found the remote's own folder missing: the first folder made in it makes
+    /// the root first (`rootWasMissing`), rather than learning it from a refused `MKCOL`.
+    public func noteRootMissing() { state.withLock { $0.rootWasMissing = true } }
+    /// Whether a listing found the root missing and it is not known to exist since.
+    public var rootWasMissing: Bool { state.withLock { $0.rootWasMissing && !$0.known.contains(.root) } }
     /// Forgets a folder and everything below it.
     public func remove(_ path: RelativePath) {
         state.withLock { state in state.known = state.known.filter { $0.relative(to: path) == nil } }

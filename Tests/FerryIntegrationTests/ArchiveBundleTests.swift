@@ -200,10 +200,11 @@ struct ArchiveBundleTests {
     @Test("a bundle upload cut off by the network leaves its files queued (not failed); the next push sends them")
     func connectionLost() async throws {
         let server = try await TestServer(.nginx)
-        // The first six PUTs (the bundle's, then its retries: 2 attempts in each of the 3
-        // passes) get a TCP reset.
+        // Every attempt (2 in each of the 3 passes) is cut off at its first PUTs: the bundle's
+        // upload is the run's first, so it probes the server first, three files at once (a
+        // PUT each); the first 18 PUTs get a TCP reset.
         let proxy = try await FaultProxy(upstream: server.origin, share: 0,
-                                         options: ["--script", "PUT=reset,reset,reset,reset,reset,reset"])
+                                         options: ["--script", "PUT=" + Array(repeating: "reset", count: 18).joined(separator: ",")])
         let work = Workspace()
         let paths = try Self.writeColdTree(at: work.source, count: 20)
         let config = Self.config(remoteURL: proxy.origin + "/dav/cold") + """

@@ -216,7 +216,7 @@ struct WebDAVDirectPutTests {
         let features = try await backend.serverFeatures()
         #expect(features.atomicPut == .unsupported("a PUT cut off after 8192 of 16384 bytes left 8192 other bytes under the name"),
                 "\(features)")
-        #expect(server.requests.contains { $0.hasPrefix("PUT /dav/\(WebDAVBackend.probeName) cut 8192/16384") }, "\(server.requests)")
+        #expect(server.requests.contains { $0.hasPrefix("PUT /dav/\(WebDAVBackend.probeName(.atomicPut, tag: nil)) cut 8192/16384") }, "\(server.requests)")
         #expect(try LocalFileSystem.directoryEntries(root).isEmpty, "the probe file is removed")
 
         let request = try replacing(scratch, "IMG_2.jpg", seed: 2)

@@ -155,17 +155,19 @@ struct WebDAVServerFeatureTests {
         #expect(features.atomicPut == .supported)
         #expect(capabilities.serverSideCopy && capabilities.atomicUpload)
 
-        // The first PUT, the ranged one, the whole version, the one cut off half-way (which
-        // both servers log as 400) and the one with If-None-Match: * (Apache refuses it with
-        // 412, nginx writes); the DELETE of the probe file ends the probe.
+        // On the first file the first PUT and the ranged one; on the second the whole
+        // version and the one cut off half-way (which both servers log as 400); on the third
+        // the whole version and the one with If-None-Match: * (Apache refuses it with 412,
+        // nginx writes); the DELETEs of the three files end the probe.
+        let probeFiles = WebDAVBackend.ProbeFile.allCases.map { "/" + WebDAVBackend.probeName($0, tag: nil) }
         let probeRequests = try await server.requests(awaiting: { lines in
-            lines.contains { $0.method == "DELETE" && $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }
-        }).filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) }
-        #expect(probeRequests.filter { $0.method == "PUT" }.count == 5, "\(probeRequests.map(\.method))")
+            probeFiles.allSatisfy { file in lines.contains { $0.method == "DELETE" && $0.uri.hasSuffix(file) } }
+        }).filter { line in probeFiles.contains { line.uri.hasSuffix($0) } }
+        #expect(probeRequests.filter { $0.method == "PUT" }.count == 6, "\(probeRequests.map(\.method))")
         #expect(probeRequests.filter { $0.method == "PUT" && $0.status == 400 }.count == 1, "\(probeRequests.map(\.status))")
         #expect(probeRequests.filter { $0.method == "PUT" && $0.status == 412 }.count == (kind == .apache ? 1 : 0),
                 "\(probeRequests.map(\.status))")
-        #expect(probeRequests.filter { $0.method == "DELETE" }.count == 1)
+        #expect(probeRequests.filter { $0.method == "DELETE" }.count == 3)
         // `.DAV` is where Apache keeps dead properties; WebDAV clients never see it.
         let leftovers = try LocalFileSystem.directoryEntries(server.directory + "/root/probe").filter { $0 != ".DAV" }
         #expect(leftovers.isEmpty, "left in the root: \(leftovers)")
@@ -175,7 +177,7 @@ struct WebDAVServerFeatureTests {
         // cannot make this fail.)
         let before = try await server.requests().count
         _ = try await backend.discoverCapabilities()
-        #expect(try await server.requests(since: before).filter { $0.uri.hasSuffix("/" + WebDAVBackend.probeName) && $0.method == "PUT" }.isEmpty)
+        #expect(try await server.requests(since: before).filter { $0.uri.contains("/.ferry-probe") && $0.method == "PUT" }.isEmpty)
     }
 
     @Test("an upload of a device that shares the folder (a temporary tag) probes a file of its own")
@@ -188,7 +190,8 @@ struct WebDAVServerFeatureTests {
         request.temporaryTag = "laptop"
         _ = try await backend.upload(request, observer: NullTransferObserver())
         let probePaths = Set(proxy.requests.filter { $0.contains(".ferry-probe") }.map { String($0.split(separator: " ")[1]) })
-        #expect(probePaths == ["/dav/shared/.ferry-probe.laptop.ferry-part"], "\(probePaths)")
+        #expect(probePaths == ["/dav/shared/.ferry-probe.laptop.ferry-part", "/dav/shared/.ferry-probe-atomic.laptop.ferry-part",
+                               "/dav/shared/.ferry-probe-condition.laptop.ferry-part"], "\(probePaths)")
         #expect(try LocalFileSystem.directoryEntries(server.directory + "/root/shared") == ["IMG_1.jpg"])
     }
 
