@@ -180,15 +180,6 @@ public final class Journal: Sendable {
                 """, arguments: [pairId, path ?? "", limit])
             var page: [QuickCheckRow] = []
             while let row = try rows.next() { page.append(QuickCheckRow(row)) }
-            guard let last = page.last?.path else { return page }
-            // In the same read transaction: the page's rows that are not settled.
-            let unsettled = try String.fetchSet(db, sql: """
-                SELECT path FROM file INDEXED BY file_unsettled
-                WHERE pairId = ? AND path > ? AND path <= ? AND \(QuickCheckRow.unsettledCondition)
-                """, arguments: [pairId, path ?? "", last])
-            if !unsettled.isEmpty {
-                for index in page.indices where unsettled.contains(page[index].path) { page[index].isSettled = false }
-            }
             return page
         }
     }

@@ -19,7 +19,6 @@ enum JournalMigrations {
         ("v10-change-markers", v10ChangeMarkers),
         ("v11-synced-local-change-time", v11SyncedLocalChangeTime),
         ("v12-remote-spelling", v12RemoteSpelling),
-        ("v13-index-of-unsettled-rows", v13IndexOfUnsettledRows),
     ]
 
     static var migrator: DatabaseMigrator {
@@ -191,13 +190,5 @@ enum JournalMigrations {
         try db.alter(table: "file") { table in
             table.add(column: "remoteSpelling", .text)
         }
-    }
-
-    /// The rows the quick check of a push must read whole (`QuickCheckRow`): evaluating
-    /// the settled condition on every row was two thirds of reading a page. Few rows are
-    /// not settled in a folder at rest, so a partial index of them is small, and a row
-    /// enters it only while it waits for a transfer or went wrong.
-    private static func v13IndexOfUnsettledRows(_ db: Database) throws {
-        try db.execute(sql: "CREATE INDEX file_unsettled ON file(pairId, path) WHERE \(QuickCheckRow.unsettledCondition)")
     }
 }

@@ -7,10 +7,7 @@ import GRDB
 /// the other rows are read whole.
 ///
 /// In a profile of a no-op push of 1,000,000 files, reading and decoding all 31 columns of
-/// every row was a quarter of the CPU. Four columns are read; whether a row is settled is
-/// not computed per row (the condition's two dozen tests were three times the cost of the
-/// read) but looked up: the rows that are not settled, few in a folder at rest, have a
-/// partial index of their own (`file_unsettled`), and a page asks it for its path range.
+/// every row was a quarter of the CPU; five columns and one test are a small part of that.
 package struct QuickCheckRow: Sendable, Equatable {
     package var path: String
     package var local: LocalVersion?
@@ -33,23 +30,18 @@ package struct QuickCheckRow: Sendable, Equatable {
         AND syncedRemoteModifiedNanos IS remoteModifiedNanos AND syncedRemoteETag IS remoteETag
         """
 
-    /// The rows that are not settled: a comparison with NULL is NULL in SQL, and so can the
-    /// whole condition be, which is not settled either. It is the condition of the partial
-    /// index `file_unsettled` (migration v13), and a query uses that index only while it
-    /// repeats the condition as the index was made with it: a change to `settledCondition`
-    /// needs a migration that makes the index again.
-    static let unsettledCondition = "NOT IFNULL((\(settledCondition)), 0)"
+    /// A comparison with NULL is NULL in SQL, and so can the whole condition be: that is
+    /// not settled either.
+    static let selectList = "path, localSize, localModifiedNanos, localInode, IFNULL((\(settledCondition)), 0)"
 
-    static let selectList = "path, localSize, localModifiedNanos, localInode"
-
-    /// A row selected with `selectList`, settled until the index says otherwise.
+    /// A row selected with `selectList`.
     init(_ row: Row) {
         path = row[0]
         // As `FileRecord.local` reads the same columns.
         if let size: Int64 = row[1], let modifiedNanos: Int64 = row[2] {
             local = LocalVersion(size: size, modifiedNanos: modifiedNanos, inode: row[3] ?? 0)
         }
-        isSettled = true
+        isSettled = (row[4] as Bool?) ?? false
     }
 
     package init(path: String, local: LocalVersion?, isSettled: Bool) {
