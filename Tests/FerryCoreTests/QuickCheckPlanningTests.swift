@@ -165,6 +165,47 @@ struct QuickCheckPlanningTests {
         }
     }
 
+    @Test("a row leaves and rejoins the settled ones as it is written, and each page sees only its own range")
+    func settledFollowsWrites() async throws {
+        let folder = TemporaryDirectory()
+        let journal = try await StateFolder(directory: folder.path).journal()
+        let pairId = try #require(try await journal.folderPair(name: "p", localRoot: "/l", remoteLocation: "r", at: 0).id)
+        let other = try #require(try await journal.folderPair(name: "q", localRoot: "/q", remoteLocation: "r", at: 0).id)
+        func row(_ pair: Int64, _ path: String) -> FileRecord {
+            var record = FileRecord(pairId: pair, path: path, queue: "media", status: .inSync, updatedAt: 1)
+            record.local = LocalVersion(size: 1, modifiedNanos: 2, inode: 3)
+            record.remote = RemoteVersion(size: 1, modifiedNanos: 2, etag: "\"e\"")
+            record.syncedLocal = record.local
+            record.syncedRemote = record.remote
+            return record
+        }
+        let paths = ["a", "b", "c", "d", "e"]
+        try await journal.applyPlan(paths.map { row(pairId, $0) } + paths.map { row(other, $0) })
+        func unsettled() async throws -> [String] {
+            var found: [String] = []
+            var after: String?
+            while true {
+                let page = try await journal.quickCheckRows(pairId: pairId, after: after, limit: 2)
+                guard let last = page.last else { return found }
+                found += page.filter { !$0.isSettled }.map(\.path)
+                after = last.path
+            }
+        }
+        #expect(try await unsettled() == [])
+        var waiting = row(pairId, "c")
+        waiting.plan(.upload)
+        var failed = row(pairId, "e")
+        failed.plan(.upload)
+        failed.failForGood(failures: 3, error: "refused", at: 2)
+        // The other pair's rows at the same paths change nothing here.
+        var elsewhere = row(other, "b")
+        elsewhere.plan(.upload)
+        try await journal.applyPlan([waiting, failed, elsewhere])
+        #expect(try await unsettled() == ["c", "e"])
+        try await journal.bookResults([row(pairId, "c")])
+        #expect(try await unsettled() == ["e"])
+    }
+
     @Test("a no-op push between listings reads no row whole; one with changes reads only theirs")
     func readsOnlyUnsettledRows() async throws {
         // Ten pages: the bound on what planning holds is checked at 100,000 files by
