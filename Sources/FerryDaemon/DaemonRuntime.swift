@@ -145,12 +145,7 @@ public struct DaemonRuntime: Sendable {
                                         board: board, logger: logger)
             parts.append((follower.description, follower))
         }
-        // One part ending (a folder that cannot be watched) does not end the rest; the
-        // runtime's cancellation cancels them all, and the group returns once all have ended.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: parts.map {
-            .init(service: $0.service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
-                  serviceName: $0.name)
-        }, logger: logger))
+        let group = Self.group(of: parts, logger: logger)
         await withTaskCancellationHandler {
             do {
                 try await group.run()
@@ -169,6 +164,16 @@ public struct DaemonRuntime: Sendable {
             await outages.writeQueued()
             try? await state.history().closeOpenOutages(at: clock.wallTime())
         }
+    }
+
+    /// The runtime's parts as one service group. One part ending (a folder that cannot be
+    /// watched) does not end the rest; the runtime's cancellation cancels them all, and the
+    /// group returns once all have ended.
+    private static func group(of parts: [(name: String, service: any Service)], logger: Logger) -> ServiceGroup {
+        ServiceGroup(configuration: ServiceGroupConfiguration(services: parts.map {
+            .init(service: $0.service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
+                  serviceName: $0.name)
+        }, logger: logger))
     }
 
     /// Runs `body` in a fresh task (so the caller's cancellation does not reach it) and
