@@ -32,13 +32,13 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global)
             let keep = try Self.matcher(pattern)
-            let read: RecordedFolders?
+            let existing: RecordedFolders?
             do {
-                read = try await RecordedFolders.read(context.state)
+                existing = try await RecordedFolders.read(context.state)
             } catch {
                 throw CommandFailure.runtime(error.description)
             }
-            guard let recorded = read else { throw ExitCode(1) }
+            guard let recorded = existing else { throw ExitCode(1) }
             let journal = recorded.journal
             var pairs = recorded.pairs
             if let folder {
