@@ -56,7 +56,15 @@ public final class Journal: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let journal = try openPool(path: path)
         do {
-            try JournalMigrations.migrator.migrate(journal.pool)
+            let migrator = JournalMigrations.migrator
+            let applied = try journal.pool.read(migrator.appliedIdentifiers)
+            try migrator.migrate(journal.pool)
+            // A table made anew leaves the old one's pages free: the file would stay twice
+            // its size, and doctor would report a growing journal. Once, after an upgrade.
+            let now = try journal.pool.read(migrator.appliedIdentifiers)
+            if !applied.isEmpty, !JournalMigrations.rebuildingTables.isDisjoint(with: now.subtracting(applied)) {
+                try journal.pool.vacuum()
+            }
         } catch {
             throw JournalError(path: path, message: "cannot prepare the journal: " + describe(error))
         }

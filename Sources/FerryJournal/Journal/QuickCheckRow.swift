@@ -13,26 +13,9 @@ package struct QuickCheckRow: Sendable, Equatable {
     package var local: LocalVersion?
     package var isSettled: Bool
 
-    /// What makes a row settled, in SQL: the row is in sync with nothing pending, failed or
-    /// half-transferred (`FileRecord.isConfirmedInSync`), and both sides are at the versions
-    /// last synced, so that `Planner.decide` answers `.inSync` for a push. Stricter than
-    /// those where that is simpler (the remote versions compared field by field rather than
-    /// by `isSameVersion`; no move, answer or fetch noted): a row it leaves out is only
-    /// planned the long way.
-    static let settledCondition = """
-        status = '\(FileStatus.inSync.rawValue)' AND action IS NULL AND attempts = 0 AND nextAttemptAt IS NULL \
-        AND lastError IS NULL AND transferSize IS NULL AND transferModifiedNanos IS NULL \
-        AND transferInode IS NULL AND transferETag IS NULL AND transferState IS NULL \
-        AND moveTarget IS NULL AND resolution IS NULL AND fetchedAt IS NULL \
-        AND localSize IS NOT NULL AND localModifiedNanos IS NOT NULL \
-        AND syncedLocalSize = localSize AND syncedLocalModifiedNanos = localModifiedNanos \
-        AND remoteSize IS NOT NULL AND syncedRemoteSize = remoteSize \
-        AND syncedRemoteModifiedNanos IS remoteModifiedNanos AND syncedRemoteETag IS remoteETag
-        """
-
-    /// A comparison with NULL is NULL in SQL, and so can the whole condition be: that is
-    /// not settled either.
-    static let selectList = "path, localSize, localModifiedNanos, localInode, IFNULL((\(settledCondition)), 0)"
+    /// The row's `settled` column is what makes it settled: SQLite computes it from the
+    /// row's columns whenever the row is written (`JournalMigrations.v13SettledCondition`).
+    static let selectList = "path, localSize, localModifiedNanos, localInode, settled"
 
     /// A row selected with `selectList`.
     init(_ row: Row) {
