@@ -307,8 +307,8 @@ struct ControlAPI: Sendable {
     /// how many failed or are in conflict.
     private func countsObject(_ folder: FolderConfig) async -> (counts: JSONObject, failed: Int, conflicts: Int) {
         var counts = JSONObject()
-        guard let (journal, pairId) = try? await control.pairRecord(folder),
-              let totals = try? await journal.statusTotals(pairId: pairId) else { return (counts, 0, 0) }
+        guard let (service, pair) = try? await control.recordedPair(folder),
+              let totals = try? await service.totals(of: pair) else { return (counts, 0, 0) }
         for status in FileStatus.allCases {
             guard let total = totals.byStatus[status] else { continue }
             var entry = JSONObject()
@@ -346,7 +346,7 @@ struct ControlAPI: Sendable {
         }
         let prefix = query["prefix"], after = query["after"]
         var object = JSONObject()
-        guard let (journal, pairId) = try? await control.pairRecord(folder) else {
+        guard let (service, pair) = try? await control.recordedPair(folder), let pairId = pair.id else {
             object.add("files", [JSONObject]())
             object.add("next", nil as String?)
             return object
@@ -354,10 +354,8 @@ struct ControlAPI: Sendable {
         var rows: [(record: FileRecord, item: String?)] = []
         do {
             if statusText == "filesPending" {
-                let all = try await journal.records(pairId: pairId)
-                let items = MediaItem.group(all.map { MediaItem.FileState(path: $0.path, status: $0.status,
-                                                                          bytes: $0.localSize ?? $0.remoteSize ?? 0) },
-                                            by: control.config.items)
+                let all = try await service.journal.records(pairId: pairId)
+                let items = FolderService.items(of: all, by: control.config.items)
                 var itemOf: [String: String] = [:]
                 for item in items where item.status == .filesPending {
                     for file in item.files { itemOf[file.path] = item.key }
@@ -366,7 +364,7 @@ struct ControlAPI: Sendable {
                     itemOf[record.path] != nil && record.path > (after ?? "") && (prefix.map { record.path.hasPrefix($0) } ?? true)
                 }.prefix(limit + 1).map { ($0, itemOf[$0.path]) }
             } else {
-                rows = try await journal.records(pairId: pairId, statuses: statusText.flatMap(FileStatus.init(rawValue:)).map { [$0] },
+                rows = try await service.journal.records(pairId: pairId, statuses: statusText.flatMap(FileStatus.init(rawValue:)).map { [$0] },
                                                  prefix: prefix, after: after, limit: limit + 1).map { ($0, nil) }
             }
         } catch {
@@ -403,12 +401,10 @@ struct ControlAPI: Sendable {
         }
         var object = JSONObject()
         var page: [MediaItem] = []
-        if let (journal, pairId) = try? await control.pairRecord(folder) {
-            let all: [FileRecord]
-            do { all = try await journal.records(pairId: pairId) } catch { throw ControlError(.unavailable, error.description) }
-            page = Array(MediaItem.group(all.map { MediaItem.FileState(path: $0.path, status: $0.status,
-                                                                      bytes: $0.localSize ?? $0.remoteSize ?? 0) },
-                                         by: control.config.items)
+        if let (service, pair) = try? await control.recordedPair(folder) {
+            let all: [MediaItem]
+            do { all = try await service.items(of: pair, by: control.config.items) } catch { throw ControlError(.unavailable, error.description) }
+            page = Array(all
                 .filter { (status == nil || $0.status == status) && $0.key > (query["after"] ?? "") }
                 .sorted { $0.key < $1.key }
                 .prefix(limit + 1))

@@ -52,8 +52,8 @@ public final class MetricsExporter: Sendable {
                 gauge("ferry_run_bytes_left", "bytes the run under way has still to move", labels)
                     .set(to: Double(progress.map { max(0, $0.bytesTotal - $0.bytesDone) } ?? 0))
             }
-            if let (journal, pairId) = try? await control.pairRecord(folder),
-               let totals = try? await journal.statusTotals(pairId: pairId) {
+            if let (service, pair) = try? await control.recordedPair(folder),
+               let totals = try? await service.totals(of: pair) {
                 for status in FileStatus.allCases {
                     gauge("ferry_files", "files in the journal by status", [name, ("status", status.rawValue)])
                         .set(to: Double(totals[status].files))

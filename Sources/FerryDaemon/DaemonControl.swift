@@ -87,10 +87,9 @@ public final class DaemonControl: Sendable {
 
     /// Failed files (all, or `paths`) become pending again, and the folder runs.
     public func retry(_ name: String, paths: [String]?) async throws -> [String] {
-        let folder = try folder(name)
-        let (journal, pairId) = try await pairRecord(folder)
+        let (service, pair) = try await recordedPair(folder(name))
         do {
-            let reset = try await journal.retryFailed(pairId: pairId, paths: paths, at: clock.wallTime())
+            let reset = try await service.retry(in: pair, paths: paths)
             if !reset.isEmpty { try await run(name, reason: "api: retry") }
             return reset
         } catch let error as JournalError {
@@ -101,11 +100,9 @@ public final class DaemonControl: Sendable {
     /// Answers the conflicts at `path` (a file, or every one below a folder; "" for all) and
     /// syncs the folder, which carries the answer out.
     public func resolve(_ name: String, path: String, keep: ConflictPolicy) async throws -> [String] {
-        let folder = try folder(name)
-        let (journal, pairId) = try await pairRecord(folder)
+        let (service, pair) = try await recordedPair(folder(name))
         do {
-            let resolved = try await journal.resolveConflicts(pairId: pairId, path: path, keep: keep,
-                                                              at: clock.wallTime())
+            let resolved = try await service.resolve(in: pair, path: path, keep: keep)
             if !resolved.isEmpty { try await run(name, mode: .sync, reason: "api: resolve") }
             return resolved
         } catch let error as JournalError {
@@ -113,13 +110,15 @@ public final class DaemonControl: Sendable {
         }
     }
 
-    /// The journal and the pair's id of a configured folder (nil id: never run yet).
-    public func pairRecord(_ folder: FolderConfig) async throws -> (Journal, Int64) {
+    /// What the API asks of a configured folder's pair goes through the service the
+    /// commands use (`FolderService`); `ControlError.notFound` when the folder never ran.
+    public func recordedPair(_ folder: FolderConfig) async throws -> (service: FolderService, pair: FolderPairRecord) {
         do {
-            guard let recorded = try await RecordedFolders.read(state), let id = recorded.pair(of: folder)?.id else {
+            guard let service = try await FolderService.read(state, clock: clock),
+                  let pair = service.recorded.pair(of: folder), pair.id != nil else {
                 throw ControlError(.notFound, "folder '\(folder.name)' has not run yet; nothing in the journal")
             }
-            return (recorded.journal, id)
+            return (service, pair)
         } catch let error as JournalError {
             throw ControlError(.unavailable, error.description)
         } catch let error as ControlError {

@@ -65,6 +65,12 @@ extension CommandContext {
         }
         return journal
     }
+
+    /// What a person asks of the recorded folders (`FolderService`), for a command that
+    /// amends what earlier runs recorded; `consequence` as for `recordedJournal`.
+    func folderService(else consequence: String) async throws -> FolderService {
+        FolderService(recorded: try await RecordedFolders(journal: recordedJournal(else: consequence)), clock: clock)
+    }
 }
 
 enum LogSetup {

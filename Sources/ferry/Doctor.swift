@@ -62,7 +62,7 @@ extension Ferry {
                 StandardStreams.output(global.json ? object.text : "nothing to check: no journal at \(journalPath)")
             }
             if repair, let report, let journal {
-                try await repairFailures(report, journal: journal, now: context.clock.wallTime())
+                try await repairFailures(report, service: FolderService(recorded: RecordedFolders(journal: journal), clock: context.clock))
             }
             if cleanup {
                 try await AbandonedUploadCleanup(context: context, journal: journal, olderThanSeconds: age.components.seconds,
@@ -73,14 +73,13 @@ extension Ferry {
 
         /// Files that failed for good, in the folders whose runs or failures doctor flagged,
         /// become pending again (as `ferry retry`), so the next run tries them afresh.
-        private func repairFailures(_ report: JournalHealth, journal: Journal, now: Double) async throws {
+        private func repairFailures(_ report: JournalHealth, service: FolderService) async throws {
             let flagged = Set((report.findings ?? []).filter { [.runsFailing, .failuresGrowing].contains($0.kind) }.map(\.subject))
             let held = (report.findings ?? []).filter { $0.kind == .held }.map(\.subject)
             var lines: [String] = []
             if !flagged.isEmpty {
-                for pair in try await journal.folderPairs() where flagged.contains(pair.name) {
-                    guard let id = pair.id else { continue }
-                    let reset = try await journal.retryFailed(pairId: id, paths: nil, at: now)
+                for pair in service.recorded.pairs where flagged.contains(pair.name) {
+                    let reset = try await service.retry(in: pair, paths: nil)
                     lines.append("repair: \(pair.name): \(Plural.count(reset.count, "failed file")) made pending again; the next run tries them")
                 }
             }

@@ -23,24 +23,13 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let absolute = LocalFileSystem.absolute(folder, relativeTo: context.currentDirectory)
             do {
-                let journal = try await context.recordedJournal(else: "there is nothing to forget")
-                // A name means that folder; a path means the ad-hoc pairs there (a configured
-                // folder at the same path is forgotten only by its name).
-                let all = try await journal.folderPairs()
-                var pairs = all.filter { $0.name == folder && context.config.folder(named: folder) != nil }
-                if pairs.isEmpty {
-                    pairs = all.filter { pair in
-                        pair.localRoot == absolute && context.config.folder(named: pair.name)?.localPath != pair.localRoot
-                    }
-                }
-                guard !pairs.isEmpty else {
+                let forgotten = try await context.folderService(else: "there is nothing to forget")
+                    .forget(folder, config: context.config, currentDirectory: context.currentDirectory)
+                guard !forgotten.isEmpty else {
                     throw CommandFailure.usage("no folder '\(folder)' in the journal; `ferry status` lists them")
                 }
-                for pair in pairs {
-                    guard let id = pair.id else { continue }
-                    try await journal.forgetFolderPair(id: id)
+                for pair in forgotten {
                     let label = Status.heading(pair, config: context.config, currentDirectory: context.currentDirectory)
                         .components(separatedBy: " (").first ?? pair.name
                     StandardStreams.output("forgot \(label)")

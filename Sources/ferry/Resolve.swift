@@ -42,52 +42,27 @@ extension Ferry {
 
         func run() async throws {
             let context = try CommandContext.load(global)
-            let absolute = LocalFileSystem.absolute(path, relativeTo: context.currentDirectory)
-            let resolved: [(FolderPairRecord, [String])]
+            let resolved: [FolderService.PairPaths]
             do {
-                resolved = try await answer(absolute: absolute, context: context)
+                let policy: ConflictPolicy = keep == .both ? .keepBoth : keep == .local ? .local : .remote
+                resolved = try await context.folderService(else: "there is no conflict to resolve")
+                    .resolve(path, currentDirectory: context.currentDirectory, keep: policy)
             } catch let error as JournalError {
                 throw CommandFailure.runtime(error.description)
             }
             guard !resolved.isEmpty else {
+                let absolute = LocalFileSystem.absolute(path, relativeTo: context.currentDirectory)
                 throw CommandFailure.usage("no conflict at \(absolute); `ferry status --conflicts` lists them")
             }
-            for (pair, paths) in resolved { report(paths, of: pair, context: context) }
+            for change in resolved { report(change.paths, of: change.pair, context: context) }
             guard now else { return }
-            for (pair, _) in resolved {
+            for pair in resolved.map(\.pair) {
                 guard let mode = configuredMode(pair, context: context) else {
                     throw CommandFailure.usage("--now runs configured folders only; run ferry sync \(pair.localRoot) --to REMOTE")
                 }
                 try await FolderRunCommand.run(mode: mode, folder: pair.name, remote: nil, global: global,
                                                transfer: try TransferOptions.parse([]), mirror: false, loaded: context)
             }
-        }
-
-        /// Records the answer for every conflict at the path, in whichever pairs have one
-        /// there: the paths resolved, by pair.
-        private func answer(absolute: String, context: CommandContext) async throws -> [(FolderPairRecord, [String])] {
-            let journal = try await context.recordedJournal(else: "there is no conflict to resolve")
-            let allPairs = try await journal.folderPairs()
-            let policy: ConflictPolicy = keep == .both ? .keepBoth : keep == .local ? .local : .remote
-            var resolved: [(FolderPairRecord, [String])] = []
-            // First as a path from here; then, as the conflict lines print it, from a folder's root.
-            var candidates: [(FolderPairRecord, String)] = allPairs.compactMap { pair in
-                guard absolute == pair.localRoot || absolute.hasPrefix(pair.localRoot == "/" ? "/" : pair.localRoot + "/") else {
-                    return nil
-                }
-                return (pair, absolute == pair.localRoot ? "" : String(absolute.dropFirst(pair.localRoot.count + 1)))
-            }
-            if !path.hasPrefix("/") {
-                let inFolder = path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
-                candidates += allPairs.map { ($0, inFolder) }
-            }
-            for (pair, relative) in candidates {
-                guard let id = pair.id, !resolved.contains(where: { $0.0.id == id }) else { continue }
-                let paths = try await journal.resolveConflicts(pairId: id, path: relative, keep: policy,
-                                                               at: context.clock.wallTime())
-                if !paths.isEmpty { resolved.append((pair, paths)) }
-            }
-            return resolved
         }
 
         private func report(_ paths: [String], of pair: FolderPairRecord, context: CommandContext) {

@@ -30,26 +30,15 @@ extension Ferry {
         func run() async throws {
             let context = try CommandContext.load(global)
             do {
-                let recorded = try await RecordedFolders(journal: context.recordedJournal(else: "there is nothing to retry"))
-                var targets: [(FolderPairRecord, [String]?)] = []
-                if all {
-                    targets = recorded.pairs.map { ($0, nil) }
-                } else {
-                    for path in paths {
-                        guard let target = recorded.target(path, config: context.config,
-                                                           currentDirectory: context.currentDirectory) else {
-                            throw CommandFailure.usage("\(path) is not inside any synced folder; see ferry status")
-                        }
-                        targets.append((target.pair, target.inside.map { [$0] }))
+                let service = try await context.folderService(else: "there is nothing to retry")
+                let changed = try await all ? service.retryAll() : service.retry(paths.map { path in
+                    guard let target = service.recorded.target(path, config: context.config,
+                                                               currentDirectory: context.currentDirectory) else {
+                        throw CommandFailure.usage("\(path) is not inside any synced folder; see ferry status")
                     }
-                }
-                var reset: [(String, String)] = []
-                for (pair, relative) in targets {
-                    guard let id = pair.id else { continue }
-                    for path in try await recorded.journal.retryFailed(pairId: id, paths: relative, at: context.clock.wallTime()) {
-                        reset.append((pair.name, path))
-                    }
-                }
+                    return target
+                })
+                let reset = changed.flatMap { change in change.paths.map { (change.pair.name, $0) } }
                 if global.json {
                     var object = JSONObject()
                     object.add("event", "retry")

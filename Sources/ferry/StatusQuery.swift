@@ -24,11 +24,12 @@ struct StatusQuery {
         }
         let pairs = try matchingPairs(recorded, context)
         var reports: [FolderReport] = []
-        if let journal = recorded?.journal {
+        if let recorded {
+            let service = FolderService(recorded: recorded, clock: context.clock)
             for pair in pairs {
                 guard let id = pair.id else { continue }
                 do {
-                    reports.append(try await report(pair, id: id, journal: journal, context))
+                    reports.append(try await report(pair, id: id, in: service, context))
                 } catch {
                     throw CommandFailure.runtime(error.description)
                 }
@@ -61,8 +62,9 @@ struct StatusQuery {
         return pairs
     }
 
-    private func report(_ pair: FolderPairRecord, id: Int64, journal: Journal,
+    private func report(_ pair: FolderPairRecord, id: Int64, in service: FolderService,
                         _ context: CommandContext) async throws(JournalError) -> FolderReport {
+        let journal = service.journal
         let counts = try await journal.statusCounts(pairId: id)
         let failed = listsErrors ? try await journal.records(pairId: id, status: .syncError) : []
         let conflicted = listsErrors || listsConflicts ? try await journal.records(pairId: id, status: .conflict) : []
@@ -84,11 +86,7 @@ struct StatusQuery {
             report.waitingFor = await SystemConditionProbe.standard().waiting(for: conditions)
         }
         if groupsItems {
-            report.items = ItemReport(items: MediaItem.group(
-                try await journal.records(pairId: id).map { record in
-                    MediaItem.FileState(path: record.path, status: record.status,
-                                        bytes: record.localSize ?? record.remoteSize ?? 0)
-                }, by: context.config.items))
+            report.items = ItemReport(items: try await service.items(of: pair, by: context.config.items))
         }
         return report
     }
