@@ -1,5 +1,6 @@
 import CurlTransport
 import FerryPluginAPI
+import FerrySystem
 import Foundation
 
 /// Finding out what a server really does, once per backend, before relying on it.
@@ -193,7 +194,8 @@ extension WebDAVBackend {
         } catch where error.code == .connectionLost {
             // The cut (or the server closing the connection on it): what the name holds now is the answer.
         }
-        try? await Task.sleep(for: Self.probeCutPause)
+        // Backends are given no clock (the plugin API has none to give): the live one.
+        await SystemClock().sleep(for: Self.probeCutPause)
         let readBack = try await transport.perform(HTTPRequest(method: "GET", url: url, responseBody: .memory(limit: 64 * 1024)))
         let cut = "a PUT cut off after \(sent.count) of \(announced) bytes"
         switch readBack.status {
