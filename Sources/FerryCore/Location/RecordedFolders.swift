@@ -44,10 +44,16 @@ public struct RecordedFolders: Sendable {
         if let folder = config.folder(named: text), let pair = pair(of: folder) { return (pair, nil) }
         let absolute = LocalFileSystem.absolute(text, relativeTo: currentDirectory)
         for pair in pairs.sorted(by: { $0.localRoot.count > $1.localRoot.count }) {
-            if absolute == pair.localRoot { return (pair, nil) }
-            let root = pair.localRoot == "/" ? "/" : pair.localRoot + "/"
-            if absolute.hasPrefix(root) { return (pair, String(absolute.dropFirst(root.count))) }
+            if let inside = Self.path(absolute, inside: pair) { return (pair, inside.isEmpty ? nil : inside) }
         }
         return nil
+    }
+
+    /// `absolute` as a path from the pair's root: "" for the root itself, nil when the path
+    /// is outside the pair's folder.
+    public static func path(_ absolute: String, inside pair: FolderPairRecord) -> String? {
+        if absolute == pair.localRoot { return "" }
+        let root = pair.localRoot == "/" ? "/" : pair.localRoot + "/"
+        return absolute.hasPrefix(root) ? String(absolute.dropFirst(root.count)) : nil
     }
 }

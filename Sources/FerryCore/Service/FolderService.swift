@@ -69,9 +69,7 @@ public struct FolderService: Sendable {
     public func resolve(_ text: String, currentDirectory: String, keep: ConflictPolicy) async throws(JournalError) -> [PairPaths] {
         let absolute = LocalFileSystem.absolute(text, relativeTo: currentDirectory)
         var candidates: [(FolderPairRecord, String)] = recorded.pairs.compactMap { pair in
-            if absolute == pair.localRoot { return (pair, "") }
-            let root = pair.localRoot == "/" ? "/" : pair.localRoot + "/"
-            return absolute.hasPrefix(root) ? (pair, String(absolute.dropFirst(root.count))) : nil
+            RecordedFolders.path(absolute, inside: pair).map { (pair, $0) }
         }
         if !text.hasPrefix("/") {
             let inFolder = text.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
