@@ -7,14 +7,16 @@ push with nothing changed. With `encrypted` among the cases (the default), the t
 also run to a remote with `encryption:` (docs/encryption.md): "ferry encrypted ÷ ferry"
 is encryption's overhead. `delay10` (also a default) pushes 600 files of 4 KiB through
 delay-proxy.py holding every answer 10 ms (a LAN-to-internet round trip), to new names and
-over files already there (the case that goes in one PUT per file); `delay10apache` does the
-same against Apache, whose PUT creates no folders: there the three folders are made on
+over files already there (the case that goes in one PUT per file); `delay50` holds them
+50 ms, `small600` not at all (no proxy); `delay10apache`, `delay50apache` and
+`small600apache` do the same against Apache, whose PUT creates no folders: there the three folders are made on
 disk before every tool's run, and ferry also keeps each file's time (a PROPPATCH), which
-curl and rclone do not. Every run's time and
+curl and rclone do not. `bigdelay10` and `bigdelay50` push and pull the 1 GiB file
+through the proxy. Every run's time and
 peak memory (GNU time's, see bench_process.measured) are kept: the table gives the median, the spread and the
 largest peak. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
-import os, shutil, statistics, subprocess, sys, tempfile, time, platform
+import contextlib, os, shutil, statistics, subprocess, sys, tempfile, time, platform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_process  # noqa: E402
@@ -230,16 +232,24 @@ def main():
             **encrypted_pull,
         })))
 
-        if "delay10" in CASES:
-            rows += delayed_small_files(work, server, origin)
-        if "delay10apache" in CASES:
+        # The 600-file case without a proxy, and held 10 or 50 ms, on nginx and Apache.
+        for case, delay in (("small600", 0), ("delay10", 0.01), ("delay50", 0.05)):
+            if case in CASES:
+                rows += delayed_small_files(work, server, origin, delay=delay)
+        apache_delays = [delay for case, delay in (("small600apache", 0), ("delay10apache", 0.01), ("delay50apache", 0.05))
+                         if case in CASES]
+        if apache_delays:
             apache = os.path.join(work, "apache")
             apache_origin = subprocess.run(["bash", os.path.join(SCRIPTS, "start-apache.sh"), apache],
                                            check=True, capture_output=True, text=True).stdout.strip()
             try:
-                rows += delayed_small_files(work, apache, apache_origin, kind="Apache")
+                for delay in apache_delays:
+                    rows += delayed_small_files(work, apache, apache_origin, kind="Apache", delay=delay)
             finally:
                 subprocess.run(["bash", os.path.join(SCRIPTS, "stop.sh"), apache], capture_output=True)
+        for case, delay in (("bigdelay10", 0.01), ("bigdelay50", 0.05)):
+            if case in CASES:
+                rows += delayed_big_file(work, big, origin, delay, clear_pushed, restored, state)
 
         # No-op: everything already on the server.
         if "noop" in CASES:
@@ -296,30 +306,48 @@ def main():
     finish(rows)
 
 
-def delayed_small_files(work, server, origin, kind="nginx"):
-    """600 × 4 KiB to `kind` (nginx or Apache) through a proxy that holds every answer 10 ms, 4 at a time:
-    once to new names (ferry: PUT to a temporary name + MOVE, for the Overwrite: F that
-    guards a new name), once over the same names already on the server with other content
-    (ferry: one PUT per file where the probe found the server's PUT atomic). Every tool
-    starts from the same remote state and ferry from an empty journal, so ferry and rclone
-    list the remote's folders first; curl just sends."""
-    proxy_dir = os.path.join(work, "proxy-" + kind)
+@contextlib.contextmanager
+def delayed_origin(work, origin, delay):
+    """The origin to use for `delay` seconds per answer: `origin` itself for 0, else a
+    delay-proxy.py in front of it for as long as the block runs."""
+    if delay == 0:
+        yield origin
+        return
+    proxy_dir = os.path.join(work, fresh_name("proxy"))
     os.makedirs(proxy_dir)
     url_file = os.path.join(proxy_dir, "url")
     with open(url_file, "w") as out:
-        proxy = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "delay-proxy.py"), origin, "0.01"],
+        proxy = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "delay-proxy.py"), origin, str(delay)],
                                  stdout=out, stderr=subprocess.DEVNULL)
     try:
         for _ in range(200):
             if open(url_file).read().endswith("\n"):
                 break
             time.sleep(0.05)
-        delayed = open(url_file).read().strip()
+        yield open(url_file).read().strip()
+    finally:
+        proxy.terminate()
+        proxy.wait()
+
+
+def answer_delay(delay):
+    return "no delay" if delay == 0 else f"{delay * 1000:.0f} ms per answer"
+
+
+def delayed_small_files(work, server, origin, kind="nginx", delay=0.01):
+    """600 × 4 KiB to `kind` (nginx or Apache) with every answer held `delay` seconds
+    (delayed_origin), 4 at a time:
+    once to new names (ferry: PUT to a temporary name + MOVE, for the Overwrite: F that
+    guards a new name), once over the same names already on the server with other content
+    (ferry: one PUT per file where the probe found the server's PUT atomic). Every tool
+    starts from the same remote state and ferry from an empty journal, so ferry and rclone
+    list the remote's folders first; curl just sends."""
+    with delayed_origin(work, origin, delay) as delayed:
         delayed_host = delayed[len("http://"):]
-        state = os.path.join(work, "delay-state-" + kind)
+        state = os.path.join(work, fresh_name("delay-state-" + kind))
         trees = {}
         for version in ("old", "new"):
-            tree = os.path.join(work, f"six-hundred-{version}-{kind}")
+            tree = os.path.join(work, fresh_name(f"six-hundred-{version}-{kind}"))
             for i in range(600):
                 folder = os.path.join(tree, f"d{i // 200}")
                 os.makedirs(folder, exist_ok=True)
@@ -394,8 +422,8 @@ def delayed_small_files(work, server, origin, kind="nginx"):
             return make
 
         rows = []
-        for label, replacing in ((f"600 × 4 KiB push to {kind}, new names, 10 ms per answer", False),
-                                 (f"600 × 4 KiB push to {kind} over older copies, 10 ms per answer", True)):
+        for label, replacing in ((f"600 × 4 KiB push to {kind}, new names, {answer_delay(delay)}", False),
+                                 (f"600 × 4 KiB push to {kind} over older copies, {answer_delay(delay)}", True)):
             rows.append((label, compare({
                 "ferry": ferry(trees["new"], replacing),
                 "ferry, direct_put: off": ferry_temporary_names(trees["new"], replacing),
@@ -403,9 +431,49 @@ def delayed_small_files(work, server, origin, kind="nginx"):
                 "rclone copy --transfers 4": rclone(trees["new"], replacing),
             })))
         return rows
-    finally:
-        proxy.terminate()
-        proxy.wait()
+
+
+def delayed_big_file(work, big, origin, delay, clear_pushed, restored, state):
+    """The 1 GiB file pushed and pulled back with every answer held `delay` seconds: what a
+    window of round trips costs each tool's stream (ferry pulls in 4 ranged streams, so
+    curl does too, as in the pull without delay)."""
+    with delayed_origin(work, origin, delay) as delayed:
+        host = delayed[len("http://"):]
+        rclone_env = {"RCLONE_WEBDAV_URL": f"{delayed}/dav/", "RCLONE_WEBDAV_VENDOR": "other"}
+        source = fresh_name("bigdelay")
+
+        def ferry_push():
+            shutil.rmtree(state, ignore_errors=True)
+            return [FERRY, "push", big, "--to", f"dav://{host}/dav/{fresh_name('fd')}", "--state", state], None
+
+        rows = [(f"1 GiB push, {answer_delay(delay)}", compare({
+            "ferry": (ferry_push, clear_pushed),
+            "rclone copy": (lambda: (["rclone", "copy", big, f":webdav:{fresh_name('rd')}"], rclone_env), clear_pushed),
+            "curl -T": (lambda: (["curl", "-s", "-S", "--fail", "-T", os.path.join(big, "VID_0001.mp4"),
+                                  f"{delayed}/dav/{fresh_name('td')}/VID_0001.mp4"], None), clear_pushed),
+        }))]
+        shutil.rmtree(state, ignore_errors=True)
+        run([FERRY, "push", big, "--to", f"dav://{host}/dav/{source}", "--state", state])
+
+        def clear_restored():
+            shutil.rmtree(restored, ignore_errors=True)
+            shutil.rmtree(state, ignore_errors=True)
+
+        quarter = 1 << 28
+        ranges = os.path.join(work, fresh_name("ranges") + ".curl")
+        with open(ranges, "w") as f:
+            for part in range(4):
+                f.write(f'url = "{delayed}/dav/{source}/VID_0001.mp4"\nrange = {part * quarter}-{(part + 1) * quarter - 1}\n'
+                        f'output = "{os.path.join(work, f"part{part}.bin")}"\n')
+        rows.append((f"1 GiB pull, {answer_delay(delay)}", compare({
+            "ferry": (lambda: ([FERRY, "pull", restored, "--from", f"dav://{host}/dav/{source}", "--state", state], None),
+                      clear_restored),
+            "rclone copy": (lambda: (["rclone", "copy", f":webdav:{source}", restored], rclone_env), clear_restored),
+            "curl -o": lambda: (["curl", "-s", "-S", "--fail", "-o", os.path.join(work, "pulled.bin"),
+                                 f"{delayed}/dav/{source}/VID_0001.mp4"], None),
+            "curl -Z, 4 ranges": lambda: (["curl", "-s", "-S", "--fail", "-Z", "--parallel-max", "4", "-K", ranges], None),
+        })))
+        return rows
 
 
 def finish(rows):
