@@ -5,10 +5,13 @@ import FerryPluginAPI
 /// what the walk passed over goes to `onNote` as it is found, and names that clash by
 /// Unicode normalization are kept apart for planning to leave alone.
 public actor LocalScanStream {
+    /// One chunk of the walk read on a blocking thread, with the walk that reads on after it.
+    private typealias ChunkRead = Task<Result<(batch: LocalTreeWalk.Batch, walk: LocalTreeWalk), BackendError>, Never>
+
     private enum Source {
         case walk(LocalTreeWalk)
         /// The walk is reading its next chunk on a blocking thread.
-        case reading(Task<Result<(batch: LocalTreeWalk.Batch, walk: LocalTreeWalk), BackendError>, Never>)
+        case reading(ChunkRead)
         case entries([LocalEntry], next: Int)
     }
 
@@ -82,7 +85,7 @@ public actor LocalScanStream {
         return taken
     }
 
-    private static func read(_ current: LocalTreeWalk) -> Task<Result<(batch: LocalTreeWalk.Batch, walk: LocalTreeWalk), BackendError>, Never> {
+    private static func read(_ current: LocalTreeWalk) -> ChunkRead {
         Task {
             do throws(BackendError) {
                 return .success(try await BlockingIO.run { () throws(BackendError) in
