@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """S3 benchmark: ferry against rclone and curl (signed, parallel: the protocol's limit) on
 the same SeaweedFS `weed mini` store, same data, same parallelism (4 transfers; Ferry's
-queue caps count only files of 1 MiB or more, so its small files use all 4), one run each
-unless BENCH_RUNS says otherwise (medians then, each round starting with the next tool).
+queue caps count only files of 1 MiB or more, so its small files use all 4), medians of 5
+rounds (BENCH_RUNS) with their spread and peak memory (bench_rounds).
 
 Cases: 2,000 files of 4 KiB pushed; one 1 GiB file pushed and pulled back; a second push
 with nothing changed; `delay10` and `delay50` (not in the default set): 600 files of
@@ -10,13 +10,14 @@ with nothing changed; `delay10` and `delay50` (not in the default set): 600 file
 LAN-to-internet and a long-distance round trip). Writes a Markdown table to stdout and
 bench-results/s3.md.
 """
-import os, shutil, statistics, subprocess, sys, tempfile, time, platform
+import os, shutil, subprocess, sys, tempfile, time, platform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_rounds  # noqa: E402
 from bench_table import write_table  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
-RUNS = int(os.environ.get("BENCH_RUNS", "1"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 # BENCH_CASES=small,push,pull,noop runs only those cases (default: all).
 CASES = set((os.environ.get("BENCH_CASES") or "small,push,pull,noop").split(","))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-servers")
@@ -37,27 +38,8 @@ def run(command, env=None):
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**BASE_ENV, **(env or {})})
 
 
-def once(make_command, prepare=None):
-    command, env = make_command()
-    if prepare:
-        prepare()
-    os.sync()
-    start = time.perf_counter()
-    run(command, env)
-    return time.perf_counter() - start
-
-
 def compare(tools):
-    samples = {name: [] for name in tools}
-    names = list(tools)
-    for round_index in range(RUNS):
-        # Each round starts with the next tool: whichever runs first after the previous
-        # case meets the page cache (and this VM's memory) in another state than the rest.
-        for name in names[round_index % len(names):] + names[:round_index % len(names)]:
-            tool = tools[name]
-            make, prepare = tool if isinstance(tool, tuple) else (tool, None)
-            samples[name].append(once(make, prepare))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return bench_rounds.compare(tools, RUNS, base_env=BASE_ENV)
 
 
 class DelayProxy:

@@ -13,13 +13,13 @@ over files already there (the case that goes in one PUT per file); `delay50` hol
 disk before every tool's run, and ferry also keeps each file's time (a PROPPATCH), which
 curl and rclone do not. `bigdelay10` and `bigdelay50` push and pull the 1 GiB file
 through the proxy. Every run's time and
-peak memory (GNU time's, see bench_process.measured) are kept: the table gives the median, the spread and the
+peak memory (GNU time's, see bench_process.measured, via bench_rounds) are kept: the table gives the median, the spread and the
 largest peak. Writes a Markdown table to stdout and bench-results/webdav.md.
 """
-import contextlib, os, shutil, statistics, subprocess, sys, tempfile, time, platform
+import contextlib, os, shutil, subprocess, sys, tempfile, time, platform
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_process  # noqa: E402
+import bench_rounds  # noqa: E402
 from bench_table import write_table  # noqa: E402
 
 FERRY = os.path.abspath(os.environ.get("FERRY_BIN", ".build/release/ferry"))
@@ -40,53 +40,8 @@ def run(command, env=None):
                    env={**os.environ, **(env or {})})
 
 
-def once(make_command, prepare=None):
-    """Runs one tool once; returns (seconds, peak RSS in MiB)."""
-    command, env = make_command()
-    if prepare:
-        prepare()
-    os.sync()  # no writeback of the previous run's files in this one's time
-    command, report = bench_process.measured(command)
-    with tempfile.TemporaryFile() as errors:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors,
-                                   env={**os.environ, **(env or {})})
-        process.wait()
-        seconds = time.perf_counter() - start
-        if process.returncode != 0:
-            errors.seek(0)
-            tail = errors.read().decode("utf-8", "replace")[-2000:]
-            sys.exit(f"bench: {' '.join(command)} exited {process.returncode}:\n{tail}")
-    return seconds, bench_process.peak_mib(report)
-
-
-class Timings(dict):
-    """Median seconds per tool, with every run's seconds (`samples`) and the largest peak
-    RSS of its runs (`rss`), for bench_table.write_table."""
-    def __init__(self, medians, samples, rss):
-        super().__init__(medians)
-        self.samples = samples
-        self.rss = rss
-
-
 def compare(tools):
-    """Medians of RUNS rounds; each round runs every tool once, in turn (starting with
-    the next tool each round), so that a busy moment of the machine falls on all of them alike. tools: {name: make_command or
-    (make_command, prepare)}."""
-    samples = {name: [] for name in tools}
-    rss = {name: 0.0 for name in tools}
-    names = list(tools)
-    for round in range(RUNS):
-        # Each round starts with another tool: the first run after a round's clean-up
-        # (1 GiB files deleted) was slower whichever tool it was.
-        for name in names[round % len(names):] + names[:round % len(names)]:
-            make, prepare = tools[name] if isinstance(tools[name], tuple) else (tools[name], None)
-            seconds, peak = once(make, prepare)
-            samples[name].append(seconds)
-            rss[name] = max(rss[name], peak)
-    for name, values in samples.items():
-        print(f"{name}: {' '.join(f'{v:.2f}' for v in values)} (peak {rss[name]:.0f} MiB)", file=sys.stderr)
-    return Timings({name: statistics.median(values) for name, values in samples.items()}, samples, rss)
+    return bench_rounds.compare(tools, RUNS)
 
 
 def main():
