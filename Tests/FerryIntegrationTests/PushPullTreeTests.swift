@@ -85,10 +85,13 @@ struct PushPullTreeTests {
         #expect(try TreeComparison.differences(work.source, work.destination) == [])
     }
 
-    @Test("a file that cannot be placed fails alone, with exit 1 and its error listed")
-    func oneFileFailsOthersContinue() async throws {
+    /// 100 bytes go in a staged batch; 2 MiB alone (above the size a batch takes). Either
+    /// way the file in the way is no other device's write in progress: the failure is
+    /// permanent at once, not tried again for the run's whole retry budget.
+    @Test("a file that cannot be placed fails alone, with exit 1 and its error listed", arguments: [100, 2 << 20])
+    func oneFileFailsOthersContinue(size: Int) async throws {
         let work = Workspace()
-        try TreeGenerator.write(at: work.source + "/blocked/photo.jpg", size: 100, seed: 1)
+        try TreeGenerator.write(at: work.source + "/blocked/photo.jpg", size: size, seed: 1)
         try TreeGenerator.write(at: work.source + "/fine/photo.jpg", size: 100, seed: 2)
         // A file on the target where the source has a folder.
         try FileManager.default.createDirectory(atPath: work.destination, withIntermediateDirectories: true)
@@ -99,6 +102,8 @@ struct PushPullTreeTests {
         #expect(run.int("failed") == 1)
         let failures = try #require(run.summary?["failures"] as? [[String: Any]])
         #expect(failures.first?["path"] as? String == "blocked/photo.jpg")
+        #expect((failures.first?["error"] as? String)?.contains("in the way") == true, "\(failures)")
+        #expect(run.events(named: "retrying").isEmpty, "\(run.diagnostics)")
         #expect(FileManager.default.fileExists(atPath: work.destination + "/fine/photo.jpg"))
     }
 }

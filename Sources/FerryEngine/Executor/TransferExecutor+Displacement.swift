@@ -182,19 +182,33 @@ extension TransferExecutor {
     /// An upload that found the name taken by another writer (`refusal`, from the upload
     /// itself or from publishing a staged batch: a new name, or one emptied for the new
     /// version), decided again from what is there now; nil when the refusal was something
-    /// else (a folder in the way). Throws when the look at what is there fails, and when
-    /// the name is empty again by then: another device is replacing the file (its
-    /// version moved aside, its own on the way), and deciding on the empty name would take
-    /// that for a deletion; the attempt is made again (a retryable error) once it is done.
+    /// else (a folder in the way of the file, a file in the way of one of its folders).
+    /// Throws when the look at what is there fails, and when the name is empty again by
+    /// then: another device is replacing the file (its version moved aside, its own on the
+    /// way), and deciding on the empty name would take that for a deletion; the attempt is
+    /// made again (a retryable error) once it is done.
     func decidedAgain(_ planned: FileRecord, refusedWith refusal: BackendError) async throws -> Success? {
         guard planned.action == .upload, refusal.code == .alreadyExists else { return nil }
         let name = try remotePath(planned)
         guard let current = try await pair.backend.stat(name) else {
+            // The name is empty because it cannot be made: no other device's write is in
+            // progress there, and trying again would only meet the same file.
+            if try await fileInTheWay(of: name) { return nil }
             throw BackendError(.alreadyExists, "another device is replacing the remote file at this moment; trying again",
                                path: name.description, retryable: true)
         }
         guard current.kind == .file else { return nil }
         return .decidedAgain(decidedAgain(planned, because: RemoteChangedSincePlan(
             current: current, message: "another device wrote the remote file since the listing")))
+    }
+
+    /// Whether a file stands where one of `name`'s folders should be.
+    private func fileInTheWay(of name: RelativePath) async throws -> Bool {
+        var folder = name.parent
+        while let current = folder, !current.isRoot {
+            if let entry = try await pair.backend.stat(current) { return entry.kind != .directory }
+            folder = current.parent
+        }
+        return false
     }
 }
