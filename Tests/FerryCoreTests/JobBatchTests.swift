@@ -74,6 +74,37 @@ struct JobBatchTests {
         #expect(state.isIdle)
     }
 
+    static func sent(_ path: String, rank: Int = 0) -> Job { Job(path: path, rank: rank, small: true, sendsWithOthers: true) }
+
+    @Test("small uploads sent together: a slot each for up to 4 of them, outside the queue's cap, until the global cap")
+    func smallBatchesOutsideTheCap() {
+        var state = SchedulerState(queueCaps: [1], globalCap: 3, smallBatchSize: 4)
+        for index in 0..<14 { state.add(Self.sent("s\(index)")) }
+        let slots = state.startSlots(now: 0)
+        #expect(slots.map(\.jobs.count) == [4, 4, 4], "the queue's cap of 1 does not count small jobs")
+        #expect(slots[0].jobs.map(\.path) == ["s0", "s1", "s2", "s3"], "arrival order kept")
+        #expect(state.runningCount == 3)
+        for job in slots[0].jobs.dropLast() { state.finish(job) }
+        #expect(state.startSlots(now: 0).isEmpty, "one file of the first slot is still being sent")
+        state.finish(slots[0].jobs[3])
+        #expect(state.startSlots(now: 0) == [.batch([Self.sent("s12"), Self.sent("s13")])])
+    }
+
+    @Test("a small job that must go alone is not taken into the batch before it, and stops it")
+    func aloneStopsTheBatch() {
+        var state = SchedulerState(queueCaps: [1], globalCap: 4, smallBatchSize: 4)
+        state.add(Self.sent("a"))
+        state.add(Job(path: "retry", rank: 0, small: true))
+        state.add(Self.sent("b"))
+        state.add(Self.sent("c"))
+        #expect(state.startSlots(now: 0) == [
+            .single(Self.sent("a")),
+            .single(Job(path: "retry", rank: 0, small: true)),
+            .batch([Self.sent("b"), Self.sent("c")]),
+        ])
+        #expect(Job(path: "large", rank: 0, sendsWithOthers: true).sendsWithOthers == false, "only a small job goes with others")
+    }
+
     @Test("the machine starts a batch, books each job on its own, and retries only the one that failed")
     func machineBooksEachJob() {
         var retry = RetryPolicy(attempts: 3, baseDelay: .seconds(1), factor: 2, maxDelay: .seconds(4))

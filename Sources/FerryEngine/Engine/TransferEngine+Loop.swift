@@ -53,6 +53,7 @@ extension TransferEngine {
                 batchWindow: TransferEngine.batchWindow, batchLimit: TransferEngine.batchLimit,
                 jobBatchSize: max(engine.executor.pair.backend.capabilities.maxDeleteBatch,
                                   batchesTransfers ? TransferEngine.transferBatchSize : 1),
+                smallBatchSize: TransferEngine.sentTogether,
                 placementLimit: TransferEngine.placementLimit)
         }
 
@@ -115,7 +116,8 @@ extension TransferEngine {
             let executor = engine.executor
             let batchesDeletes = executor.pair.backend.capabilities.maxDeleteBatch > 1
             return jobs.take(records, outsidePages: outsidePages, classifier: engine.classifier, progress: engine.progress,
-                             batches: { executor.joinsBatch($0, deletesInBatches: batchesDeletes) })
+                             batches: { executor.joinsBatch($0, deletesInBatches: batchesDeletes) },
+                             sendsTogether: { executor.sendsTogether($0) })
         }
 
         private mutating func handle(_ event: Event, _ group: inout TaskGroup<Event>,
@@ -346,7 +348,8 @@ extension TransferEngine {
         /// Records loaded or fed in, as the machine's jobs; records already known are left out.
         /// Those `batches` accepts are marked batchable.
         package mutating func take(_ loaded: [FileRecord], outsidePages: Bool, classifier: QueueClassifier,
-                           progress: RunProgress, batches: (FileRecord) -> Bool) -> [SchedulerState.Job] {
+                           progress: RunProgress, batches: (FileRecord) -> Bool,
+                           sendsTogether: (FileRecord) -> Bool) -> [SchedulerState.Job] {
             var taken: [SchedulerState.Job] = []
             for record in loaded {
                 let rank = classifier.rank(of: record.queue)
@@ -360,7 +363,8 @@ extension TransferEngine {
                 records[record.path] = record
                 taken.append(SchedulerState.Job(path: record.path, rank: rank,
                                                 batchable: batches(record),
-                                                small: record.transferBytes < TransferExecutor.resumableSize))
+                                                small: record.transferBytes < TransferExecutor.resumableSize,
+                                                sendsWithOthers: sendsTogether(record)))
             }
             return taken
         }

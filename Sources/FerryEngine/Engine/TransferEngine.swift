@@ -65,6 +65,10 @@ package struct TransferEngine: Sendable {
     /// The most small uploads to a local disk (or downloads from one) that start as one
     /// batch, in one trip to a blocking thread (`TransferExecutor.attempt(batch:)`).
     package static let transferBatchSize = 16
+    /// The most small uploads sent one after the other on one connection as one job
+    /// (`TransferExecutor.sendsTogether`). Few, so that the connections finish close
+    /// together at the end of a run.
+    package static let sentTogether = 4
     /// The most small transfers that wait to be put in place while a batch is being put in
     /// place: past it, no job starts until that batch is in place, so what waits stays
     /// bounded however slow the disk's flush.

@@ -10,6 +10,9 @@
 /// Batchable jobs (remote deletes the backend takes many to a request) start together:
 /// when one is next in its queue, up to `jobBatchSize` of its queue's ready batchable jobs
 /// start with it as one batch, which takes one slot until each of its jobs has finished.
+/// Small jobs that may go together (`Job.sendsWithOthers`: small files sent one after the
+/// other over one connection) start the same way, up to `smallBatchSize` of them, in a
+/// small job's slot: outside the queue's cap.
 ///
 /// A pure state machine over values: time comes in as seconds on a monotonic clock, so
 /// tests drive it without waiting.
@@ -22,12 +25,16 @@ public struct SchedulerState: Sendable {
         public var batchable: Bool
         /// The job moves a small file: its queue's cap does not count it.
         public var small: Bool
+        /// A small job that may start with the small jobs of its queue next to it that may
+        /// too, as one slot (small files sent one after the other on one connection).
+        public var sendsWithOthers: Bool
 
-        public init(path: String, rank: Int, batchable: Bool = false, small: Bool = false) {
+        public init(path: String, rank: Int, batchable: Bool = false, small: Bool = false, sendsWithOthers: Bool = false) {
             self.path = path
             self.rank = rank
             self.batchable = batchable
             self.small = small && !batchable
+            self.sendsWithOthers = self.small && sendsWithOthers
         }
     }
 
@@ -52,6 +59,7 @@ public struct SchedulerState: Sendable {
         var count: Int { entries.count - head }
         /// When the first job arrived, compared across lines to keep a queue's order.
         var firstOrder: Int? { head < entries.count ? entries[head].order : nil }
+        var first: Job? { head < entries.count ? entries[head].job : nil }
 
         mutating func append(_ job: Job, order: Int) {
             entries.append((order, job))
@@ -95,14 +103,17 @@ public struct SchedulerState: Sendable {
     private let caps: [Int]
     private let globalCap: Int
     private let jobBatchSize: Int
+    private let smallBatchSize: Int
     public private(set) var runningCount = 0
 
     /// `queueCaps[i]` is the concurrency cap of the queue ranked `i`; `jobBatchSize` the
-    /// most batchable jobs that start together.
-    public init(queueCaps: [Int], globalCap: Int, jobBatchSize: Int = 1) {
+    /// most batchable jobs that start together; `smallBatchSize` the most small jobs that
+    /// go together (`Job.sendsWithOthers`).
+    public init(queueCaps: [Int], globalCap: Int, jobBatchSize: Int = 1, smallBatchSize: Int = 1) {
         caps = queueCaps.map { max(1, $0) }
         self.globalCap = max(1, globalCap)
         self.jobBatchSize = max(1, jobBatchSize)
+        self.smallBatchSize = max(1, smallBatchSize)
         ready = Array(repeating: ReadyLine(), count: queueCaps.count)
         readySmall = Array(repeating: ReadyLine(), count: queueCaps.count)
         readyBatchable = Array(repeating: ReadyLine(), count: queueCaps.count)
@@ -137,10 +148,7 @@ public struct SchedulerState: Sendable {
             case .batchable:
                 var jobs: [Job] = []
                 while jobs.count < jobBatchSize, let job = readyBatchable[rank].removeFirst() { jobs.append(job) }
-                batchesStarted += 1
-                for job in jobs { batchOfJob[job] = batchesStarted }
-                unfinishedInBatch[batchesStarted] = jobs.count
-                started.append(.batch(jobs))
+                started.append(startBatch(jobs))
                 running[rank] += 1
             case .capped:
                 guard let job = ready[rank].removeFirst() else { return started }
@@ -148,7 +156,12 @@ public struct SchedulerState: Sendable {
                 running[rank] += 1
             case .small:
                 guard let job = readySmall[rank].removeFirst() else { return started }
-                started.append(.single(job))
+                var jobs = [job]
+                while job.sendsWithOthers, jobs.count < smallBatchSize, readySmall[rank].first?.sendsWithOthers == true,
+                      let next = readySmall[rank].removeFirst() {
+                    jobs.append(next)
+                }
+                started.append(jobs.count == 1 ? .single(job) : startBatch(jobs))
                 runningSmall[rank] += 1
             }
             runningCount += 1
@@ -157,6 +170,14 @@ public struct SchedulerState: Sendable {
     }
 
     private enum Line { case capped, small, batchable }
+
+    /// Jobs that share one slot until the last of them has finished (`finish`).
+    private mutating func startBatch(_ jobs: [Job]) -> Slot {
+        batchesStarted += 1
+        for job in jobs { batchOfJob[job] = batchesStarted }
+        unfinishedInBatch[batchesStarted] = jobs.count
+        return .batch(jobs)
+    }
 
     /// The highest queue with a job allowed to start, and which of its lines goes next:
     /// whichever line's first job arrived first, among those the queue's cap lets start.

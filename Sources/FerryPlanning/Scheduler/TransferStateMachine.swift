@@ -128,12 +128,14 @@ public struct TransferStateMachine: Sendable {
 
     /// `batchWindow` and `batchLimit` bound the results waiting to be committed;
     /// `jobBatchSize` is the most batchable jobs that start together (the backend's
-    /// largest delete request); `placementLimit` the most staged transfers that wait while
-    /// a placement runs.
+    /// largest delete request); `smallBatchSize` the most small files sent one after the
+    /// other in one slot; `placementLimit` the most staged transfers that wait while a
+    /// placement runs.
     public init(queueCaps: [Int], globalCap: Int, retry: RetryPolicy, batchWindow: Double, batchLimit: Int,
-                jobBatchSize: Int = 1, placementLimit: Int = 256) {
+                jobBatchSize: Int = 1, smallBatchSize: Int = 1, placementLimit: Int = 256) {
         self.placementLimit = max(1, placementLimit)
-        scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap, jobBatchSize: jobBatchSize)
+        scheduler = SchedulerState(queueCaps: queueCaps, globalCap: globalCap, jobBatchSize: jobBatchSize,
+                                   smallBatchSize: smallBatchSize)
         self.retry = retry
         outage = OutageTracker(probeDelay: { retry.delay(afterFailures: $0).inSeconds },
                                giveUpAfter: retry.offlineWait?.inSeconds)
