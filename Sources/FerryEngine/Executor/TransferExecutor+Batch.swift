@@ -48,8 +48,8 @@ extension TransferExecutor {
     /// to a blocking thread on one connection (`uploadTogether`): a small file's first
     /// upload to a backend that sends from there (`DirectUploadBackend`). Each file sent
     /// alone went from the connection's thread to the engine and back before the next
-    /// could start: at 10 ms per answer, 4 connections carried 300 requests a second
-    /// where they could carry 400.
+    /// could start, waking two threads: 2,000 files of 4 KiB to S3 took 7% longer and 15%
+    /// more CPU, which the store's server on the same machine did not get.
     func sendsTogether(_ record: FileRecord) -> Bool {
         guard record.action == .upload, let direct = firstTripRoute(for: record).direct else { return false }
         return record.transferBytes < min(direct.directUploadLimit, Self.resumableSize)
