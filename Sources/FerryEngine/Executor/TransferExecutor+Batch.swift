@@ -52,7 +52,7 @@ extension TransferExecutor {
     /// more CPU, which the store's server on the same machine did not get.
     func sendsTogether(_ record: FileRecord) -> Bool {
         guard record.action == .upload, let direct = firstTripRoute(for: record).direct else { return false }
-        return record.transferBytes < min(direct.directUploadLimit, Self.resumableSize)
+        return record.transferBytes <= min(direct.directUploadLimit, TransferEngine.sentTogetherLimit)
     }
 
     /// Uploads small files in one trip to a blocking thread: each is looked at as `upload`
