@@ -70,9 +70,10 @@ package struct TransferEngine: Sendable {
     /// together at the end of a run.
     package static let sentTogether = 4
     /// The largest file sent with others: one whose round trip costs more than its bytes.
-    /// A batch reports its files' outcomes once all are sent, so larger files, or any under
-    /// a bandwidth limit, would hold back every event of the batch (OutageTests stopped the
-    /// server at a first event that came with a whole folder's files).
+    /// A batch reports its files' outcomes once all are sent, so larger files would hold
+    /// back every event of the batch, the longer under a bandwidth limit (with 256-400 KB
+    /// files under `--bwlimit`, OutageTests' first event came with a whole folder's files).
+    /// Without one, four files of this size hold an event back by three round trips at most.
     package static let sentTogetherLimit: Int64 = 64 * 1024
     /// The most small transfers that wait to be put in place while a batch is being put in
     /// place: past it, no job starts until that batch is in place, so what waits stays
