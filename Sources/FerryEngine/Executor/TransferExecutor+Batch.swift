@@ -61,10 +61,7 @@ extension TransferExecutor {
     /// version is decided again, as for a file sent alone.
     private func uploadTogether(_ jobs: [(record: FileRecord, observer: JobObserver)]) async -> [Result<Success, Failure>] {
         if let writeLease, let loss = await writeLease.loss() {
-            return jobs.map { job in
-                .failure(.backend(BackendError(.cancelled, loss + "; this device stopped writing to the remote: run the sync again",
-                                               path: job.record.path)))
-            }
+            return jobs.map { .failure(Self.leaseLost(loss, path: $0.record.path)) }
         }
         let trips = jobs.map { job in (trip: Result { try firstTrip(for: job.record) }, observer: job.observer) }
         let stager = pair.backend as? any StagedUploadBackend

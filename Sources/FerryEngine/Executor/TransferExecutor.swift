@@ -90,10 +90,14 @@ package struct TransferExecutor: Sendable {
     /// (`SchedulerState`).
     static let resumableSize: Int64 = 1 << 20
 
+    /// A write refused because this device's write lease on the remote was lost (`loss`).
+    static func leaseLost(_ loss: String, path: String) -> Failure {
+        .backend(BackendError(.cancelled, loss + "; this device stopped writing to the remote: run the sync again", path: path))
+    }
+
     func attempt(_ record: FileRecord, observer: JobObserver) async -> Result<Success, Failure> {
         if let writeLease, Self.writesRemote(record.action), let loss = await writeLease.loss() {
-            return .failure(.backend(BackendError(.cancelled, loss + "; this device stopped writing to the remote: "
-                                                  + "run the sync again", path: record.path)))
+            return .failure(Self.leaseLost(loss, path: record.path))
         }
         return await Self.outcome(of: record) { () async throws -> Success in
             switch record.action {
