@@ -28,8 +28,7 @@ enum FolderRunCommand {
             }
         }
         let selection = FolderSelection(config: context.config, registry: context.registry,
-                                        currentDirectory: context.currentDirectory, stateDirectory: context.stateDirectory,
-                                        asksServersAgain: transfer.full)
+                                        currentDirectory: context.currentDirectory)
         let pairs: [FolderPair]
         do {
             pairs = try selection.resolve(folder: folder, remote: remote, mode: mode)
