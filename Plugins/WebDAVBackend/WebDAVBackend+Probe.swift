@@ -12,7 +12,8 @@ import Foundation
 /// compares every byte, and sets Ferry's `mtime` property and reads it back; on a second
 /// file it writes a version whole, cuts a second `PUT` off half-way and reads back what the
 /// name holds; on a third it tries `If-None-Match: *`; then it removes the three files.
-/// About a dozen requests, once per run and remote. The three files are probed at the same
+/// About a dozen requests, once per remote URL and day (the findings are remembered in the
+/// state folder: `RememberedServerFeatures`). The three files are probed at the same
 /// time, each on its own connection: one after the other, with 10 ms per round trip, the
 /// probe held every upload back for 0.16 s (0.21 s on Apache), as long as 60 small files
 /// take. The files go into the folder of the upload that needs the answer (a folder that
@@ -33,7 +34,7 @@ extension WebDAVBackend {
     static let probeCutVersion = Data(repeating: UInt8(ascii: "x"), count: 16_384)
     /// Between the cut and the read-back: a server that writes in place on another thread
     /// may not have touched the file yet when a read on a new connection arrives, and would
-    /// pass for atomic. The probe runs once per run and remote.
+    /// pass for atomic. The probe runs once per remote URL and day.
     static let probeCutPause: Duration = .milliseconds(50)
 
     public func discoverCapabilities() async throws(BackendError) -> BackendCapabilities {
@@ -41,16 +42,38 @@ extension WebDAVBackend {
         return capabilities
     }
 
-    /// The server's features, probed on first use (in `folder`, which must exist, on the
-    /// probe file of `tag`); free afterwards.
+    /// The server's features: remembered from an earlier run while they stand
+    /// (`RememberedServerFeatures`), else probed on first use (in `folder`, which must
+    /// exist, on the probe file of `tag`) and remembered; free afterwards.
     public func serverFeatures(probingIn folder: RelativePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await serverFeatureRecord.features { [self] in
+            if let remembered = await rememberedFeatures() { return .success(remembered) }
             do throws(BackendError) {
-                return .success(try await probeServer(in: folder, tag: tag))
+                let found = try await probe(in: folder, tag: tag)
+                if found.conclusive { remember(found.features) }
+                return .success(found.features)
             } catch {
                 return .failure(error)
             }
         }
+    }
+
+    /// The key of this server's findings in the backend memory: per URL, since two
+    /// folders of one host can be two servers behind a proxy.
+    var rememberedFeaturesKey: String { "webdav-server-features " + urls.origin + urls.rootPath }
+
+    private func rememberedFeatures() async -> WebDAVServerFeatures? {
+        guard let memory, let data = memory.recall(rememberedFeaturesKey) else { return nil }
+        // A run's listing has heard the server's name by now; anything else asks once,
+        // which is still one request against the probe's dozen.
+        if transport.serverSoftware == nil { _ = try? await propfindRoot() }
+        return RememberedServerFeatures.trusted(data, server: transport.serverSoftware, now: SystemClock().wallTime())
+    }
+
+    private func remember(_ features: WebDAVServerFeatures) {
+        guard let memory, let server = transport.serverSoftware else { return }
+        let record = RememberedServerFeatures(server: server, probedAt: SystemClock().wallTime(), features: features)
+        if let data = record.encoded() { memory.remember(rememberedFeaturesKey, data) }
     }
 
     /// The probe files' names: temporary names, which listings and scans skip. Always the
@@ -93,6 +116,13 @@ extension WebDAVBackend {
     /// refused, server unreachable or failing) are thrown; a feature the server refuses is
     /// reported as unsupported.
     public func probeServer(in folder: RelativePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
+        try await probe(in: folder, tag: tag).features
+    }
+
+    /// `probeServer`, and whether the answer is the server's (`conclusive`) rather than
+    /// the folder's: a folder that refused the probe file taught nothing about the server,
+    /// and that is not remembered for other runs.
+    private func probe(in folder: RelativePath, tag: String?) async throws(BackendError) -> (features: WebDAVServerFeatures, conclusive: Bool) {
         try await makeDirectory(folder)
         let basicsFile = try folder.appending(Self.probeName(.basics, tag: tag))
         let atomicFile = try folder.appending(Self.probeName(.atomicPut, tag: tag))
@@ -114,14 +144,15 @@ extension WebDAVBackend {
 
         let found = try outcomes.0.get()
         // A folder that refused the first file: nothing could be learnt from the others either.
-        if let refused = found.refusal { return refused }
+        if let refused = found.refusal { return (refused, false) }
         let atomic = try outcomes.1.get()
         let condition = try outcomes.2.get()
-        return WebDAVServerFeatures(rangedPut: found.rangedPut, modificationTimeProperty: found.modificationTimeProperty,
-                                    honoursOCMtime: found.honoursOCMtime, hidesDotNames: found.hidesDotNames,
-                                    atomicPut: atomic,
-                                    // Only a server whose PUT is atomic sends anything straight to a final name.
-                                    newNameCondition: atomic.isSupported ? condition : .unsupported("PUT is not atomic"))
+        let features = WebDAVServerFeatures(rangedPut: found.rangedPut, modificationTimeProperty: found.modificationTimeProperty,
+                                            honoursOCMtime: found.honoursOCMtime, hidesDotNames: found.hidesDotNames,
+                                            atomicPut: atomic,
+                                            // Only a server whose PUT is atomic sends anything straight to a final name.
+                                            newNameCondition: atomic.isSupported ? condition : .unsupported("PUT is not atomic"))
+        return (features, true)
     }
 
     /// `body`'s result or error, as a value: for the probes run side by side with `async let`.

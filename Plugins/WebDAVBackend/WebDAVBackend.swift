@@ -42,6 +42,8 @@ public struct WebDAVBackend: Backend {
     let serverFeatureRecord = ServerFeatureRecord()
     /// How large each folder was when last listed, for publishing a batch (`FolderSizes`).
     let folderSizes = FolderSizes()
+    /// Where the probe's findings are kept between runs (nil: probed in every run).
+    let memory: (any BackendMemory)?
 
     public static let defaultUploadChunkSize: Int64 = 64 << 20
 
@@ -56,13 +58,15 @@ public struct WebDAVBackend: Backend {
 
     public init(baseURL: String, settings: CurlTransportSettings, limits: ListingLimits = ListingLimits(),
                 uploadChunkSize: Int64 = WebDAVBackend.defaultUploadChunkSize,
-                writesModificationTimeProperty: Bool = true, directPut: DirectPut = .auto) throws(BackendError) {
+                writesModificationTimeProperty: Bool = true, directPut: DirectPut = .auto,
+                memory: (any BackendMemory)? = nil) throws(BackendError) {
         urls = try ServerURL(base: baseURL)
         transport = CurlTransport(settings: settings, server: urls.origin)
         self.limits = limits
         self.uploadChunkSize = max(0, uploadChunkSize)
         self.writesModificationTimeProperty = writesModificationTimeProperty
         self.directPut = directPut
+        self.memory = memory
     }
 
     public var displayName: String { "webdav:" + urls.origin + urls.rootPath }
@@ -175,7 +179,7 @@ public struct WebDAVBackend: Backend {
     }
 
     /// A Depth-0 PROPFIND of the remote's own folder, its body dropped.
-    private func propfindRoot() async throws(BackendError) -> HTTPResponse {
+    func propfindRoot() async throws(BackendError) -> HTTPResponse {
         try await transport.perform(HTTPRequest(
             method: "PROPFIND", url: urls.origin + urls.path(.root, isFolder: true),
             headers: [("Depth", "0"), ("Content-Type", "application/xml; charset=utf-8")],

@@ -30,7 +30,7 @@ extension WebDAVBackend {
             let transport = try RemoteTransportOptions.transportSettings(settings, environment: ProcessInfo.processInfo.environment)
             let backend = try WebDAVBackend(baseURL: url, settings: transport, uploadChunkSize: try uploadChunkSize(settings),
                                             writesModificationTimeProperty: settings.options["keep_mtime"] != "false",
-                                            directPut: try directPut(settings))
+                                            directPut: try directPut(settings), memory: settings.memory)
             PlainTextCredentials.warnIfNeeded(baseURL: url, credentials: transport.credentials, remote: settings.remoteName)
             return backend
         }

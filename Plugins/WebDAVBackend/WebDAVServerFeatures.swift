@@ -3,10 +3,11 @@ import Synchronization
 
 /// What one WebDAV server turned out to support, learnt by `WebDAVBackend.probeServer()`.
 ///
-/// Kept in memory for the backend's lifetime (one run), not in the journal: a server can
-/// be upgraded or reconfigured between runs, and the probe costs a handful of requests.
-public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible {
-    public enum Support: Sendable, Equatable, CustomStringConvertible {
+/// Kept in memory for the backend's lifetime, and in the state folder for a day while the
+/// server gives the same name (`RememberedServerFeatures`): a server can be upgraded or
+/// reconfigured between runs.
+public struct WebDAVServerFeatures: Sendable, Equatable, Codable, CustomStringConvertible {
+    public enum Support: Sendable, Equatable, Codable, CustomStringConvertible {
         case supported
         /// With what the probe saw, e.g. `HTTP 501 on a ranged PUT`.
         case unsupported(String)
@@ -17,6 +18,26 @@ public struct WebDAVServerFeatures: Sendable, Equatable, CustomStringConvertible
             switch self {
             case .supported: return "yes"
             case let .unsupported(reason): return "no (\(reason))"
+            }
+        }
+
+        /// One string: "yes", or "no: REASON".
+        public init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if text == "yes" {
+                self = .supported
+            } else if text.hasPrefix("no: ") {
+                self = .unsupported(String(text.dropFirst(4)))
+            } else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "neither yes nor no: …"))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .supported: try container.encode("yes")
+            case let .unsupported(reason): try container.encode("no: " + reason)
             }
         }
     }

@@ -8,6 +8,11 @@ import Synchronization
 public final class CurlTransport: Sendable {
     public let settings: CurlTransportSettings
     private let idle = Mutex<[PooledHandle]>([])
+    private let software = Mutex<String?>(nil)
+
+    /// The `Server` header of the first answer that had one: what the server says it runs,
+    /// for a backend to check a remembered probe against (`BackendMemory`).
+    public var serverSoftware: String? { software.withLock { $0 } }
 
     /// `server` names the remote in the warning that insecure mode always gives.
     public init(settings: CurlTransportSettings, server: String = "") {
@@ -25,7 +30,9 @@ public final class CurlTransport: Sendable {
             pooled.handle.perform(request, settings: settings, observer: observer)
         }
         checkIn(pooled)
-        return try result.get()
+        let response = try result.get()
+        noteServer(response)
+        return response
     }
 
     /// The same on the calling thread, which must be a blocking one (`BlockingIO`): for a
@@ -34,7 +41,14 @@ public final class CurlTransport: Sendable {
     public func performNow(_ request: HTTPRequest, observer: any TransferObserver = NullTransferObserver()) throws(BackendError) -> HTTPResponse {
         let pooled = try checkOut()
         defer { checkIn(pooled) }
-        return try pooled.handle.perform(request, settings: settings, observer: observer).get()
+        let response = try pooled.handle.perform(request, settings: settings, observer: observer).get()
+        noteServer(response)
+        return response
+    }
+
+    private func noteServer(_ response: HTTPResponse) {
+        guard software.withLock({ $0 == nil }), let server = response.header("server"), !server.isEmpty else { return }
+        software.withLock { if $0 == nil { $0 = server } }
     }
 
     private func checkOut() throws(BackendError) -> PooledHandle {

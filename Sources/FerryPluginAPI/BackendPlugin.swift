@@ -67,10 +67,14 @@ public struct BackendSettings: Sendable {
     public var remoteName: String
     /// Option values by name; `path` options are absolute.
     public var options: [String: String]
+    /// Where the backend may keep what it learnt about its server between runs (nil: a
+    /// run with no state folder, such as `ferry plugins --probe`, which always asks).
+    public var memory: (any BackendMemory)?
 
-    public init(remoteName: String, options: [String: String]) {
+    public init(remoteName: String, options: [String: String], memory: (any BackendMemory)? = nil) {
         self.remoteName = remoteName
         self.options = options
+        self.memory = memory
     }
 
     public func required(_ name: String) throws(BackendError) -> String {

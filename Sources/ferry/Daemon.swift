@@ -75,7 +75,7 @@ extension Ferry {
                 throw CommandFailure.usage("no folder is configured \(source); the daemon runs configured folders only")
             }
             let selection = FolderSelection(config: context.config, registry: context.registry,
-                                            currentDirectory: context.currentDirectory)
+                                            currentDirectory: context.currentDirectory, stateDirectory: context.stateDirectory)
             var pairs: [FolderPair] = []
             do {
                 for folder in context.config.folders {

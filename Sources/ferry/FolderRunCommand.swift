@@ -28,7 +28,8 @@ enum FolderRunCommand {
             }
         }
         let selection = FolderSelection(config: context.config, registry: context.registry,
-                                        currentDirectory: context.currentDirectory)
+                                        currentDirectory: context.currentDirectory, stateDirectory: context.stateDirectory,
+                                        asksServersAgain: transfer.full)
         let pairs: [FolderPair]
         do {
             pairs = try selection.resolve(folder: folder, remote: remote, mode: mode)

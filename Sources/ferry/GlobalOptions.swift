@@ -47,7 +47,7 @@ struct TransferOptions: ParsableArguments {
     @Flag(name: .long, help: "pull and sync: on a server that hides names starting with '.', take what it shows without failing for the rest.")
     var ignoreHiddenNames = false
 
-    @Flag(name: .long, help: "push: list the whole remote, even when the journal's view of it is recent enough to trust (remote_check).")
+    @Flag(name: .long, help: "push: list the whole remote, even when the journal's view of it is recent enough to trust (remote_check); and probe a WebDAV server again rather than trust what the last day's probe found.")
     var full = false
 
     @Flag(name: .long, help: "Run even when the folder's run conditions (when: network, power, battery) do not hold.")

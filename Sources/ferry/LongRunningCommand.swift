@@ -47,7 +47,8 @@ enum LongRunningCommand {
                         json: Bool, textLogs: Bool, schedules: Bool, control: ControlService? = nil) -> DaemonRuntime {
         var config = context.config
         if !schedules { config.schedules = [] }
-        let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory)
+        let selection = FolderSelection(config: config, registry: context.registry, currentDirectory: context.currentDirectory,
+                                        stateDirectory: context.stateDirectory)
         return DaemonRuntime(config: config, selection: selection, pairs: pairs, state: context.state,
                              options: options, command: command, logger: context.logger, control: control,
                              liveRuns: liveTable(json: json, textLogs: textLogs) ? TerminalRunTable() : nil,

@@ -55,7 +55,7 @@ extension Ferry {
         /// ad-hoc pair of `PATH --to REMOTE`, or every configured folder.
         private func watchedPairs(context: CommandContext) throws -> [FolderPair] {
             let selection = FolderSelection(config: context.config, registry: context.registry,
-                                            currentDirectory: context.currentDirectory)
+                                            currentDirectory: context.currentDirectory, stateDirectory: context.stateDirectory)
             if to != nil {
                 guard folders.count == 1 else {
                     throw CommandFailure.usage("--to goes with exactly one local folder: ferry watch PATH --to REMOTE")

@@ -82,6 +82,54 @@ struct WebDAVServerFeatureRunTests {
         await FerryIntegrationTests.when(condition, do: { process.killHard() })
     }
 
+    @Test("nginx: the next push from the same state folder sends no probe; --full, another state folder and plugins --probe do")
+    func probeRememberedInStateFolder() async throws {
+        let server = try await TestServer(.nginx)
+        let proxy = try await FaultProxy(upstream: server.origin, share: 0)
+        let work = Workspace()
+        let remote = "dav://" + proxy.origin.dropFirst("http://".count) + "/dav/remembered"
+        func probes(since mark: Int) -> [String] { proxy.requests.dropFirst(mark).filter { $0.contains(".ferry-probe") } }
+
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_1.jpg", size: 4096, seed: 1)
+        var mark = proxy.requests.count
+        let first = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(first.status == 0, "\(first.diagnostics)")
+        #expect(!probes(since: mark).isEmpty)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: work.state + "/servers")
+        #expect(kept.count == 1, "\(kept)")
+
+        // New photos the next day, the same state folder: uploaded as before, no probe file written.
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_2.jpg", size: 4096, seed: 2)
+        mark = proxy.requests.count
+        let second = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--json"])
+        #expect(second.status == 0, "\(second.diagnostics)")
+        #expect(second.int("uploaded") == 1)
+        let sent = Array(proxy.requests.dropFirst(mark))
+        #expect(probes(since: mark).isEmpty, "\(sent)")
+        #expect(sent.contains { $0.hasPrefix("PUT /dav/remembered/DCIM/IMG_2.jpg") } && !sent.contains { $0.hasPrefix("MOVE") },
+                "one PUT to the name, as the remembered atomic PUT allows: \(sent)")
+
+        // --full trusts nothing it kept: the server is probed again.
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_3.jpg", size: 4096, seed: 3)
+        mark = proxy.requests.count
+        let full = try await work.ferry(["push", work.source, "--to", remote, "--state", work.state, "--full", "--json"])
+        #expect(full.status == 0, "\(full.diagnostics)")
+        #expect(full.int("uploaded") == 1)
+        #expect(!probes(since: mark).isEmpty, "--full probes again")
+
+        try TreeGenerator.write(at: work.source + "/DCIM/IMG_4.jpg", size: 4096, seed: 4)
+        mark = proxy.requests.count
+        let other = try await work.ferry(["push", work.source, "--to", remote, "--state", work.directory.child("state2"), "--json"])
+        #expect(other.status == 0, "\(other.diagnostics)")
+        #expect(!probes(since: mark).isEmpty, "another state folder knows nothing of the server")
+
+        mark = proxy.requests.count
+        let probe = try await work.ferry(["plugins", "--probe", remote, "--json"])
+        #expect(probe.status == 0, "\(probe.diagnostics)")
+        #expect(!probes(since: mark).isEmpty, "ferry plugins --probe asks the server")
+        #expect(try TreeComparison.files(in: server.directory + "/root").keys.filter { $0.contains("ferry-probe") } == [])
+    }
+
     @Test("ferry plugins --probe reports what each server supports", arguments: TestServer.Kind.webDAV)
     func probeCommand(_ kind: TestServer.Kind) async throws {
         let server = try await TestServer(kind)

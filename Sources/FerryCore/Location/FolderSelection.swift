@@ -13,11 +13,19 @@ public struct FolderSelection: Sendable {
     public var config: Config
     public var registry: BackendRegistry
     public var currentDirectory: String
+    /// Where backends keep what they learnt about their servers between runs (nil: they
+    /// ask every time).
+    public var backendMemory: (any BackendMemory)?
 
-    public init(config: Config, registry: BackendRegistry, currentDirectory: String) {
+    /// `stateDirectory`: the state folder of the runs these pairs are for, whose
+    /// `servers/` folder keeps the backends' memory (`StateFolderBackendMemory`).
+    /// `asksServersAgain` (`--full`): what is remembered is not read, only written anew.
+    public init(config: Config, registry: BackendRegistry, currentDirectory: String, stateDirectory: String? = nil,
+                asksServersAgain: Bool = false) {
         self.config = config
         self.registry = registry
         self.currentDirectory = currentDirectory
+        backendMemory = stateDirectory.map { StateFolderBackendMemory(stateDirectory: $0, recalls: !asksServersAgain) }
     }
 
     public func resolve(folder: String?, remote: String?, mode: SyncMode) throws(SelectionError) -> [FolderPair] {
@@ -114,7 +122,7 @@ public struct FolderSelection: Sendable {
             throw SelectionError("remote '\(remote.name)' has unknown type '\(remote.type)' (known: \(registry.typeNames.joined(separator: ", ")))")
         }
         do {
-            let backend = try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options))
+            let backend = try plugin.make(BackendSettings(remoteName: remote.name, options: remote.options, memory: backendMemory))
             guard let encryption = remote.encryption else { return backend }
             return try EncryptedBackend(wrapping: backend, settings: encryption, remoteName: remote.name)
         } catch {
@@ -155,7 +163,7 @@ public struct FolderSelection: Sendable {
             // The URL names the remote in messages: never with a password in it.
             let shown = SecretRedaction.redactingPassword(url)
             do {
-                return (try plugin.make(BackendSettings(remoteName: shown, options: ["url": url])), .root)
+                return (try plugin.make(BackendSettings(remoteName: shown, options: ["url": url], memory: backendMemory)), .root)
             } catch {
                 throw SelectionError(Self.naming(shown, error.description))
             }
