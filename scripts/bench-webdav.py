@@ -296,7 +296,8 @@ def delayed_small_files(work, server, origin, kind="nginx", delay=0.01):
     guards a new name), once over the same names already on the server with other content
     (ferry: one PUT per file where the probe found the server's PUT atomic). Every tool
     starts from the same remote state and ferry from an empty journal, so ferry and rclone
-    list the remote's folders first; curl just sends."""
+    list the remote's folders first; curl just sends. To new names, ferry also runs from a
+    state folder that pushed to the remote before (the server's probe remembered)."""
     with delayed_origin(work, origin, delay) as delayed:
         delayed_host = delayed[len("http://"):]
         state = os.path.join(work, fresh_name("delay-state-" + kind))
@@ -341,6 +342,22 @@ def delayed_small_files(work, server, origin, kind="nginx", delay=0.01):
                         "--transfers", "4"] + accepting(replacing), None
             return make
 
+        primer = os.path.join(work, fresh_name(f"primer-{kind}"))
+        os.makedirs(os.path.join(primer, "earlier"))
+        with open(os.path.join(primer, "earlier", "IMG_0000.jpg"), "wb") as f:
+            f.write(os.urandom(4096))
+
+        def ferry_known_server(src):
+            """The everyday push: new files into a remote folder this state folder pushed to
+            before (an untimed push of one file from another folder), so what the probe found
+            is remembered (docs/webdav-servers.md) and the server is not probed again."""
+            def make():
+                shutil.rmtree(state, ignore_errors=True)
+                remote = f"dav://{delayed_host}/dav/{target(False)}"
+                run([FERRY, "push", primer, "--to", remote, "--state", state, "--transfers", "4"])
+                return [FERRY, "push", src, "--to", remote, "--state", state, "--transfers", "4"], None
+            return make
+
         def ferry_temporary_names(src, replacing):
             """As before direct PUT: every file to a temporary name, then MOVE."""
             def make():
@@ -379,8 +396,10 @@ def delayed_small_files(work, server, origin, kind="nginx", delay=0.01):
         rows = []
         for label, replacing in ((f"600 × 4 KiB push to {kind}, new names, {answer_delay(delay)}", False),
                                  (f"600 × 4 KiB push to {kind} over older copies, {answer_delay(delay)}", True)):
+            known = {} if replacing else {"ferry, server known (state of an earlier push)": ferry_known_server(trees["new"])}
             rows.append((label, compare({
                 "ferry": ferry(trees["new"], replacing),
+                **known,
                 "ferry, direct_put: off": ferry_temporary_names(trees["new"], replacing),
                 "curl -Z --parallel-max 4 (plain PUT, no Expect)": curl(trees["new"], replacing),
                 "rclone copy --transfers 4": rclone(trees["new"], replacing),
