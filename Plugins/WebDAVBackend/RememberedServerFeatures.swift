@@ -36,14 +36,17 @@ struct RememberedServerFeatures: Codable, Equatable {
         return try? encoder.encode(self)
     }
 
-    /// The remembered features to use instead of a probe, or nil: nothing remembered, a
+    /// When these findings stop standing.
+    var until: Double { probedAt + Self.standsFor }
+
+    /// The remembered record to use instead of a probe, or nil: nothing remembered, a
     /// record that does not decode or is of another version, a server that now gives
     /// another name (or none), or findings older than `standsFor` (or from the future).
-    static func trusted(_ data: Data?, server: String?, now: Double) -> WebDAVServerFeatures? {
+    static func trusted(_ data: Data?, server: String?, now: Double) -> RememberedServerFeatures? {
         guard let data, let server, !server.isEmpty,
               let record = try? JSONDecoder().decode(RememberedServerFeatures.self, from: data),
               record.version == currentVersion, record.server == server,
-              record.probedAt <= now + clockSlack, now - record.probedAt < standsFor else { return nil }
-        return record.features
+              record.probedAt <= now + clockSlack, now < record.until else { return nil }
+        return record
     }
 }

@@ -44,14 +44,19 @@ extension WebDAVBackend {
 
     /// The server's features: remembered from an earlier run while they stand
     /// (`RememberedServerFeatures`), else probed on first use (in `folder`, which must
-    /// exist, on the probe file of `tag`) and remembered; free afterwards.
+    /// exist, on the probe file of `tag`) and remembered; free afterwards, for a day from
+    /// the probe (a daemon probes again after that).
     public func serverFeatures(probingIn folder: RelativePath = .root, tag: String? = nil) async throws(BackendError) -> WebDAVServerFeatures {
         try await serverFeatureRecord.features { [self] in
-            if let remembered = await rememberedFeatures() { return .success(remembered) }
+            if let remembered = await rememberedFeatures() {
+                return .success(ServerFeatureRecord.Found(features: remembered.features, until: remembered.until))
+            }
             do throws(BackendError) {
                 let found = try await probe(in: folder, tag: tag)
-                if found.conclusive { remember(found.features) }
-                return .success(found.features)
+                let probedAt = SystemClock().wallTime()
+                if found.conclusive { remember(found.features, probedAt: probedAt) }
+                return .success(ServerFeatureRecord.Found(features: found.features,
+                                                          until: probedAt + RememberedServerFeatures.standsFor))
             } catch {
                 return .failure(error)
             }
@@ -62,7 +67,7 @@ extension WebDAVBackend {
     /// folders of one host can be two servers behind a proxy.
     var rememberedFeaturesKey: String { "webdav-server-features " + urls.origin + urls.rootPath }
 
-    private func rememberedFeatures() async -> WebDAVServerFeatures? {
+    private func rememberedFeatures() async -> RememberedServerFeatures? {
         guard let memory, let data = memory.recall(rememberedFeaturesKey) else { return nil }
         // A run's listing has heard the server's name by now; anything else asks once,
         // which is still one request against the probe's dozen.
@@ -70,9 +75,9 @@ extension WebDAVBackend {
         return RememberedServerFeatures.trusted(data, server: transport.serverSoftware, now: SystemClock().wallTime())
     }
 
-    private func remember(_ features: WebDAVServerFeatures) {
+    private func remember(_ features: WebDAVServerFeatures, probedAt: Double) {
         guard let memory, let server = transport.serverSoftware else { return }
-        let record = RememberedServerFeatures(server: server, probedAt: SystemClock().wallTime(), features: features)
+        let record = RememberedServerFeatures(server: server, probedAt: probedAt, features: features)
         if let data = record.encoded() { memory.remember(rememberedFeaturesKey, data) }
     }
 

@@ -1,4 +1,5 @@
 import FerryPluginAPI
+import FerrySystem
 import Synchronization
 
 /// What one WebDAV server turned out to support, learnt by `WebDAVBackend.probeServer()`.
@@ -72,34 +73,67 @@ public struct WebDAVServerFeatures: Sendable, Equatable, Codable, CustomStringCo
 }
 
 /// The features of one server once known, and the probe that finds them, run at most once
-/// at a time: concurrent uploads that need the answer wait for the same probe.
+/// at a time: concurrent uploads that need the answer wait for the same probe. What is
+/// known stands until its `until` (wall-clock seconds: a day after the probe,
+/// `RememberedServerFeatures.standsFor`), so a daemon that runs for weeks probes again
+/// daily, as a run from the state folder does.
 final class ServerFeatureRecord: Sendable {
-    private let known = Mutex<WebDAVServerFeatures?>(nil)
-    private let running = Mutex<Task<Result<WebDAVServerFeatures, BackendError>, Never>?>(nil)
+    /// Features and when they stop standing.
+    struct Found: Sendable {
+        var features: WebDAVServerFeatures
+        var until: Double
+    }
 
-    /// What is known so far, without asking the server.
-    var current: WebDAVServerFeatures? { known.withLock { $0 } }
+    private struct State {
+        var known: Found?
+        var running: Task<Result<Found, BackendError>, Never>?
+    }
 
-    /// The features, probing with `probe` if nobody has yet. A failed probe (the server
-    /// unreachable, the credentials refused) is not remembered: the next caller tries again.
+    private enum Next {
+        case known(WebDAVServerFeatures)
+        case wait(Task<Result<Found, BackendError>, Never>)
+    }
+
+    private let state = Mutex(State())
+    private let wallTime: @Sendable () -> Double
+
+    init(wallTime: @escaping @Sendable () -> Double = { SystemClock().wallTime() }) {
+        self.wallTime = wallTime
+    }
+
+    /// What is known and still stands, without asking the server.
+    var current: WebDAVServerFeatures? {
+        let now = wallTime()
+        return state.withLock { state in state.known.flatMap { now < $0.until ? $0.features : nil } }
+    }
+
+    /// The features, probing with `probe` if nobody has yet or what was found no longer
+    /// stands. A failed probe (the server unreachable, the credentials refused) is not
+    /// kept: the next caller tries again.
     func features(
-        probe: @escaping @Sendable () async -> Result<WebDAVServerFeatures, BackendError>
+        probe: @escaping @Sendable () async -> Result<Found, BackendError>
     ) async throws(BackendError) -> WebDAVServerFeatures {
-        if let features = current { return features }
-        let task = running.withLock { running in
-            if let task = running { return task }
-            let task = Task { await probe() }
-            running = task
-            return task
+        let now = wallTime()
+        // One look under the lock: known and standing, or the probe to wait for (started
+        // here if none runs), so no caller starts a second probe beside a finished one.
+        let next = state.withLock { state -> Next in
+            if let known = state.known, now < known.until { return .known(known.features) }
+            if let running = state.running { return .wait(running) }
+            let started = Task { await probe() }
+            state.running = started
+            return .wait(started)
+        }
+        let task: Task<Result<Found, BackendError>, Never>
+        switch next {
+        case let .known(features): return features
+        case let .wait(running): task = running
         }
         let outcome = await task.value
-        switch outcome {
-        case let .success(features):
-            known.withLock { $0 = features }
-            return features
-        case let .failure(error):
-            running.withLock { if $0 == task { $0 = nil } }
-            throw error
+        state.withLock { state in
+            guard state.running == task else { return }
+            state.running = nil
+            if case let .success(found) = outcome { state.known = found }
         }
+        return try outcome.get().features
     }
 }

@@ -33,8 +33,8 @@ struct RememberedServerFeaturesTests {
     @Test("remembered findings stand for a day while the server gives the same name, every feature as it was")
     func trustedWhileFresh() throws {
         let data = try Self.record()
-        #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt) == Self.features)
-        #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt + 86_399) == Self.features)
+        #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt)?.features == Self.features)
+        #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt + 86_399)?.features == Self.features)
         #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt + 86_400) == nil)
     }
 
@@ -53,6 +53,45 @@ struct RememberedServerFeaturesTests {
         #expect(unknownAnswer != data)
         #expect(RememberedServerFeatures.trusted(unknownAnswer, server: "nginx/1.22.1", now: Self.probedAt) == nil)
         #expect(RememberedServerFeatures.trusted(data, server: "nginx/1.22.1", now: Self.probedAt - 3_600) == nil, "clock set back")
+    }
+
+    @Test("a backend that lives for days (the daemon) probes again once its findings stop standing; callers meanwhile share one probe")
+    func recordProbesAgainAfterADay() async throws {
+        let clock = Mutex(Self.probedAt)
+        let probes = Mutex(0)
+        let record = ServerFeatureRecord(wallTime: { clock.withLock { $0 } })
+        let probe: @Sendable () async -> Result<ServerFeatureRecord.Found, BackendError> = {
+            let count = probes.withLock { $0 += 1; return $0 }
+            var features = Self.features
+            features.hidesDotNames = count.isMultiple(of: 2)
+            return .success(.init(features: features, until: clock.withLock { $0 } + RememberedServerFeatures.standsFor))
+        }
+        #expect(record.current == nil)
+        async let first = record.features(probe: probe)
+        async let second = record.features(probe: probe)
+        let (a, b) = try await (first, second)
+        #expect(a == b && probes.withLock { $0 } == 1)
+        clock.withLock { $0 += RememberedServerFeatures.standsFor - 1 }
+        #expect(try await record.features(probe: probe) == a)
+        #expect(record.current == a && probes.withLock { $0 } == 1)
+        clock.withLock { $0 += 1 }
+        #expect(record.current == nil, "stopped standing: the fast paths that read it wait for a probe")
+        let again = try await record.features(probe: probe)
+        #expect(probes.withLock { $0 } == 2 && again.hidesDotNames != a.hidesDotNames)
+        #expect(record.current == again)
+    }
+
+    @Test("a failed probe is not kept: the next caller probes")
+    func failedProbeIsNotKept() async throws {
+        let probes = Mutex(0)
+        let record = ServerFeatureRecord(wallTime: { Self.probedAt })
+        let failing: @Sendable () async -> Result<ServerFeatureRecord.Found, BackendError> = {
+            probes.withLock { $0 += 1 }
+            return .failure(BackendError(.unreachable, "no answer", retryable: true))
+        }
+        await #expect(throws: BackendError.self) { try await record.features(probe: failing) }
+        await #expect(throws: BackendError.self) { try await record.features(probe: failing) }
+        #expect(probes.withLock { $0 } == 2 && record.current == nil)
     }
 
     @Test("nginx: the first backend probes and remembers; the next one, with the same memory, sends no probe and uploads as the first did",
