@@ -18,7 +18,7 @@
 #               then the daemon soak (10 min of churn, faults, reloads and API clients;
 #               bench-results/daemon-soak.md: memory and descriptors flat; DAEMON_SOAK_ARGS),
 #               then the hostile soak, then the several-devices simulation with
-#               SIMULATION_SEEDS seeds (default 20,000, about 30 min; make test runs 1,000)
+#               SIMULATION_SEEDS seeds (default 20,000, about 30 min; make test runs 300)
 #   make hostile  ferry against hostile remotes and plugins, peak memory measured (~3 min;
 #               writes bench-results/hostile-soak.md; options: HOSTILE_ARGS="--trials 5")
 #   make deb     a Debian package (.build/deb/), the binary with the Swift runtime inside;
