@@ -335,7 +335,24 @@ extension TransferExecutor {
         let relative = LocalFolder.name(of: fetched.relative)
         let partial = LocalFolder.name(of: fetched.partial)
         let final = folder.fullPath(relative)
+        // The file just renamed into place, as the journal records it.
+        func inPlace() throws -> FileMetadata {
+            guard let placed = try folder.metadata(relative) else {
+                throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
+            }
+            return placed
+        }
         let landed = try BackendError.catching { () throws -> FileMetadata in
+            // A new file (nothing under its name when planned): the rename itself refuses a
+            // name taken since, in one step, where a look and then a rename left a moment
+            // in which a file made there would be replaced; and the look is saved. A name
+            // that is taken goes the checked way below.
+            if fetched.expectedLocal == nil {
+                do {
+                    try folder.rename(partial, to: relative, replacing: false)
+                    return try inPlace()
+                } catch let error as SystemError where error.isAlreadyExists || error.isUnsupportedByFilesystem {}
+            }
             let current = try folder.metadata(relative)
             let unchanged: Bool
             switch (current, fetched.expectedLocal) {
@@ -371,10 +388,7 @@ extension TransferExecutor {
                 try local.moveToTrash(fetched.relative, target: trashTarget)
             }
             try folder.rename(partial, to: relative)
-            guard let placed = try folder.metadata(relative) else {
-                throw BackendError(.io, "the file vanished right after it was put in place", path: final, retryable: true)
-            }
-            return placed
+            return try inPlace()
         }
         var record = fetched.record
         let result = fetched.result
