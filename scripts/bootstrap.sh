@@ -10,7 +10,8 @@ case "$profile" in
   build) ;;
   # `make install`: bash loads the completion it installs only through bash-completion.
   install) packages+=(bash-completion) ;;
-  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl openssl python3 tmux chromium chromium-driver time) ;;
+  # gdb: the control-API tests print the stacks of a daemon that stopped answering.
+  test)  packages+=(nginx libnginx-mod-http-dav-ext apache2 curl openssl python3 tmux chromium chromium-driver time gdb) ;;
   # unison and rclone (bisync): the references of `make bench-scale`'s two-way sync rows;
   # taskset (util-linux) for its one-core mode; GNU time measures every tool's peak memory.
   bench) packages+=(nginx libnginx-mod-http-dav-ext apache2 curl rclone rsync hyperfine python3 unison util-linux time) ;;

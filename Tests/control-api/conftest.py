@@ -7,6 +7,7 @@ time-out that only guards against a hang; nothing here asserts on elapsed time.
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -126,11 +127,32 @@ class Daemon:
         if data is not None:
             headers["Content-Type"] = "application/json"
         connection.request(method, path, body=data, headers=headers)
-        response = connection.getresponse()
-        raw = response.read()
+        try:
+            response = connection.getresponse()
+            raw = response.read()
+        except TimeoutError:
+            raise AssertionError(f"the daemon did not answer {method} {path} within {GUARD} s\n{self.hang_report()}") from None
         connection.close()
         kind = response.getheader("Content-Type") or ""
         return response.status, (json.loads(raw) if "json" in kind and raw else raw.decode())
+
+    def hang_report(self):
+        """What a daemon that stopped answering was doing: its log's end and every thread's
+        stack (gdb), for a hang seen once under load (test_holds, ci15)."""
+        try:
+            with open(os.path.join(self.dir, "daemon.log"), errors="replace") as f:
+                log = "".join(f.readlines()[-40:])
+        except OSError as error:
+            log = f"(no log: {error})"
+        stacks = "(gdb not run: the daemon has exited)"
+        if self.process and self.process.poll() is None and shutil.which("gdb"):
+            try:
+                stacks = subprocess.run(["gdb", "-p", str(self.process.pid), "-batch", "-ex", "thread apply all bt 30"],
+                                        capture_output=True, text=True, timeout=90).stdout
+                stacks = "\n".join(line for line in stacks.splitlines() if line.startswith(("Thread ", "#")))
+            except (OSError, subprocess.TimeoutExpired) as error:
+                stacks = f"(gdb failed: {error})"
+        return f"daemon log (end):\n{log}\nthreads:\n{stacks}"
 
     def get(self, path, **options):
         return self.request("GET", path, **options)
