@@ -31,11 +31,11 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name is taken (a create or a rename that must not replace).
     public var isAlreadyExists: Bool { code == EEXIST }
 
-    /// A folder stood where a file was to go (a rename onto it, or a link over it).
     /// The filesystem cannot do what a flag asked (`renameat2`'s RENAME_NOREPLACE on some
     /// network and FUSE filesystems): the caller takes the long way.
     public var isUnsupportedByFilesystem: Bool { code == EINVAL || code == EOPNOTSUPP || code == ENOSYS }
 
+    /// A folder stood where a file was to go (a rename onto it, or a link over it).
     public var isFolderInTheWay: Bool { code == EISDIR || code == ENOTEMPTY || code == EEXIST }
 
     /// A program that cannot run at all (missing, not allowed, not an executable): trying

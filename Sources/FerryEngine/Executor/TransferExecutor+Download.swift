@@ -345,13 +345,17 @@ extension TransferExecutor {
         let landed = try BackendError.catching { () throws -> FileMetadata in
             // A new file (nothing under its name when planned): the rename itself refuses a
             // name taken since, in one step, where a look and then a rename left a moment
-            // in which a file made there would be replaced; and the look is saved. A name
-            // that is taken goes the checked way below.
+            // in which a file made there would be replaced, and the look is one lookup
+            // less. A name that is taken goes the checked way below.
             if fetched.expectedLocal == nil {
+                let renamed: Bool
                 do {
                     try folder.rename(partial, to: relative, replacing: false)
-                    return try inPlace()
-                } catch let error as SystemError where error.isAlreadyExists || error.isUnsupportedByFilesystem {}
+                    renamed = true
+                } catch let error as SystemError where error.isAlreadyExists || error.isUnsupportedByFilesystem {
+                    renamed = false
+                }
+                if renamed { return try inPlace() }
             }
             let current = try folder.metadata(relative)
             let unchanged: Bool
