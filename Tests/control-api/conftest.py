@@ -131,6 +131,7 @@ class Daemon:
             response = connection.getresponse()
             raw = response.read()
         except TimeoutError:
+            connection.close()
             raise AssertionError(f"the daemon did not answer {method} {path} within {GUARD} s\n{self.hang_report()}") from None
         connection.close()
         kind = response.getheader("Content-Type") or ""
@@ -144,8 +145,11 @@ class Daemon:
                 log = "".join(f.readlines()[-40:])
         except OSError as error:
             log = f"(no log: {error})"
-        stacks = "(gdb not run: the daemon has exited)"
-        if self.process and self.process.poll() is None and shutil.which("gdb"):
+        if not (self.process and self.process.poll() is None):
+            stacks = "(no stacks: the daemon has exited)"
+        elif not shutil.which("gdb"):
+            stacks = "(no stacks: gdb is not installed; scripts/bootstrap.sh test installs it)"
+        else:
             try:
                 stacks = subprocess.run(["gdb", "-p", str(self.process.pid), "-batch", "-ex", "thread apply all bt 30"],
                                         capture_output=True, text=True, timeout=90).stdout

@@ -345,8 +345,8 @@ extension TransferExecutor {
         let landed = try BackendError.catching { () throws -> FileMetadata in
             // A new file (nothing under its name when planned): the rename itself refuses a
             // name taken since, in one step, where a look and then a rename left a moment
-            // in which a file made there would be replaced, and the look is one lookup
-            // less. A name that is taken goes the checked way below.
+            // in which a file made there would be replaced; it also saves the look (one
+            // lookup per file). A name that is taken goes the checked way below.
             if fetched.expectedLocal == nil {
                 let renamed: Bool
                 do {
