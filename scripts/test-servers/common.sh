@@ -6,6 +6,14 @@ ts_die() { # message...
   exit 1
 }
 
+# Waits SECONDS without a process: `read -t` on a pipe nothing ever writes to. The
+# servers' start and stop loops poll every 0.1 s, and a `sleep` per turn was a fork and
+# an exec each time.
+exec {ts_never}<> <(:)
+ts_pause() { # seconds
+  read -r -t "$1" -u "$ts_never" _ || true
+}
+
 # Absolute, normalised form of a folder path that may not exist yet.
 ts_abs_dir() {
   local d=$1
@@ -28,11 +36,12 @@ ts_check_dir_name() {
 # mkdir under $TMPDIR/ferry-test-ports: a server that is stopped and restarted by a test
 # gets the same port back, because no other test server can take it meanwhile. A claim
 # whose DIR is gone is stale and is taken over.
-# Usage: ts_free_port DIR
+# Usage: ts_free_port DIR [COUNT] (COUNT ports, one a line: one Python start for all)
 ts_free_port() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "${2:-1}" <<'PY'
 import os, random, socket, sys
 owner = sys.argv[1]
+wanted = int(sys.argv[2])
 claims = os.path.join(os.environ.get("TMPDIR") or "/tmp", "ferry-test-ports")
 os.makedirs(claims, exist_ok=True)
 try:
@@ -66,11 +75,14 @@ def claim(port):
     with open(os.path.join(path, "owner"), "w") as f:
         f.write(owner)
     return True
-for _ in range(2000):
+found = []
+for _ in range(2000 * wanted):
     port = random.randrange(first, last)
-    if bindable(port) and claim(port):
-        print(port)
-        sys.exit(0)
+    if port not in found and bindable(port) and claim(port):
+        found.append(port)
+        if len(found) == wanted:
+            print("\n".join(map(str, found)))
+            sys.exit(0)
 sys.exit(1)
 PY
 }
@@ -88,7 +100,7 @@ ts_port_for() {
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null && break
-      sleep 0.1
+      ts_pause 0.1
     done
     echo "$port"
     return 0
@@ -156,7 +168,7 @@ ts_wait_ready() { # url token pidfile conf [launched-pid]
     elif [ "$i" -gt 50 ] && ! ts_live_pid "$pidfile" "$conf" >/dev/null; then
       return 1
     fi
-    sleep 0.1
+    ts_pause 0.1
   done
   return 1
 }
@@ -187,8 +199,9 @@ ts_announce() {
 # Stops what runs from DIR once the process that ran the start script (the test run, a
 # benchmark, your shell) has ended without stopping it: the servers are daemons in their
 # own session and outlive a test run that is killed. A watcher in a session of its own
-# looks once a second; it leaves when the server is stopped (stop.sh removes DIR/url) and
-# does nothing when DIR is gone.
+# waits in `tail --pid` (one process that looks once a second, no fork: a loop of
+# `sleep 1` made ~20,000 processes in one `make test`, with a hundred servers up at
+# once), then runs `stop.sh DIR` if DIR/url is still there. stop.sh ends the watcher.
 # FERRY_TEST_SERVER_OWNER=PID watches another process; =none keeps the server running.
 # Usage: ts_stop_with_owner DIR (after DIR/url is written)
 ts_stop_with_owner() {
@@ -196,12 +209,21 @@ ts_stop_with_owner() {
   [ "$owner" = none ] && return 0
   setsid bash -c '
     owner=$1 dir=$2 stop=$3
-    while kill -0 "$owner" 2>/dev/null; do
-      [ -f "$dir/url" ] || exit 0
-      sleep 1
-    done
+    echo $$ >"$dir/watcher.pid"
+    tail --pid="$owner" -f /dev/null
+    rm -f "$dir/watcher.pid"
     [ -f "$dir/url" ] && exec bash "$stop" "$dir"
   ' ferry-server-watch "$owner" "$1" "$here/stop.sh" </dev/null >/dev/null 2>&1 &
+}
+
+# Ends the watcher of DIR (ts_stop_with_owner), unless it is the caller: the watcher
+# runs stop.sh itself once the owner is gone.
+ts_end_watcher() { # dir
+  local watcher
+  watcher=$(ts_live_pid "$1/watcher.pid" "$1") || return 0
+  [ "$watcher" = "$$" ] && return 0
+  kill -TERM -- "-$watcher" 2>/dev/null
+  rm -f "$1/watcher.pid"
 }
 
 # True when the last start failed because another process took the port first.

@@ -72,8 +72,8 @@ alive() {
 }
 
 for attempt in 1 2 3; do
-  ports=()
-  for _ in 1 2 3 4 5 6 7 8 9 10; do ports+=("$(ts_free_port "$dir")") || ts_die "no free TCP port on 127.0.0.1"; done
+  mapfile -t ports < <(ts_free_port "$dir" 10)
+  [ "${#ports[@]}" -eq 10 ] || ts_die "no free TCP port on 127.0.0.1"
   ports[6]=$(filer_port) || ts_die "no free pair of TCP ports (P, P + 10000) on 127.0.0.1"
   ports[7]=$((ports[6] + 10000))
   echo "${ports[*]}" >"$dir/weed-ports"
@@ -109,7 +109,7 @@ for attempt in 1 2 3; do
       fi
       [ "$code" = 404 ] && signed -o /dev/null -X PUT "$url/$bucket"
     fi
-    sleep 0.1
+    ts_pause 0.1
   done
   echo "start-s3-cluster: attempt $attempt failed: $(ts_last_errors "$dir/filer.log") $(ts_last_errors "$dir/master.log")" >&2
   "$here/stop.sh" "$dir" >/dev/null 2>&1 || true

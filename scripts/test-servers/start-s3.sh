@@ -55,8 +55,8 @@ for attempt in 1 2 3; do
       # The Iceberg and Lance listeners take fixed ports (8181, 9101): a second server
       # started meanwhile (tests run in parallel) died on "address already in use". The
       # admin server's default ports are fixed too (23646, 33646), even with its UI off.
-      ports=()
-      for _ in 1 2 3 4 5 6 7 8 9; do ports+=("$(ts_free_port "$dir")"); done
+      mapfile -t ports < <(ts_free_port "$dir" 9)
+      [ "${#ports[@]}" -eq 9 ] || ts_die "no free TCP port on 127.0.0.1"
       echo "$port ${ports[*]}" >"$dir/weed-ports"
       "${clean_env[@]}" weed mini -dir "$marker" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
         -s3.port="$port" -s3.port.grpc="${ports[0]}" -master.port="${ports[1]}" -master.port.grpc="${ports[2]}" \
@@ -92,7 +92,7 @@ for attempt in 1 2 3; do
       curl -s --noproxy '*' --max-time 2 -o /dev/null -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" \
         --user "$key:$secret" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$url/$bucket" || true
     fi
-    sleep 0.1
+    ts_pause 0.1
   done
   # Keep each attempt's log: a Go panic's cause is at its top, not in its last lines.
   cp "$dir/server.log" "$dir/server-attempt-$attempt.log" 2>/dev/null || true

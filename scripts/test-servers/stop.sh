@@ -35,7 +35,7 @@ stop_together() { # pidfile conf [pidfile conf]...
     alive=0
     for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
     [ "$alive" = 0 ] && break
-    sleep 0.1
+    ts_pause 0.1
   done
   for k in "${!pids[@]}"; do
     pid=${pids[$k]} pgid=${pgids[$k]}
@@ -48,7 +48,7 @@ stop_together() { # pidfile conf [pidfile conf]...
       for i in $(seq 1 20); do
         pgrep -g "$pgid" >/dev/null 2>&1 || break
         [ "$i" -eq 10 ] && kill -KILL -- "-$pgid" 2>/dev/null
-        sleep 0.1
+        ts_pause 0.1
       done
     fi
   done
@@ -67,4 +67,5 @@ stop_together "$dir/nginx.pid" "$dir/nginx.conf" \
 stop_together "$dir/weed-master.pid" "$dir/data/master"
 ts_remove_weed_sockets "$dir"
 rm -f "$dir/url"
+ts_end_watcher "$dir"
 exit 0
