@@ -4,11 +4,11 @@ import Foundation
 /// Starts helper programs (server scripts, the fault proxy) through `SpawnedProcess`:
 /// stdin from /dev/null, stdout and stderr to files, and a clean signal state, so that
 /// they (and the servers they start) can be stopped with SIGTERM although a test runner's
-/// threads block it.
+/// threads block it. Their environment is `ChildEnvironment`'s.
 enum ChildProcess {
     static func spawn(_ arguments: [String], output: String, error: String) throws -> pid_t {
         do {
-            return try SpawnedProcess.spawn(arguments, standardOutput: .file(output), standardError: .file(error)).pid
+            return try SpawnedProcess.spawn(arguments, environment: ChildEnvironment.variables, standardOutput: .file(output), standardError: .file(error)).pid
         } catch {
             throw TestServerError(message: "cannot run \(arguments.joined(separator: " ")): \(error.reason)")
         }

@@ -54,7 +54,7 @@ public final class FerryProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var env = ProcessInfo.processInfo.environment
+        var env = ChildEnvironment.variables
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let outPipe = Pipe()
