@@ -65,10 +65,10 @@ test: test-deps
 	$(SWIFT) build --build-tests 2>&1 | tee $(BUILD_LOG)
 	@bash scripts/check-warnings.sh $(BUILD_LOG)
 	SWIFT="$(SWIFT)" bash scripts/run-tests.sh
-	$(MAKE) test-control-api
 
 # The control API against a running daemon, schemathesis on docs/openapi.yaml and the
 # status page in headless chromium (Tests/control-api; screenshots in .build/screenshots).
+# `make test` runs them beside the Swift groups (scripts/run-tests.sh).
 test-control-api:
 	python3 -m pytest -q -p no:cacheprovider Tests/control-api
 
