@@ -13,12 +13,12 @@ import Testing
 /// A seed is replayed exactly: the same seed gives the same interleaving, the same faults,
 /// the same runs and the same trees. A failure prints its seed and its trace;
 /// `FERRY_SIMULATION_SEED=N` runs that seed alone. `FERRY_SIMULATION_SEEDS=N` asks for more
-/// seeds than the 300 of `make test` (`make soak` runs 20,000), and
+/// seeds than the 150 of `make test` (`make soak` runs 20,000), and
 /// `FERRY_SIMULATION_FIRST_SEED=N` starts them elsewhere than at 1.
 @Suite("several devices: a deterministic simulation")
 struct SeveralDevicesSimulationTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let seedCount = environment["FERRY_SIMULATION_SEEDS"].flatMap { Int($0) } ?? 300
+    static let seedCount = environment["FERRY_SIMULATION_SEEDS"].flatMap { Int($0) } ?? 150
     /// Where the seeds start: a hunt for new cases starts past the seeds already run.
     static let firstSeed = environment["FERRY_SIMULATION_FIRST_SEED"].flatMap { UInt64($0) } ?? 1
     static let onlySeed = environment["FERRY_SIMULATION_SEED"].flatMap { UInt64($0) }
