@@ -46,6 +46,9 @@ struct FileStatusTransitionTests {
             status: .needsDownload, actionAfter: .download, attemptsAfter: 2),
         Row(name: "resolve: keep local", from: .conflict, action: nil, transition: { $0.resolve(keep: .local, note: "n", at: 5) },
             status: .needsUpload, actionAfter: .upload, attemptsAfter: 2),
+        // No job a run under way could take before planning decides the renames.
+        Row(name: "resolve: keep both", from: .conflict, action: nil, transition: { $0.resolve(keep: .keepBoth, note: "n", at: 5) },
+            status: .needsUpload, actionAfter: nil, attemptsAfter: 2),
         Row(name: "local only", from: .needsUpload, action: .upload, transition: { $0.keepLocalOnly() },
             status: .localOnly, actionAfter: nil, attemptsAfter: 2),
         Row(name: "begin upload", from: .needsUpload, action: .upload, transition: { $0.beginUpload(of: local, at: 5) },

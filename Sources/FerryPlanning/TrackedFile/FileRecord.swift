@@ -253,9 +253,19 @@ public struct FileRecord: Codable, Sendable, Equatable {
     }
 
     /// A person answered a conflict (`ferry resolve`): the folder's next run carries it out.
+    ///
+    /// Keep both gets no job here, only the answer: which side is renamed, and to what, is
+    /// planning's decision (`Planner.keepBoth`). A run under way reads its jobs from the
+    /// journal a page at a time, so a job written here could be taken by it unplanned: a
+    /// placeholder upload sent the local version over the remote one, which was lost (an
+    /// answer given through the daemon's API while the folder synced).
     public mutating func resolve(keep resolution: ConflictPolicy, note: String, at time: Double) {
         self.resolution = resolution
-        action = resolution == .remote ? .download : .upload
+        switch resolution {
+        case .remote: action = .download
+        case .local: action = .upload
+        case .keepBoth, .newer, .ask: action = nil
+        }
         status = action?.pendingStatus ?? .needsUpload
         lastError = note
         updatedAt = time
