@@ -46,13 +46,13 @@ tests="$("$swift" build --show-bin-path)/FerryPackageTests.xctest"
 pids=()
 for group in "${groups[@]}"; do
   if [ "$group" = control-api ]; then
-    ( python3 -m pytest -q -p no:cacheprovider Tests/control-api 2>&1 | tee "$logs/$group.log" | sed -u "s/^/[$group] /"
-      echo "${PIPESTATUS[0]}" > "$logs/$group.status" ) &
+    command=(python3 -m pytest -q -p no:cacheprovider Tests/control-api)
   else
-    # shellcheck disable=SC2086 # the group's arguments are words
-    ( NO_COLOR=1 "$tests" --testing-library swift-testing ${arguments[$group]} "$@" 2>&1 | tee "$logs/$group.log" | sed -u "s/^/[$group] /"
-      echo "${PIPESTATUS[0]}" > "$logs/$group.status" ) &
+    # shellcheck disable=SC2206 # the group's arguments are words
+    command=(env NO_COLOR=1 "$tests" --testing-library swift-testing ${arguments[$group]} "$@")
   fi
+  ( "${command[@]}" 2>&1 | tee "$logs/$group.log" | sed -u "s/^/[$group] /"
+    echo "${PIPESTATUS[0]}" > "$logs/$group.status" ) &
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done

@@ -8,7 +8,8 @@ import Foundation
 enum ChildProcess {
     static func spawn(_ arguments: [String], output: String, error: String) throws -> pid_t {
         do {
-            return try SpawnedProcess.spawn(arguments, environment: ChildEnvironment.variables, standardOutput: .file(output), standardError: .file(error)).pid
+            return try SpawnedProcess.spawn(arguments, environment: ChildEnvironment.variables,
+                                            standardOutput: .file(output), standardError: .file(error)).pid
         } catch {
             throw TestServerError(message: "cannot run \(arguments.joined(separator: " ")): \(error.reason)")
         }

@@ -199,9 +199,10 @@ ts_announce() {
 # Stops what runs from DIR once the process that ran the start script (the test run, a
 # benchmark, your shell) has ended without stopping it: the servers are daemons in their
 # own session and outlive a test run that is killed. A watcher in a session of its own
-# waits in `tail --pid` (one process that looks once a second, no fork: a loop of
-# `sleep 1` made ~20,000 processes in one `make test`, with a hundred servers up at
-# once), then runs `stop.sh DIR` if DIR/url is still there. stop.sh ends the watcher.
+# waits in `tail --pid` (one process that looks once a second, no fork: its loop of
+# `sleep 1`, a hundred servers up at once, made most of the 26,570 `sleep` processes of
+# one run of the Swift tests), then runs `stop.sh DIR` if DIR/url is still there.
+# stop.sh ends the watcher.
 # FERRY_TEST_SERVER_OWNER=PID watches another process; =none keeps the server running.
 # Usage: ts_stop_with_owner DIR (after DIR/url is written)
 ts_stop_with_owner() {
