@@ -313,8 +313,15 @@ public struct LocalBackend: Backend {
                 && (expected.modifiedNanos == nil || expected.modifiedNanos == meta.modifiedNanos)
             var start = request.offset
             if !unchanged || start > meta.size { start = 0 }
-            let output = try OpenFile(request.partialFile, mode: .writeExisting)
-            if try output.metadata().size != start { try output.truncate(to: start) }
+            let output: OpenFile
+            if let given = request.openPartial as? OpenFile {
+                // Made empty for this download a moment ago, with no name (`downloadNow`).
+                output = given
+                start = 0
+            } else {
+                output = try OpenFile(request.partialFile, mode: .writeExisting)
+                if try output.metadata().size != start { try output.truncate(to: start) }
+            }
             try ChunkedCopy.copy(from: source, at: start, to: output, at: start,
                                  count: meta.size - start, observer: observer, synced: request.flush)
             if request.flush { try output.sync() }

@@ -5,6 +5,7 @@
 public protocol DirectDownloadBackend: Backend {
     /// Everything `download` does, for each download in turn, on the calling thread, which
     /// must be a blocking one: one result per download, in order. A backend may share work
-    /// between them (a local disk opens a source folder once for the files in it).
+    /// between them (a local disk opens a source folder once for the files in it). A
+    /// request may come with its partial file open (`DownloadRequest.openPartial`).
     func downloadNow(_ downloads: [(request: DownloadRequest, observer: any TransferObserver)]) -> [Result<DownloadResult, BackendError>]
 }

@@ -7,8 +7,14 @@
 /// folder swapped for a link during the transfer, to write somewhere else.
 public struct DownloadRequest: Sendable {
     public var source: RelativePath
-    /// Absolute path of the local partial file to write; it exists when the call is made.
+    /// Absolute path of the local partial file to write; it exists when the call is made,
+    /// unless `openPartial` is given (then the path names the file only in messages).
     public var partialFile: String
+    /// The partial file already open for writing, made with no name (a local disk's
+    /// `O_TMPFILE`), which the backend writes instead of opening `partialFile`. Only a
+    /// `DirectDownloadBackend`'s `downloadNow`, in this process, is given one; it knows
+    /// the type (FerrySystem's `OpenFile`).
+    public var openPartial: (any Sendable)?
     /// Bytes already in the partial file from an earlier attempt; the backend appends from
     /// here when it can, or truncates and starts again (and says so).
     public var offset: Int64
@@ -20,9 +26,11 @@ public struct DownloadRequest: Sendable {
     /// any of them in place, or when the file is a scratch copy; a backend may flush anyway.
     public var flush: Bool
 
-    public init(source: RelativePath, partialFile: String, offset: Int64, expected: RemoteEntry, flush: Bool = true) {
+    public init(source: RelativePath, partialFile: String, offset: Int64, expected: RemoteEntry, flush: Bool = true,
+                openPartial: (any Sendable)? = nil) {
         self.source = source
         self.partialFile = partialFile
+        self.openPartial = openPartial
         self.offset = offset
         self.expected = expected
         self.flush = flush
