@@ -391,7 +391,8 @@ extension TransferExecutor {
                 // taken since planning is looked at the checked way, under the partial name.
                 do {
                     try folder.link(unnamed, as: relative)
-                    return try inPlace()
+                    // The file just named, through its descriptor (its change time is the link's).
+                    return try unnamed.metadata()
                 } catch let error as SystemError where error.isAlreadyExists {
                     try folder.removeFile(partial)
                     try folder.link(unnamed, as: partial)
