@@ -47,6 +47,13 @@ public struct JSONObject: Sendable {
     public var text: String { "{" + fields.joined(separator: ",") + "}" }
 
     public static func quote(_ string: String) -> String {
+        // Most names and messages need no escape: looking at their bytes is a fraction of
+        // building the text scalar by scalar (the `--json` events of a pull of small files
+        // were 6% of its own CPU). A byte from 0x80 up belongs to a scalar from U+0080 up,
+        // which is written as it is either way.
+        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
+            return "\"" + string + "\""
+        }
         var result = "\""
         for scalar in string.unicodeScalars {
             switch scalar {
