@@ -1,3 +1,4 @@
+import Foundation
 import FerryPluginAPI
 import FerryTestSupport
 
@@ -18,6 +19,15 @@ enum SmallFileRun {
         }
         try TreeGenerator.write(at: root + "/VID_1.mov", size: 3 << 20, seed: 99)
         return root
+    }
+
+    /// A pull's three folders under `folder`: a remote with `tree`'s files, an empty local
+    /// folder and a state folder's path.
+    static func pullFolders(_ folder: TemporaryDirectory, small: Int) throws -> (remote: String, local: String, state: String) {
+        let remote = try tree(folder, "remote", small: small)
+        let local = folder.child("local")
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        return (remote, local, folder.child("state"))
     }
 
     static func run(_ mode: SyncMode, local: String, remote backend: any Backend, state: String,

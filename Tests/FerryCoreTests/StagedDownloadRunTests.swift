@@ -96,10 +96,7 @@ struct StagedDownloadRunTests {
     @Test("small files are flushed with their batch and recorded only once in place; a large one is flushed on its own")
     func placedBeforeRecorded() async throws {
         let folder = TemporaryDirectory()
-        let remote = try SmallFileRun.tree(folder, "remote", small: 300)
-        let local = folder.child("local")
-        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
-        let state = folder.child("state")
+        let (remote, local, state) = try SmallFileRun.pullFolders(folder, small: 300)
         let backend = WatchedDownloads(root: remote, localRoot: local, stateFolder: StateFolder(directory: state))
         let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
         #expect(summary.downloadedFiles == 301 && summary.failedFiles == 0)
@@ -139,10 +136,7 @@ struct StagedDownloadRunTests {
     @Test("small downloads from a local disk start in batches, one trip each; a file that fails is fetched again")
     func downloadsStartInBatches() async throws {
         let folder = TemporaryDirectory()
-        let remote = try SmallFileRun.tree(folder, "remote", small: 60)
-        let local = folder.child("local")
-        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
-        let state = folder.child("state")
+        let (remote, local, state) = try SmallFileRun.pullFolders(folder, small: 60)
         let backend = BatchedDownloads(root: remote, failOnce: "d2/IMG_9.jpg")
         var config = Config.defaults
         config.retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(20))

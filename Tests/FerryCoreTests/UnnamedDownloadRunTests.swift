@@ -59,10 +59,7 @@ struct UnnamedDownloadRunTests {
     @Test("new names get unnamed partial files; a name the user takes meanwhile keeps the user's file; a replacement goes under a partial name")
     func unnamedUntilPlaced() async throws {
         let folder = TemporaryDirectory()
-        let remote = try SmallFileRun.tree(folder, "remote", small: 40)
-        let local = folder.child("local")
-        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
-        let state = folder.child("state")
+        let (remote, local, state) = try SmallFileRun.pullFolders(folder, small: 40)
         let backend = UnnamedDownloads(root: remote, localRoot: local, meddleAt: "d3/IMG_3.jpg")
         let summary = try await SmallFileRun.run(.pull, local: local, remote: backend, state: state)
 
