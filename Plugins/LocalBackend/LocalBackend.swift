@@ -200,7 +200,7 @@ public struct LocalBackend: Backend {
             // it changes the folder once, where a temporary name made and then renamed
             // away changes it three times (21% and 9% of a first push of 1,000,000 files
             // went to `openat` and `renameat`). It is named only when published.
-            let unnamed = start == 0 && !flushing ? Self.unnamedFile(for: name, in: folder) : nil
+            let unnamed = start == 0 && !flushing ? folder.createUnnamedIfSuited(for: name) : nil
             let output = try unnamed
                 ?? (start > 0 ? folder.open(temporaryName, .writeExisting) : Self.createAfresh(temporaryName, in: folder))
             if start > 0 { try output.truncate(to: start) }
@@ -259,18 +259,6 @@ public struct LocalBackend: Backend {
         guard try file.read(into: &written, at: offset) == count,
               try content.read(into: &expected, count: count, at: offset) == count else { return false }
         return written == expected
-    }
-
-    /// Whether staged uploads may be written with no name: each keeps its file open until
-    /// published, up to about 600 at once, so only with a descriptor limit well above
-    /// that (raised here from Debian's default 1,024), and only where `/proc` can name them.
-    static let stagesUnnamed = DescriptorLimit.raise() >= 4_096
-
-    /// A new file with no name in `folder`, or nil where one cannot be made (a filesystem
-    /// without `O_TMPFILE`, such as some network mounts) and a temporary name is used.
-    private static func unnamedFile(for name: String, in folder: AnchoredFolder) -> OpenFile? {
-        guard stagesUnnamed else { return nil }
-        return try? folder.createUnnamed(for: name)
     }
 
     /// A new, empty file at `name`: what an earlier attempt left under the name is removed

@@ -290,6 +290,18 @@ public final class AnchoredFolder: Sendable {
     /// only where `/proc` is mounted (a container may not have it).
     static let namesUnnamedFiles: Bool = access("/proc/self/fd", X_OK) == 0
 
+    /// `createUnnamed`, or nil where the file would better have a temporary name: a
+    /// filesystem without `O_TMPFILE` (some network mounts), no `/proc`, or too few files
+    /// open at once. Whoever writes files with no name keeps each open until it is named,
+    /// up to about 600 at once (a batch waiting to be put in place), so only with a
+    /// descriptor limit well above that (raised here from Debian's default 1,024).
+    public func createUnnamedIfSuited(for intended: String) -> OpenFile? {
+        guard Self.holdsManyOpenFiles else { return nil }
+        return try? createUnnamed(for: intended)
+    }
+
+    private static let holdsManyOpenFiles = DescriptorLimit.raise() >= 4_096
+
     /// Removes a file (or the link itself, never what it points to); fine when it is gone.
     public func removeFile(_ relative: String) throws(SystemError) {
         try unlink(relative, flags: 0, operation: "cannot remove file")

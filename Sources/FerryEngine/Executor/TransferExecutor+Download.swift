@@ -99,7 +99,7 @@ struct DownloadStart: Sendable {
             // partial file is there only after a crash: created directly, without two
             // unlinks that lock the folder against the other transfers in it.
             if unnamed, remote.size < TransferExecutor.resumableSize, planned.local == nil,
-               let fresh = PartialFolders.unnamedFile(for: LocalFolder.name(of: relative), in: folder) {
+               let fresh = folder.createUnnamedIfSuited(for: LocalFolder.name(of: relative)) {
                 unnamedFile = fresh
                 created = try fresh.metadata()
             } else if remote.size < TransferExecutor.resumableSize, let fresh = try? folder.open(partial, .createNew) {
@@ -141,16 +141,6 @@ struct PartialFolders {
     mutating func open(_ path: String) throws(SystemError) -> AnchoredFolder {
         try folders.folder(path)
     }
-
-    /// A new file with no name in `folder`, or nil where one cannot be made (a filesystem
-    /// without `O_TMPFILE`) or where too few files may be open at once: a batch waiting to
-    /// be put in place holds up to about 600 (`TransferEngine.placementLimit`).
-    static func unnamedFile(for name: String, in folder: AnchoredFolder) -> OpenFile? {
-        guard makesUnnamed else { return nil }
-        return try? folder.createUnnamed(for: name)
-    }
-
-    private static let makesUnnamed = DescriptorLimit.raise() >= 4_096
 
     /// Why `bytes` more must not be written to the filesystem `device` (which `folder` is
     /// on), or nil when they fit with the reserve left over, and are then counted as used.
